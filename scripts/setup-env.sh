@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks for building and testing b2frame:
+#   * cmake (Debian package) for the install step, CTest and the consumer builds;
+#   * a Python venv in .venv with the pinned reference c-blosc2 (python-blosc2 wheel) and pytest.
+# Idempotent: does nothing that is already done. Prints where the reference library is.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+need_apt=()
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup-env: installing ${need_apt[*]} with apt-get"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+venv="$here/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup-env: creating $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import blosc2, pytest" >/dev/null 2>&1 \
+   || ! cmp -s "$here/scripts/requirements-test.txt" "$venv/.requirements-installed"; then
+  echo "setup-env: installing the pinned reference c-blosc2 and test tools"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/scripts/requirements-test.txt"
+  cp "$here/scripts/requirements-test.txt" "$venv/.requirements-installed"
+fi
+"$venv/bin/python" - <<'PY'
+import os, blosc2
+d = os.path.dirname(blosc2.__file__)
+lib = os.path.join(d, "lib", "libblosc2.so.9")
+if not os.path.exists(lib):
+    raise SystemExit(f"setup-env: the reference library is missing at {lib}")
+print(f"setup-env: reference c-blosc2 at {d}")
+PY

@@ -1,0 +1,6 @@
+//! The C facade: the only FFI layer. It converts and checks C arguments, calls the safe core,
+//! and mirrors results into the C structs callers read. Every `unsafe` block of the crate outside
+//! the SIMD kernels lives here, each with a `// SAFETY:` line.
+
+pub mod boundary;
+pub mod types;

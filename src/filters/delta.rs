@@ -1,0 +1,1 @@
+//! Delta filter (XOR against block 0). (Stub: being implemented.)

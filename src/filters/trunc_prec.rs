@@ -1,0 +1,1 @@
+//! Precision truncation for float32/float64 (lossy, encode only). (Stub: being implemented.)

@@ -1,0 +1,19 @@
+//! b2frame: a Rust implementation of c-blosc2's frame I/O with the same C ABI.
+//!
+//! Data flows one way: the C facade ([`capi`]) converts and checks arguments and calls the safe
+//! core, which is layered as super-chunk → frame → chunk → codecs/filters. Nothing below `capi`
+//! sees a raw pointer.
+//!
+//! | module | format concept |
+//! |---|---|
+//! | [`error`] | the one error type and its `BLOSC2_ERROR_*` codes |
+//! | [`codecs`] | BloscLZ, LZ4/LZ4HC, zlib, Zstd, dictionaries |
+//! | [`filters`] | shuffle, bitshuffle, delta, trunc_prec and the 6-slot pipeline |
+//! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types |
+
+pub mod capi;
+pub mod codecs;
+pub mod error;
+pub mod filters;
+
+pub use error::{Error, Result};

@@ -1,0 +1,78 @@
+//! Shared helpers for integration tests.
+#![allow(dead_code)]
+
+pub mod reference;
+
+/// A small deterministic PRNG (xorshift64*), so test data is reproducible without extra crates.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        for b in buf.iter_mut() {
+            *b = self.next_u64() as u8;
+        }
+    }
+}
+
+/// Test data kinds shared by codec, filter and chunk tests.
+pub fn data_kind(kind: &str, len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut v = vec![0u8; len];
+    match kind {
+        "random" => rng.fill(&mut v),
+        "zeros" => {}
+        "constant" => v.iter_mut().for_each(|b| *b = 0x5A),
+        "seq_i32" => {
+            for (i, c) in v.chunks_mut(4).enumerate() {
+                let b = (i as u32).to_le_bytes();
+                c.copy_from_slice(&b[..c.len()]);
+            }
+        }
+        "small_int" => {
+            for c in v.chunks_mut(4) {
+                let b = (rng.below(100) as u32).to_le_bytes();
+                c.copy_from_slice(&b[..c.len()]);
+            }
+        }
+        "f64_series" => {
+            for (i, c) in v.chunks_mut(8).enumerate() {
+                let x = (i as f64 * 0.001).sin() * 1000.0;
+                let b = x.to_le_bytes();
+                c.copy_from_slice(&b[..c.len()]);
+            }
+        }
+        "text" => {
+            let words = [
+                &b"blosc "[..],
+                b"frame ",
+                b"chunk ",
+                b"the ",
+                b"of ",
+                b"compressed ",
+            ];
+            let mut i = 0;
+            while i < len {
+                let w = words[rng.below(words.len() as u64) as usize];
+                let n = w.len().min(len - i);
+                v[i..i + n].copy_from_slice(&w[..n]);
+                i += n;
+            }
+        }
+        other => panic!("unknown data kind {other}"),
+    }
+    v
+}
