@@ -3,6 +3,8 @@
 //! made by `scripts/setup-env.sh`. When it cannot be found the tests fail loudly: a differential
 //! test that silently skips proves nothing.
 
+#![allow(clippy::missing_transmute_annotations)]
+
 use b2frame::capi::types::{blosc2_cparams, blosc2_dparams};
 use std::ffi::{c_void, CString};
 use std::path::PathBuf;
