@@ -9,9 +9,11 @@
 //! | [`error`] | the one error type and its `BLOSC2_ERROR_*` codes |
 //! | [`codecs`] | BloscLZ, LZ4/LZ4HC, zlib, Zstd, dictionaries |
 //! | [`filters`] | shuffle, bitshuffle, delta, trunc_prec and the 6-slot pipeline |
+//! | [`chunk`] | the chunk format: header, blocks, streams, special and VL-block chunks |
 //! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types |
 
 pub mod capi;
+pub mod chunk;
 pub mod codecs;
 pub mod error;
 pub mod filters;
