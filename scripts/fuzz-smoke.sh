@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target in fuzz/fuzz_targets for a few seconds each; fails on any crash.
+# Usage: scripts/fuzz-smoke.sh [seconds-per-target]   (default 10)
+set -euo pipefail
+secs="${1:-10}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root/fuzz"
+
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "cargo-fuzz missing: installing it" >&2
+    cargo install cargo-fuzz --locked
+fi
+
+status=0
+for f in fuzz_targets/*.rs; do
+    t="$(basename "$f" .rs)"
+    echo "=== fuzz target $t (${secs}s)"
+    mkdir -p "corpus/$t"
+    if ! cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -print_final_stats=1; then
+        echo "!!! fuzz target $t FAILED (see fuzz/artifacts/$t)" >&2
+        status=1
+    fi
+done
+exit $status
