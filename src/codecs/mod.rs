@@ -7,6 +7,10 @@
 //!   It never fails because data is incompressible.
 //! * `decompress` must produce exactly `dst.len()` bytes, or return `Err(Error::Data)`; it never
 //!   reads or writes out of bounds, whatever `src` holds.
+//!
+//! LZ4/LZ4HC and Zstd are the C libraries (lz4-sys, zstd-sys): their modules are outbound FFI
+//! clients and hold the only `unsafe` of this layer, in tiny blocks with `// SAFETY:` notes.
+//! zlib is zlib-rs's safe API; BloscLZ is ours.
 
 pub mod blosclz;
 pub mod dict;
@@ -71,6 +75,8 @@ pub fn decoder_for_format(format: u8) -> Option<u8> {
 pub struct CodecState {
     /// Zstd compression/decompression contexts, created on first use.
     pub zstd: zstd::ZstdState,
+    /// LZ4 / LZ4HC streams, created on first use.
+    pub lz4: lz4::Lz4State,
 }
 
 impl CodecState {
@@ -81,7 +87,8 @@ impl CodecState {
 }
 
 /// Compresses `src` into `dst` with the built-in codec `compcode` at `clevel` (1..=9).
-/// See the module docs for the `Ok(0)` contract.
+/// See the module docs for the `Ok(0)` contract: an output of `src.len()` bytes or more is
+/// reported as `Ok(0)` too, because a stream whose size equals `neblock` means "stored raw".
 pub fn compress(
     state: &mut CodecState,
     compcode: u8,
@@ -90,14 +97,19 @@ pub fn compress(
     dst: &mut [u8],
     dict: Option<&dict::CompressDict>,
 ) -> Result<usize> {
-    match compcode {
-        BLOSCLZ => Ok(blosclz::compress(clevel, src, dst)),
-        LZ4 => Ok(lz4::compress(clevel, src, dst, dict)),
-        LZ4HC => Ok(lz4::compress_hc(clevel, src, dst, dict)),
-        ZLIB => Ok(zlib::compress(clevel, src, dst)),
-        ZSTD => Ok(zstd::compress(&mut state.zstd, clevel, src, dst, dict)),
-        _ => Err(Error::CodecSupport),
-    }
+    let n = match compcode {
+        BLOSCLZ => blosclz::compress(clevel, src, dst),
+        LZ4 => lz4::compress(&mut state.lz4, clevel, src, dst, dict),
+        LZ4HC => lz4::compress_hc(&mut state.lz4, clevel, src, dst, dict),
+        ZLIB => zlib::compress(clevel, src, dst),
+        ZSTD => zstd::compress(&mut state.zstd, clevel, src, dst, dict),
+        _ => return Err(Error::CodecSupport),
+    };
+    Ok(if n >= src.len() || n > dst.len() {
+        0
+    } else {
+        n
+    })
 }
 
 /// Decompresses `src` into exactly `dst.len()` bytes with the built-in codec `compcode`.
