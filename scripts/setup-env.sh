@@ -3,18 +3,24 @@
 #   * cmake (Debian package) for the install step, CTest and the consumer builds;
 #   * a Python venv in .venv with the pinned reference c-blosc2 (python-blosc2 wheel) and pytest.
 # Idempotent: does nothing that is already done. Prints where the reference library is.
+# `setup-env.sh --tools-only` installs just the build tools (what scripts/install.sh needs).
 set -euo pipefail
+tools_only=0
+[ "${1:-}" = "--tools-only" ] && tools_only=1
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup-env: installing ${need_apt[*]} with apt-get"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
+
+[ "$tools_only" = 1 ] && exit 0
 
 venv="$here/.venv"
 if [ ! -x "$venv/bin/python" ]; then

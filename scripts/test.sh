@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The whole b2frame test suite (the README's test command; .ci/run calls it).
+# Stages run in order; a failed stage does not stop the later ones. Ends with
+# `N passed, M failed` (counting stages) and exits non-zero if any stage failed.
+#
+# Environment: CARGO_TARGET_DIR is honoured (default target/); B2FRAME_TEST_BUILD_DIR overrides
+# the CMake build dir (default build-test/); FUZZ_SMOKE_SECONDS is passed to scripts/fuzz-smoke.sh.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+lib="$target_dir/release/libb2frame.so"
+build="${B2FRAME_TEST_BUILD_DIR:-$root/build-test}"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+passed=0
+failed=0
+results=()
+stage() { # stage NAME CMD...: runs CMD, records the result
+  local name=$1
+  shift
+  echo
+  echo "=================== [$name] $(date -u +%H:%M:%S)"
+  local t0=$SECONDS rc=0
+  "$@" || rc=$?
+  local dt=$((SECONDS - t0))
+  if [ "$rc" = 0 ]; then
+    passed=$((passed + 1))
+    results+=("PASS  $name (${dt}s)")
+  else
+    failed=$((failed + 1))
+    results+=("FAIL  $name (exit $rc, ${dt}s)")
+  fi
+  echo "=================== [$name] $([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)") in ${dt}s"
+}
+
+# A script another part of the project provides: missing is a failure, not a skip.
+required_script() { # required_script PATH ARGS...
+  local script=$1
+  shift
+  if [ ! -f "$root/$script" ]; then
+    echo "MISSING: $script does not exist yet; this stage cannot pass without it" >&2
+    return 127
+  fi
+  bash "$root/$script" "$@"
+}
+
+cmake_build_and_ctest() {
+  cmake -S "$root" -B "$build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+    -DB2FRAME_BUILD_TESTS=ON -DB2FRAME_CTEST_ASAN=ON -DB2FRAME_INSTALL_BLOSC2_COMPAT=ON || return 1
+  local rc=0
+  # -k: one test that does not compile or link must not hide the others; ctest then reports it.
+  cmake --build "$build" --parallel "$jobs" -- -k || rc=1
+  (cd "$build" && ctest -L '^c$' --output-on-failure --parallel "$jobs") || rc=1
+  return $rc
+}
+
+ctest_asan() {
+  [ -f "$build/CTestTestfile.cmake" ] || { echo "no CMake test build (the previous stage failed early)" >&2; return 1; }
+  (cd "$build" && ctest -L '^asan$' --output-on-failure --parallel "$jobs")
+}
+
+install_and_consumers() {
+  local prefix
+  prefix=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-prefix.XXXXXX")
+  cmake --install "$build" --prefix "$prefix" || return 1
+  echo "installed into $prefix:"
+  (cd "$prefix" && find . \( -type f -o -type l \) | sort | sed 's/^/  /')
+  local rc=0
+  # The documented layout and soname.
+  local realname
+  realname=$(cd "$prefix/lib" && ls libb2frame.so.*.*.* 2>/dev/null | head -n1)
+  for f in "lib/$realname" lib/libb2frame.so.1 lib/libb2frame.so lib/libb2frame.a include/blosc2.h \
+           lib/pkgconfig/b2frame.pc lib/cmake/B2frame/B2frameConfig.cmake \
+           lib/cmake/B2frame/B2frameConfigVersion.cmake lib/b2frame-compat/libblosc2.so.9; do
+    [ -e "$prefix/$f" ] || { echo "install is missing $f" >&2; rc=1; }
+  done
+  if ! readelf -d "$prefix/lib/libb2frame.so.1" | grep -q 'SONAME.*\[libb2frame\.so\.1\]'; then
+    echo "libb2frame.so.1 does not carry SONAME libb2frame.so.1" >&2
+    rc=1
+  fi
+  bash "$root/tests/consumers/run.sh" "$prefix" || rc=1
+  [ "$rc" = 0 ] && rm -rf "$prefix"
+  return $rc
+}
+
+pytest_stage() {
+  local files
+  files=$(find "$root/tests/python" -name 'test_*.py' -o -name '*_test.py' 2>/dev/null | head -n1)
+  if [ -z "$files" ]; then
+    echo "tests/python has no test files: nothing to run"
+    return 0
+  fi
+  B2FRAME_LIB="$lib" "$root/.venv/bin/python" -m pytest -q "$root/tests/python"
+}
+
+stage "setup-env" bash "$root/scripts/setup-env.sh"
+stage "cargo build --release" cargo build --release
+stage "cargo test --release" cargo test --release
+stage "abi-check" required_script scripts/abi-check.sh "$lib"
+stage "exports-check" required_script scripts/exports-check.sh "$lib"
+stage "cmake build + ctest" cmake_build_and_ctest
+stage "ctest under AddressSanitizer" ctest_asan
+stage "install + consumer builds" install_and_consumers
+stage "pytest tests/python" pytest_stage
+if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
+  stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
+fi
+
+echo
+echo "=================== summary"
+printf '  %s\n' "${results[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
