@@ -1,0 +1,318 @@
+//! BloscLZ encoder, behaving like c-blosc2's (same parse, same give-up rules, hence the same
+//! stream sizes), written from the format and behaviour description.
+//!
+//! The parse: one hash table of 4-byte sequences (2^12, 2^13 or 2^14 slots for clevel 1, 2,
+//! 3..9) holding the latest position of each hash; every input position is looked up and then
+//! inserted. A candidate is taken when its first 4 bytes match and it is less than 73725
+//! bytes back. A match is extended to the first differing byte; the emitted length then
+//! backs off so the match ends 3 bytes before that byte (4 minus the one-byte bias), leaving the
+//! tail to literals. Matches shorter than 6 output bytes, or shorter than 8 when far
+//! (distance ≥ 8192), are not taken. After a match the hash table learns the position at the
+//! match end (clevel 9 also learns the next one, from a 3-byte hash) and the parse resumes two
+//! bytes later.
+//!
+//! Before any of that, "entropy probing" runs the same parse, counting instead of writing, on
+//! a window of at most one hash table's length (the last 1/8, 1/4, 1/2 or all of the input
+//! for clevel 1, 2-3, 4-6, 7-9); when the estimated ratio is below the clevel's threshold the
+//! encoder gives up and the caller stores the input raw.
+
+use super::{MAX_COPY, MAX_DISTANCE, MAX_FARDISTANCE};
+
+/// Hash-table slots are allocated for the largest hash log.
+const HASH_LOG_MAX: u32 = 14;
+const HTAB_LEN: usize = 1 << HASH_LOG_MAX;
+/// How far the emitted match length backs off from the first mismatching byte.
+const IPSHIFT: usize = 4;
+/// Shortest match length value (before the +2 bias of the format) worth encoding.
+const MINLEN: usize = 4;
+/// Multiplicative hash constant (Knuth's golden ratio for 32 bits).
+const HASH_MUL: u32 = 2_654_435_761;
+/// Inputs shorter than this, or outputs smaller than [`MIN_OUTPUT`], are never compressed.
+const MIN_INPUT: usize = 16;
+const MIN_OUTPUT: usize = 66;
+
+/// Per-clevel hash log (index 0 unused).
+const HASH_LOG: [u32; 10] = [0, 12, 13, 14, 14, 14, 14, 14, 14, 14];
+/// Per-clevel minimum estimated compression ratio to go on compressing (index 0 unused).
+const MIN_RATIO: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0];
+
+type HashTable = [u32; HTAB_LEN];
+
+/// Compresses `src` into `dst` at `clevel` (1..=9; 0 means "do not compress", larger values
+/// act as 9). Returns the stream length, or 0 when the input is too small or too poorly
+/// compressible, the stream does not fit in `dst`, or it would not be smaller than `src`;
+/// the caller then stores `src` raw.
+pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
+    if clevel == 0 || src.len() > i32::MAX as usize {
+        return 0;
+    }
+    let clevel = clevel.min(9) as usize;
+    let length = src.len();
+    let hash_log = HASH_LOG[clevel];
+    let mut htab: HashTable = [0; HTAB_LEN];
+
+    // Entropy probing on a window ending at the end of the input.
+    let maxlen = match clevel {
+        1 => length / 8,
+        2..=3 => length / 4,
+        4..=6 => length / 2,
+        _ => length,
+    };
+    let start = length - maxlen;
+    let window = &src[start..start + maxlen.min(1 << hash_log)];
+    let ratio = match hash_log {
+        12 => probe_ratio::<12>(window, &mut htab),
+        13 => probe_ratio::<13>(window, &mut htab),
+        _ => probe_ratio::<14>(window, &mut htab),
+    };
+    if ratio < MIN_RATIO[clevel] {
+        return 0;
+    }
+    if length < MIN_INPUT || dst.len() < MIN_OUTPUT {
+        return 0;
+    }
+    let dst = if dst.len() > i32::MAX as usize {
+        &mut dst[..i32::MAX as usize]
+    } else {
+        dst
+    };
+    let n = match (hash_log, clevel == 9) {
+        (12, _) => encode::<12, false>(src, dst, &mut htab),
+        (13, _) => encode::<13, false>(src, dst, &mut htab),
+        (_, false) => encode::<14, false>(src, dst, &mut htab),
+        (_, true) => encode::<14, true>(src, dst, &mut htab),
+    };
+    match n {
+        Some(n) if n < length => n,
+        _ => 0,
+    }
+}
+
+#[inline(always)]
+fn hash<const H: u32>(seq: u32) -> usize {
+    // H <= 14, so the index is always inside the table.
+    (seq.wrapping_mul(HASH_MUL) >> (32 - H)) as usize
+}
+
+#[inline(always)]
+fn read_u32(s: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(s[i..i + 4].try_into().unwrap())
+}
+
+#[inline(always)]
+fn read_u64(s: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(s[i..i + 8].try_into().unwrap())
+}
+
+/// One past the first position `p >= ip` where `s[p] != s[p - (ip - r)]`, capped at `bound`
+/// (`r < ip < bound <= s.len()`). The "+1" is the reference's convention; the caller backs
+/// off by [`IPSHIFT`].
+#[inline(always)]
+fn match_end(s: &[u8], mut ip: usize, mut r: usize, bound: usize) -> usize {
+    while ip + 8 <= bound {
+        let x = read_u64(s, ip) ^ read_u64(s, r);
+        if x != 0 {
+            return ip + (x.trailing_zeros() / 8) as usize + 1;
+        }
+        ip += 8;
+        r += 8;
+    }
+    while ip < bound {
+        if s[ip] != s[r] {
+            return ip + 1;
+        }
+        ip += 1;
+        r += 1;
+    }
+    bound
+}
+
+/// Estimated compression ratio of `win` (input bytes consumed / output bytes counted) under
+/// the same parse as [`encode`], with the reference's probe bookkeeping: the count starts as if
+/// a 4-literal run had been written, while the parse itself starts at byte 0.
+fn probe_ratio<const H: u32>(win: &[u8], htab: &mut HashTable) -> f64 {
+    // `htab` is freshly zeroed by the caller.
+    let limit = win.len();
+    if limit <= 12 {
+        return 0.0;
+    }
+    let bound = limit - 1;
+    let ip_limit = limit - 12;
+    let mut oc: i64 = 5;
+    let mut copy: usize = 4;
+    let mut ip = 0usize;
+    while ip < ip_limit {
+        let anchor = ip;
+        let seq = read_u32(win, ip);
+        let h = hash::<H>(seq);
+        let r = htab[h] as usize;
+        htab[h] = anchor as u32;
+        let distance = anchor - r;
+        let mut is_match = distance != 0 && distance < MAX_FARDISTANCE && read_u32(win, r) == seq;
+        let mut end = 0;
+        if is_match {
+            end = match_end(win, anchor + 4, r + 4, bound) - IPSHIFT;
+            is_match = end - anchor >= MINLEN;
+        }
+        if !is_match {
+            oc += 1;
+            ip = anchor + 1;
+            copy += 1;
+            if copy == MAX_COPY {
+                copy = 0;
+                oc += 1;
+            }
+            continue;
+        }
+        let len = end - anchor;
+        if copy == 0 {
+            oc -= 1;
+        }
+        copy = 0;
+        if len >= 7 {
+            oc += ((len - 7) / 255) as i64 + 1;
+        }
+        oc += if distance - 1 < MAX_DISTANCE { 2 } else { 4 };
+        ip = end;
+        let h = hash::<H>(read_u32(win, ip));
+        htab[h] = ip as u32;
+        ip += 2;
+        oc += 1;
+    }
+    ip as f64 / oc as f64
+}
+
+/// Writes the literal runs for `lit` at `op`; `None` when the reference would run out of
+/// output (it wants one spare byte after the last literal).
+#[inline(always)]
+fn emit_literals(lit: &[u8], dst: &mut [u8], op: usize) -> Option<usize> {
+    let n = lit.len();
+    if n == 0 {
+        return Some(op);
+    }
+    let total = n + n.div_ceil(MAX_COPY);
+    if total + 1 > dst.len() - op {
+        return None;
+    }
+    let out = &mut dst[op..op + total];
+    let mut o = 0;
+    for run in lit.chunks(MAX_COPY) {
+        out[o] = (run.len() - 1) as u8;
+        out[o + 1..o + 1 + run.len()].copy_from_slice(run);
+        o += run.len() + 1;
+    }
+    Some(op + total)
+}
+
+/// Writes a match of length value `len` (decoded length `len + 2`) whose source is
+/// `distance` bytes back; `None` when it does not fit.
+#[inline(always)]
+fn emit_match(dst: &mut [u8], op: usize, len: usize, distance: usize) -> Option<usize> {
+    let d = distance - 1;
+    let room = dst.len() - op;
+    if d < MAX_DISTANCE {
+        if len < 7 {
+            if room < 2 {
+                return None;
+            }
+            dst[op] = ((len << 5) + (d >> 8)) as u8;
+            dst[op + 1] = d as u8;
+            Some(op + 2)
+        } else {
+            let ext = (len - 7) / 255;
+            let need = 3 + ext;
+            if room < need {
+                return None;
+            }
+            let out = &mut dst[op..op + need];
+            out[0] = ((7 << 5) + (d >> 8)) as u8;
+            out[1..1 + ext].fill(255);
+            out[1 + ext] = ((len - 7) % 255) as u8;
+            out[2 + ext] = d as u8;
+            Some(op + need)
+        }
+    } else {
+        let f = d - MAX_DISTANCE;
+        if len < 7 {
+            if room < 4 {
+                return None;
+            }
+            dst[op..op + 4].copy_from_slice(&[
+                ((len << 5) + 31) as u8,
+                255,
+                (f >> 8) as u8,
+                f as u8,
+            ]);
+            Some(op + 4)
+        } else {
+            let ext = (len - 7) / 255;
+            let need = 5 + ext;
+            if room < need {
+                return None;
+            }
+            let out = &mut dst[op..op + need];
+            out[0] = (7 << 5) + 31;
+            out[1..1 + ext].fill(255);
+            out[1 + ext..].copy_from_slice(&[
+                ((len - 7) % 255) as u8,
+                255,
+                (f >> 8) as u8,
+                f as u8,
+            ]);
+            Some(op + need)
+        }
+    }
+}
+
+/// The real parse; `src.len() >= 16`, `dst.len() >= 66`. `DOUBLE_HASH` is clevel 9's extra
+/// hash insertion after each match.
+fn encode<const H: u32, const DOUBLE_HASH: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    htab: &mut HashTable,
+) -> Option<usize> {
+    htab[..1 << H].fill(0);
+    let length = src.len();
+    let bound = length - 1;
+    let ip_limit = length - 12;
+    let mut op = 0usize;
+    // Literals pending since `lit`; the first 4 bytes always start the first literal run.
+    let mut lit = 0usize;
+    let mut ip = 4usize;
+    while ip < ip_limit {
+        let anchor = ip;
+        let seq = read_u32(src, ip);
+        let h = hash::<H>(seq);
+        let r = htab[h] as usize;
+        htab[h] = anchor as u32;
+        let distance = anchor - r;
+        if distance == 0 || distance >= MAX_FARDISTANCE || read_u32(src, r) != seq {
+            ip += 1;
+            continue;
+        }
+        let end = match_end(src, anchor + 4, r + 4, bound) - IPSHIFT;
+        let len = end - anchor;
+        // Far matches (biased distance >= MAX_DISTANCE) cost 4 bytes: not worth it when short.
+        if len < MINLEN || (len <= 5 && distance > MAX_DISTANCE) {
+            ip += 1;
+            continue;
+        }
+        op = emit_literals(&src[lit..anchor], dst, op)?;
+        op = emit_match(dst, op, len, distance)?;
+        ip = end;
+        let seq = read_u32(src, ip);
+        htab[hash::<H>(seq)] = ip as u32;
+        if DOUBLE_HASH {
+            htab[hash::<H>(seq >> 8)] = (ip + 1) as u32;
+        }
+        ip += 2;
+        // The reference reserves the next literal run's control byte here.
+        if op + 1 > dst.len() {
+            return None;
+        }
+        lit = ip;
+    }
+    op = emit_literals(&src[lit..], dst, op)?;
+    dst[0] |= 1 << 5;
+    Some(op)
+}
