@@ -1,14 +1,177 @@
-//! Bit shuffle: bit planes of the elements. (Stub: being implemented.)
+//! Bit shuffle (`BLOSC_BITSHUFFLE`): the bit planes of the elements.
+//!
+//! Format (c-blosc2): with `nel = len / ts` and `n8 = nel - nel % 8`, the first `n8 * ts` bytes
+//! become `8 * ts` bit rows of `n8 / 8` bytes; row `8b + k` holds bit `k` of byte `b` of every
+//! element, element `i` at bit `i % 8` of byte `i / 8` (LSB first). Bytes from `n8 * ts` on are
+//! copied verbatim. Chunks of format version 2 (Blosc1) differ on decode only: when
+//! `nel % 8 != 0` their blocks were stored without bit shuffling at all.
+//!
+//! Implementation: the elements go through in tiles (a few KiB, reused thread-local scratch, no
+//! allocation per call): byte shuffle of the tile, then a bit transpose of each byte row into
+//! (or out of) its 8 bit rows. Typesize 1 needs no byte shuffle and skips the tile.
 
-/// Bit-shuffles `src` into `dst` (same length); bytes after the last multiple of 8 elements are
-/// copied verbatim.
-pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let _ = typesize;
-    dst.copy_from_slice(src);
+pub(crate) mod generic;
+pub(crate) mod simd;
+
+use crate::filters::shuffle::dispatch::Kernels;
+use crate::filters::shuffle::Simd;
+use std::cell::RefCell;
+
+thread_local! {
+    /// Tile scratch, grown to the largest tile this thread has used.
+    static TILE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Inverse of [`bitshuffle`].
+/// Elements per tile: a multiple of 256 (a whole AVX2 bit-transpose step) with a tile of at
+/// most 16 KiB, or 128 elements for typesizes above 64 (at most 32 KiB).
+fn tile_elems(ts: usize) -> usize {
+    if ts <= 64 {
+        (16384 / ts) & !255
+    } else {
+        128
+    }
+}
+
+/// Runs `f` with a scratch buffer of `len` bytes.
+fn with_tile<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut f = Some(f);
+    let r = TILE.try_with(|cell| {
+        if let Ok(mut v) = cell.try_borrow_mut() {
+            if v.len() < len {
+                v.resize(len, 0);
+            }
+            let f = f.take().expect("called once");
+            Some(f(&mut v[..len]))
+        } else {
+            None
+        }
+    });
+    match r {
+        Ok(Some(r)) => r,
+        // Thread-local storage gone (thread exit) or re-entered: use a one-off buffer.
+        _ => (f.take().expect("not yet called"))(&mut vec![0u8; len]),
+    }
+}
+
+/// Number of bytes the bit transform covers: `n8 * ts`, with `n8` the whole groups of 8 elements.
+fn body_len(ts: usize, len: usize) -> (usize, usize) {
+    if ts == 0 {
+        return (0, 0);
+    }
+    let n8 = len / ts / 8 * 8;
+    (n8, n8 * ts)
+}
+
+fn bitshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "bitshuffle: src and dst lengths differ"
+    );
+    let (n8, body) = body_len(ts, src.len());
+    let r = n8 / 8;
+    if n8 > 0 {
+        if ts == 1 {
+            (k.bit_t)(&src[..n8], &mut dst[..n8], 0, r);
+        } else {
+            let tile = tile_elems(ts).min(n8);
+            with_tile(tile * ts, |scratch| {
+                let mut i0 = 0;
+                while i0 < n8 {
+                    let t = tile.min(n8 - i0);
+                    let s = &mut scratch[..t * ts];
+                    (k.shuffle)(ts, &src[i0 * ts..(i0 + t) * ts], s);
+                    for (b, row) in s.chunks_exact(t).enumerate() {
+                        (k.bit_t)(row, &mut dst[..body], 8 * b * r + i0 / 8, r);
+                    }
+                    i0 += t;
+                }
+            });
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+fn bitunshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "bitunshuffle: src and dst lengths differ"
+    );
+    let (n8, body) = body_len(ts, src.len());
+    let r = n8 / 8;
+    if n8 > 0 {
+        if ts == 1 {
+            (k.bit_u)(&src[..n8], 0, r, &mut dst[..n8]);
+        } else {
+            let tile = tile_elems(ts).min(n8);
+            with_tile(tile * ts, |scratch| {
+                let mut i0 = 0;
+                while i0 < n8 {
+                    let t = tile.min(n8 - i0);
+                    let s = &mut scratch[..t * ts];
+                    for (b, row) in s.chunks_exact_mut(t).enumerate() {
+                        (k.bit_u)(&src[..body], 8 * b * r + i0 / 8, r, row);
+                    }
+                    (k.unshuffle)(ts, s, &mut dst[i0 * ts..(i0 + t) * ts]);
+                    i0 += t;
+                }
+            });
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+impl Simd {
+    /// [`bitshuffle`] with this level's kernels.
+    pub fn bitshuffle(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
+        bitshuffle_with(self.kernels(), typesize, src, dst)
+    }
+
+    /// [`bitunshuffle`] with this level's kernels.
+    pub fn bitunshuffle(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
+        bitunshuffle_with(self.kernels(), typesize, src, dst)
+    }
+
+    /// [`bitunshuffle_legacy`] with this level's kernels.
+    pub fn bitunshuffle_legacy(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
+        if typesize == 0 || (src.len() / typesize) % 8 != 0 {
+            assert_eq!(
+                src.len(),
+                dst.len(),
+                "bitunshuffle: src and dst lengths differ"
+            );
+            dst.copy_from_slice(src);
+        } else {
+            self.bitunshuffle(typesize, src, dst)
+        }
+    }
+}
+
+/// Bit-shuffles `src` into `dst` (same length); bytes after the last multiple of 8 elements are
+/// copied verbatim. `typesize` 0 is a plain copy.
+///
+/// # Panics
+/// If `src.len() != dst.len()` (a caller bug, never a data error).
+pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    Simd::active().bitshuffle(typesize, src, dst)
+}
+
+/// Inverse of [`bitshuffle`] (chunk format versions 3 and later).
+///
+/// # Panics
+/// If `src.len() != dst.len()`.
 pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let _ = typesize;
-    dst.copy_from_slice(src);
+    Simd::active().bitunshuffle(typesize, src, dst)
+}
+
+/// Bit-unshuffle for chunks of format version 2 (Blosc1): a block whose element count is not a
+/// multiple of 8 was stored without bit shuffling and is copied verbatim; otherwise as
+/// [`bitunshuffle`]. (c-blosc2 leaves the bytes after the last whole element unwritten in that
+/// case; they are copied verbatim here.)
+///
+/// # Panics
+/// If `src.len() != dst.len()`.
+pub fn bitunshuffle_legacy(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    Simd::active().bitunshuffle_legacy(typesize, src, dst)
 }

@@ -1,0 +1,204 @@
+//! Run-time choice of the SIMD level, made once per process.
+//!
+//! Each level is a table of four safe functions ([`Kernels`]). The SIMD tables are only ever
+//! handed out by [`kernels_for`], which checks the CPU first, so the `unsafe` calls into
+//! `#[target_feature]` code inside them are sound. `B2FRAME_SIMD=generic|sse2|avx2|neon` forces a
+//! level; a level the CPU (or architecture) lacks falls back to the best available one.
+
+use std::sync::OnceLock;
+
+use super::generic as sg;
+use crate::filters::bitshuffle::generic as bg;
+
+/// Byte (un)shuffle of exactly `n * es` bytes, `es >= 2`.
+pub(crate) type ShuffleFn = fn(usize, &[u8], &mut [u8]);
+/// Byte row → bit rows (`row`, `bits`, `base`, `stride`).
+pub(crate) type BitTFn = fn(&[u8], &mut [u8], usize, usize);
+/// Bit rows → byte row (`bits`, `base`, `stride`, `row`).
+pub(crate) type BitUFn = fn(&[u8], usize, usize, &mut [u8]);
+
+/// One SIMD level's kernels.
+pub(crate) struct Kernels {
+    pub name: &'static str,
+    pub shuffle: ShuffleFn,
+    pub unshuffle: ShuffleFn,
+    pub bit_t: BitTFn,
+    pub bit_u: BitUFn,
+}
+
+/// Checks the contract shared by every (un)shuffle kernel. A violation is a bug in b2frame (all
+/// callers derive the lengths themselves), never a data error.
+fn check_shuffle(es: usize, src: &[u8], dst: &[u8]) -> usize {
+    assert!(es >= 2 && src.len() == dst.len() && src.len() % es == 0);
+    src.len() / es
+}
+
+/// Checks the bit-transpose contract; see [`check_shuffle`].
+fn check_bits(row_len: usize, bits_len: usize, base: usize, stride: usize) {
+    assert!(row_len % 8 == 0);
+    if row_len > 0 {
+        assert!(base + 7 * stride + row_len / 8 <= bits_len && row_len / 8 <= stride);
+    }
+}
+
+fn shuffle_generic(es: usize, src: &[u8], dst: &mut [u8]) {
+    check_shuffle(es, src, dst);
+    sg::shuffle_from(es, src, dst, 0);
+}
+fn unshuffle_generic(es: usize, src: &[u8], dst: &mut [u8]) {
+    check_shuffle(es, src, dst);
+    sg::unshuffle_from(es, src, dst, 0);
+}
+fn bit_t_generic(row: &[u8], bits: &mut [u8], base: usize, stride: usize) {
+    check_bits(row.len(), bits.len(), base, stride);
+    bg::bit_t_from(row, bits, base, stride, 0);
+}
+fn bit_u_generic(bits: &[u8], base: usize, stride: usize, row: &mut [u8]) {
+    check_bits(row.len(), bits.len(), base, stride);
+    bg::bit_u_from(bits, base, stride, row, 0);
+}
+
+static GENERIC: Kernels = Kernels {
+    name: "generic",
+    shuffle: shuffle_generic,
+    unshuffle: unshuffle_generic,
+    bit_t: bit_t_generic,
+    bit_u: bit_u_generic,
+};
+
+/// Defines the four `#[target_feature]` entry points of one SIMD level: each runs the generic
+/// kernel with the level's vector types (widest first), returning how far it got.
+macro_rules! level_entry_points {
+    ($feat:literal, $($v:ty),+) => {
+        #[target_feature(enable = $feat)]
+        unsafe fn shuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
+            let mut i = 0;
+            // SAFETY: forwarded contract (buffers of n*es bytes; CPU feature checked by caller).
+            $( i = unsafe { crate::filters::shuffle::simd::shuffle::<$v>(es, src, dst, n, i) }; )+
+            i
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn unshuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
+            let mut i = 0;
+            // SAFETY: as in shuffle_tf.
+            $( i = unsafe { crate::filters::shuffle::simd::unshuffle::<$v>(es, src, dst, n, i) }; )+
+            i
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn bit_t_tf(row: *const u8, t: usize, bits: *mut u8, base: usize, stride: usize) -> usize {
+            let mut j = 0;
+            // SAFETY: as in shuffle_tf (row of t bytes, bit rows checked by the caller).
+            $( j = unsafe { crate::filters::bitshuffle::simd::bit_t::<$v>(row, t, bits, base, stride, j) }; )+
+            j
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn bit_u_tf(bits: *const u8, base: usize, stride: usize, row: *mut u8, t: usize) -> usize {
+            let mut j = 0;
+            // SAFETY: as in bit_t_tf.
+            $( j = unsafe { crate::filters::bitshuffle::simd::bit_u::<$v>(bits, base, stride, row, t, j) }; )+
+            j
+        }
+
+        fn shuffle(es: usize, src: &[u8], dst: &mut [u8]) {
+            let n = super::check_shuffle(es, src, dst);
+            // SAFETY: lengths checked above; this table is only reachable after the CPU check
+            // in `kernels_for`.
+            let done = unsafe { shuffle_tf(es, src.as_ptr(), dst.as_mut_ptr(), n) };
+            super::sg::shuffle_from(es, src, dst, done);
+        }
+        fn unshuffle(es: usize, src: &[u8], dst: &mut [u8]) {
+            let n = super::check_shuffle(es, src, dst);
+            // SAFETY: as in `shuffle`.
+            let done = unsafe { unshuffle_tf(es, src.as_ptr(), dst.as_mut_ptr(), n) };
+            super::sg::unshuffle_from(es, src, dst, done);
+        }
+        fn bit_t(row: &[u8], bits: &mut [u8], base: usize, stride: usize) {
+            super::check_bits(row.len(), bits.len(), base, stride);
+            // SAFETY: bounds checked above; CPU checked as in `shuffle`.
+            let done = unsafe { bit_t_tf(row.as_ptr(), row.len(), bits.as_mut_ptr(), base, stride) };
+            super::bg::bit_t_from(row, bits, base, stride, done);
+        }
+        fn bit_u(bits: &[u8], base: usize, stride: usize, row: &mut [u8]) {
+            super::check_bits(row.len(), bits.len(), base, stride);
+            // SAFETY: as in `bit_t`.
+            let done = unsafe { bit_u_tf(bits.as_ptr(), base, stride, row.as_mut_ptr(), row.len()) };
+            super::bg::bit_u_from(bits, base, stride, row, done);
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use crate::filters::shuffle::vector::x86::Sse2;
+    level_entry_points!("sse2", Sse2);
+    pub(super) static KERNELS: super::Kernels = super::Kernels {
+        name: "sse2",
+        shuffle,
+        unshuffle,
+        bit_t,
+        bit_u,
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use crate::filters::shuffle::vector::x86::{Avx2, Sse2};
+    level_entry_points!("avx2", Avx2, Sse2);
+    pub(super) static KERNELS: super::Kernels = super::Kernels {
+        name: "avx2",
+        shuffle,
+        unshuffle,
+        bit_t,
+        bit_u,
+    };
+}
+
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use crate::filters::shuffle::vector::neon::Neon;
+    level_entry_points!("neon", Neon);
+    pub(super) static KERNELS: super::Kernels = super::Kernels {
+        name: "neon",
+        shuffle,
+        unshuffle,
+        bit_t,
+        bit_u,
+    };
+}
+
+/// Every level name this build knows, best last.
+pub const LEVELS: [&str; 4] = ["generic", "sse2", "neon", "avx2"];
+
+/// The kernels of `level` if this CPU can run them.
+pub(crate) fn kernels_for(level: &str) -> Option<&'static Kernels> {
+    match level {
+        "generic" => Some(&GENERIC),
+        #[cfg(target_arch = "x86_64")]
+        "sse2" if std::arch::is_x86_feature_detected!("sse2") => Some(&sse2::KERNELS),
+        #[cfg(target_arch = "x86_64")]
+        "avx2" if std::arch::is_x86_feature_detected!("avx2") => Some(&avx2::KERNELS),
+        #[cfg(target_arch = "aarch64")]
+        "neon" if std::arch::is_aarch64_feature_detected!("neon") => Some(&neon::KERNELS),
+        _ => None,
+    }
+}
+
+/// The best level this CPU can run.
+fn best() -> &'static Kernels {
+    LEVELS
+        .iter()
+        .rev()
+        .find_map(|l| kernels_for(l))
+        .unwrap_or(&GENERIC)
+}
+
+/// The process-wide kernels: `B2FRAME_SIMD` if set and runnable, else the best level.
+pub(crate) fn active() -> &'static Kernels {
+    static ACTIVE: OnceLock<&'static Kernels> = OnceLock::new();
+    ACTIVE.get_or_init(|| {
+        std::env::var("B2FRAME_SIMD")
+            .ok()
+            .and_then(|v| kernels_for(v.trim().to_ascii_lowercase().as_str()))
+            .unwrap_or_else(best)
+    })
+}
