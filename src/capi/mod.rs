@@ -3,4 +3,5 @@
 //! the SIMD kernels lives here, each with a `// SAFETY:` line.
 
 pub mod boundary;
+pub mod filters;
 pub mod types;
