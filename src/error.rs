@@ -184,7 +184,7 @@ impl Error {
             Error::MetalayerNotFound => "Metalayer has not been found",
             Error::MaxBufsizeExceeded => "Maximum buffersize exceeded",
             Error::Tuner => "Tuner failure",
-            Error::Lock => "File lock failure",
+            Error::Lock => "Frame lock failure",
         }
     }
 }

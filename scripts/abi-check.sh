@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# ABI check of b2frame's C headers against the reference c-blosc2 3.3.5 headers (from the pinned
+# python-blosc2 wheel in .venv; nothing of them is committed). Checks, in order:
+#   1. hygiene: include/blosc2.h, b2nd.h and include/blosc2/*.h compile warning-free with
+#      gcc -Wall -Wextra -Werror (-std=c99, -std=gnu11) and g++ (C++11 and the default);
+#   2. layouts and values: tests/abi/abi_dump.c is built against each header set and run; the
+#      outputs (struct sizes, field offsets/sizes/signedness, constants, default constants)
+#      must be identical;
+#   3. prototypes: every BLOSC_EXPORT function of the reference blosc2.h and blosc2-stdio.h
+#      (and the b2nd metalayer helpers of b2nd.h) must be declared by our headers, and the
+#      reference prototypes, compiled in one translation unit after our headers, must not
+#      conflict with ours (C: incompatible redeclaration; C++: conflicting extern "C").
+# Exits non-zero on any failure. Usage: scripts/abi-check.sh   (CC/CXX may be overridden)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+ours="$root/include"
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+
+find_ref() {
+  local d
+  for d in "$root"/.venv/lib/python3*/site-packages/blosc2/include; do
+    if [ -f "$d/blosc2.h" ]; then
+      echo "$d"
+      return 0
+    fi
+  done
+  return 1
+}
+
+if [ ! -x "$root/.venv/bin/python" ]; then
+  echo "abi-check: .venv is missing; running scripts/setup-env.sh" >&2
+  "$root/scripts/setup-env.sh" >&2
+fi
+if ! ref=$(find_ref); then
+  echo "abi-check: FAIL: REFERENCE c-blosc2 HEADERS NOT FOUND under $root/.venv" >&2
+  echo "abi-check: run scripts/setup-env.sh (installs the pinned python-blosc2 wheel)" >&2
+  exit 2
+fi
+py="$root/.venv/bin/python"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "abi-check: FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# --- 1. header hygiene -------------------------------------------------------------------------
+cat >"$tmp/hygiene.c" <<'EOF'
+#include <blosc2.h>
+#include <b2nd.h>
+#include <blosc2/blosc2-common.h>
+#include <blosc2/blosc2-export.h>
+#include <blosc2/blosc2-stdio.h>
+#include <blosc2/codecs-registry.h>
+#include <blosc2/filters-registry.h>
+#include <blosc2/tuners-registry.h>
+#include <b2frame.h>
+int main(void) { return BLOSC2_CPARAMS_DEFAULTS.clevel == 5 ? 0 : 1; }
+EOF
+cp "$tmp/hygiene.c" "$tmp/hygiene.cpp"
+hygiene=0
+for std in c99 gnu11; do
+  if ! $CC -Wall -Wextra -Werror -std=$std -I"$ours" -c "$tmp/hygiene.c" -o "$tmp/h.o" \
+      2>"$tmp/hyg.err"; then
+    fail "headers do not compile cleanly with $CC -std=$std"; cat "$tmp/hyg.err"; hygiene=1
+  fi
+done
+for std in "" "-std=c++11"; do
+  if ! $CXX -Wall -Wextra -Werror $std -I"$ours" -c "$tmp/hygiene.cpp" -o "$tmp/h.o" \
+      2>"$tmp/hyg.err"; then
+    fail "headers do not compile cleanly with $CXX $std"; cat "$tmp/hyg.err"; hygiene=1
+  fi
+done
+[ $hygiene = 0 ] && echo "abi-check: ok: headers compile warning-free (C99, GNU11, C++11, C++ default)"
+
+# --- 2. layouts, constants, defaults --------------------------------------------------------
+dump() {  # $1 = include dir, $2 = output name
+  $CC -std=gnu11 -O1 -w -I"$1" "$root/tests/abi/abi_dump.c" -o "$tmp/$2" \
+    -Wl,--unresolved-symbols=ignore-all && "$tmp/$2" >"$tmp/$2.txt"
+}
+if ! dump "$ref" ref; then
+  fail "abi_dump.c does not build against the reference headers"
+elif ! dump "$ours" ours; then
+  fail "abi_dump.c does not build against b2frame's headers"
+else
+  total=$(wc -l <"$tmp/ref.txt")
+  if diff -u "$tmp/ref.txt" "$tmp/ours.txt" >"$tmp/dump.diff"; then
+    echo "abi-check: ok: $total layout/constant/default facts identical" \
+      "($(grep -c '^struct' "$tmp/ref.txt") structs," \
+      "$(grep -c '^field' "$tmp/ref.txt") fields," \
+      "$(grep -c -E '^(const|string)' "$tmp/ref.txt") constants," \
+      "$(grep -c '^default' "$tmp/ref.txt") default fields)"
+  else
+    cat "$tmp/dump.diff"
+    fail "$(grep -c '^[-+][a-z]' "$tmp/dump.diff") differing lines out of $total (- reference, + ours)"
+  fi
+fi
+
+# --- 3. prototypes ----------------------------------------------------------------------------
+"$py" - "$ref" "$tmp" <<'PY'
+import re, sys, pathlib
+ref, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+def exported(path, only=None):
+    text = path.read_text()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    protos = []
+    for m in re.finditer(r"BLOSC_EXPORT\s+([^;{}#]*?\([^;{}#]*\))\s*;", text, flags=re.S):
+        decl = " ".join(m.group(1).split())
+        name = re.search(r"(\w+)\s*\(", decl).group(1)
+        if only is None or name in only:
+            protos.append((name, decl))
+    return protos
+protos = exported(ref / "blosc2.h") + exported(ref / "blosc2" / "blosc2-stdio.h")
+protos += exported(ref / "b2nd.h", only={"b2nd_serialize_meta", "b2nd_deserialize_meta"})
+head = "#include <blosc2.h>\n#include <b2nd.h>\n"
+(out / "names.txt").write_text("".join(n + "\n" for n, _ in protos))
+(out / "declared.c").write_text(head + "void b2frame_uses(void);\nvoid b2frame_uses(void) {\n"
+    + "".join(f"  (void)&{n};\n" for n, _ in protos) + "}\n")
+body = "".join(f"{d};\n" for _, d in protos)
+(out / "compat.c").write_text(head + body)
+(out / "compat.cpp").write_text(head + 'extern "C" {\n' + body + "}\n")
+PY
+nproto=$(wc -l <"$tmp/names.txt")
+if $CC -std=gnu11 -Wall -Wextra -Werror -I"$ours" -c "$tmp/declared.c" -o "$tmp/d.o" \
+    2>"$tmp/decl.err"; then
+  echo "abi-check: ok: all $nproto reference prototypes are declared by include/blosc2.h"
+else
+  grep -E "error" "$tmp/decl.err" | head -40
+  fail "$(grep -c "error:.*undeclared" "$tmp/decl.err" || true) reference function(s) not declared"
+fi
+if $CC -std=gnu11 -Wall -Wextra -Werror -I"$ours" -c "$tmp/compat.c" -o "$tmp/c.o" \
+    2>"$tmp/compat.err" \
+  && $CXX -Wall -Wextra -Werror -I"$ours" -c "$tmp/compat.cpp" -o "$tmp/c.o" \
+    2>>"$tmp/compat.err"; then
+  echo "abi-check: ok: the $nproto reference prototypes are compatible with ours (C and C++)"
+else
+  grep -E "error|note: previous" "$tmp/compat.err" | head -40
+  fail "$(grep -c "error" "$tmp/compat.err" || true) conflicting prototype(s)"
+fi
+
+if [ $failures -ne 0 ]; then
+  echo "abi-check: $failures check(s) FAILED"
+  exit 1
+fi
+echo "abi-check: all checks passed"
