@@ -17,5 +17,8 @@ pub mod chunk;
 pub mod codecs;
 pub mod error;
 pub mod filters;
+pub mod msgpack;
+pub mod frame;
+pub mod b2nd_meta;
 
 pub use error::{Error, Result};

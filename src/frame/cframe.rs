@@ -1,0 +1,124 @@
+//! Reading the contiguous layout `header | data section (cbytes) | offsets index | trailer`
+//! (also the sframe index file, which has no data section). Only the header, trailer and index
+//! are read at open; every length is validated before it is used to read or allocate.
+
+use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
+use super::header::{self, FrameHeader, FrameType, HEADER_MINLEN, TRAILER_MINLEN};
+use super::io::Store;
+use super::offsets::{self, ChunkLoc};
+use super::trailer;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+/// The frame extent of an in-memory buffer: `(frame_len, header_len)`, with
+/// `87 + 25 <= frame_len <= buf.len()`.
+pub fn frame_extent(buf: &[u8]) -> Result<(usize, usize)> {
+    let (hl, fl) = header::peek_lengths(buf)?;
+    check_frame_len(fl, buf.len() as u64)?;
+    Ok((fl as usize, hl as usize))
+}
+
+fn check_frame_len(frame_len: u64, available: u64) -> Result<()> {
+    if frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
+        return Err(Error::InvalidHeader);
+    }
+    if frame_len > available {
+        return Err(Error::ReadBuffer);
+    }
+    Ok(())
+}
+
+/// Validated contents of a frame (or sframe index file): header, chunk locations, vlmetalayers.
+pub type FrameParts = (FrameHeader, Vec<ChunkLoc>, Vec<(String, Vec<u8>)>);
+
+/// Reads and validates header, trailer and offsets index from `store`.
+pub fn read_frame(store: &Store, expect: FrameType) -> Result<FrameParts> {
+    let fixed = store.read_at(0, HEADER_MINLEN as u64)?;
+    let (header_len, frame_len) = header::peek_lengths(&fixed)?;
+    check_frame_len(frame_len, store.available()?)?;
+    let hbuf = store.read_at(0, u64::from(header_len))?;
+    let header = FrameHeader::parse(&hbuf)?;
+    if header.frame_type != expect {
+        return Err(Error::FrameType);
+    }
+    let window = store.read_at(frame_len - TRAILER_MINLEN as u64, TRAILER_MINLEN as u64)?;
+    let trailer_len = trailer::trailer_len_from_window(&window, frame_len)?;
+    let trailer_start = frame_len - u64::from(trailer_len);
+    if trailer_start < u64::from(header_len) {
+        return Err(Error::InvalidHeader);
+    }
+    let tbuf = store.read_at(trailer_start, u64::from(trailer_len))?;
+    let vlmeta = trailer::parse(&tbuf)?;
+
+    let index_pos = match expect {
+        FrameType::Contiguous => u64::from(header_len)
+            .checked_add(header.cbytes as u64)
+            .ok_or(Error::InvalidHeader)?,
+        FrameType::Sparse => u64::from(header_len),
+    };
+    let locs = match header.fixed_nchunks()? {
+        Some(0) => Vec::new(),
+        fixed => {
+            if index_pos > trailer_start {
+                return Err(Error::InvalidHeader);
+            }
+            let region = store.read_at(index_pos, trailer_start - index_pos)?;
+            let raw = offsets::decompress_index(&region)?;
+            let locs = offsets::decode_entries(&raw)?;
+            if let Some(n) = fixed {
+                if locs.len() as i64 != n {
+                    return Err(Error::Data);
+                }
+            } else if locs.len() as i64 > header::MAX_NCHUNKS {
+                return Err(Error::Data);
+            }
+            validate_locs(&locs, &header)?;
+            locs
+        }
+    };
+    Ok((header, locs, vlmeta))
+}
+
+/// Every stored location must be readable: cframe offsets `<= cbytes - 32`, sframe ids within
+/// the `%08X` file-name space.
+pub fn validate_locs(locs: &[ChunkLoc], header: &FrameHeader) -> Result<()> {
+    let limit = match header.frame_type {
+        FrameType::Contiguous => {
+            match (header.cbytes as u64).checked_sub(EXTENDED_HEADER_LEN as u64) {
+                Some(l) => l,
+                None if locs.iter().all(|l| matches!(l, ChunkLoc::Special(_))) => 0,
+                None => return Err(Error::Data),
+            }
+        }
+        FrameType::Sparse => u64::from(u32::MAX),
+    };
+    for l in locs {
+        if let ChunkLoc::Stored(v) = *l {
+            if v > limit {
+                return Err(Error::Data);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the chunk stored at data offset `at`, re-validating its cbytes against the data
+/// section.
+pub fn read_chunk<'a>(store: &'a Store, header: &FrameHeader, at: u64) -> Result<Cow<'a, [u8]>> {
+    let cbytes = header.cbytes as u64;
+    let room = cbytes.checked_sub(at).ok_or(Error::ReadBuffer)?;
+    if room < MIN_HEADER_LEN as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    let pos = u64::from(header.header_len) + at;
+    let head = store.read_at(pos, room.min(EXTENDED_HEADER_LEN as u64))?;
+    let info = ChunkInfo::parse(&head)?;
+    let len = info.cbytes as u64;
+    if len > room {
+        return Err(Error::ReadBuffer);
+    }
+    match store.slice(pos, len) {
+        Some(s) => Ok(Cow::Borrowed(s)),
+        None => store.read_at(pos, len).map(Cow::Owned),
+    }
+}

@@ -1,0 +1,186 @@
+//! Byte storage under a contiguous frame: an owned memory buffer, or one file handle used with
+//! positioned reads/writes at a base offset (a frame may start inside a larger file).
+//!
+//! Positions are frame-relative; the file variant adds its base offset. Every read is checked
+//! against the current length before any allocation, so hostile lengths cannot trigger huge
+//! allocations.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+/// Where a contiguous frame's bytes live.
+#[derive(Debug)]
+pub enum Store {
+    /// An owned in-memory frame (its length is the frame length).
+    Memory(Vec<u8>),
+    /// A file; the frame starts at `base`.
+    File {
+        /// The single handle used for all I/O.
+        file: File,
+        /// Offset of the frame inside the file.
+        base: u64,
+    },
+}
+
+impl Store {
+    /// Bytes available from the frame start (buffer length, or file size minus base).
+    pub fn available(&self) -> Result<u64> {
+        match self {
+            Store::Memory(v) => Ok(v.len() as u64),
+            Store::File { file, base } => {
+                let size = file.metadata().map_err(|_| Error::FileRead)?.len();
+                Ok(size.saturating_sub(*base))
+            }
+        }
+    }
+
+    /// Reads `len` bytes at frame position `pos`; fails unless they are all available.
+    pub fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>> {
+        let end = pos.checked_add(len).ok_or(Error::ReadBuffer)?;
+        if end > self.available()? {
+            return Err(Error::ReadBuffer);
+        }
+        match self {
+            Store::Memory(v) => Ok(v[pos as usize..end as usize].to_vec()),
+            Store::File { file, base } => {
+                let mut buf = vec![0u8; usize::try_from(len).map_err(|_| Error::ReadBuffer)?];
+                let at = base.checked_add(pos).ok_or(Error::ReadBuffer)?;
+                file.read_exact_at(&mut buf, at)
+                    .map_err(|_| Error::FileRead)?;
+                Ok(buf)
+            }
+        }
+    }
+
+    /// Borrows bytes of an in-memory frame (None for files).
+    pub fn slice(&self, pos: u64, len: u64) -> Option<&[u8]> {
+        match self {
+            Store::Memory(v) => {
+                let end = pos.checked_add(len)?;
+                v.get(pos as usize..usize::try_from(end).ok()?)
+            }
+            Store::File { .. } => None,
+        }
+    }
+
+    /// Writes `data` at frame position `pos`, growing the frame if needed.
+    pub fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        match self {
+            Store::Memory(v) => {
+                let pos = usize::try_from(pos).map_err(|_| Error::WriteBuffer)?;
+                let end = pos.checked_add(data.len()).ok_or(Error::WriteBuffer)?;
+                if v.len() < end {
+                    v.resize(end, 0);
+                }
+                v[pos..end].copy_from_slice(data);
+                Ok(())
+            }
+            Store::File { file, base } => {
+                let at = base.checked_add(pos).ok_or(Error::FileWrite)?;
+                file.write_all_at(data, at).map_err(|_| Error::FileWrite)
+            }
+        }
+    }
+
+    /// Cuts the frame (and, for files, the file) at frame position `len`.
+    pub fn truncate(&mut self, len: u64) -> Result<()> {
+        match self {
+            Store::Memory(v) => {
+                v.truncate(usize::try_from(len).map_err(|_| Error::FileTruncate)?);
+                Ok(())
+            }
+            Store::File { file, base } => {
+                let at = base.checked_add(len).ok_or(Error::FileTruncate)?;
+                file.set_len(at).map_err(|_| Error::FileTruncate)
+            }
+        }
+    }
+
+    /// Moves `len` bytes from `from` to `to` inside the frame (overlap allowed).
+    pub fn move_within(&mut self, from: u64, to: u64, len: u64) -> Result<()> {
+        if len == 0 || from == to {
+            return Ok(());
+        }
+        match self {
+            Store::Memory(v) => {
+                let (f, t, l) = (from as usize, to as usize, len as usize);
+                let end = t.checked_add(l).ok_or(Error::WriteBuffer)?;
+                if f.checked_add(l).map_or(true, |e| e > v.len()) {
+                    return Err(Error::ReadBuffer);
+                }
+                if v.len() < end {
+                    v.resize(end, 0);
+                }
+                v.copy_within(f..f + l, t);
+                Ok(())
+            }
+            Store::File { .. } => {
+                // Bounded-size pieces, ordered so that overlapping moves are safe.
+                const PIECE: u64 = 1 << 20;
+                let mut done = 0u64;
+                while done < len {
+                    let n = PIECE.min(len - done);
+                    let off = if to > from { len - done - n } else { done };
+                    let buf = self.read_at(from + off, n)?;
+                    self.write_at(to + off, &buf)?;
+                    done += n;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Flushes file contents to the OS (no-op in memory).
+    pub fn sync(&self) -> Result<()> {
+        match self {
+            Store::Memory(_) => Ok(()),
+            Store::File { file, .. } => file.sync_data().map_err(|_| Error::FileWrite),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_reads_are_bounded_and_moves_overlap() {
+        let mut s = Store::Memory((0u8..10).collect());
+        assert_eq!(s.read_at(8, 2).unwrap(), vec![8, 9]);
+        assert_eq!(s.read_at(8, 3), Err(Error::ReadBuffer));
+        assert_eq!(s.read_at(u64::MAX, 2), Err(Error::ReadBuffer));
+        s.move_within(2, 4, 6).unwrap();
+        assert_eq!(
+            s.read_at(0, 10).unwrap(),
+            vec![0, 1, 2, 3, 2, 3, 4, 5, 6, 7]
+        );
+        s.write_at(12, &[1]).unwrap();
+        assert_eq!(s.available().unwrap(), 13);
+        s.truncate(3).unwrap();
+        assert_eq!(s.available().unwrap(), 3);
+    }
+
+    #[test]
+    fn file_store_uses_base_offset() {
+        let dir = std::env::temp_dir().join(format!("b2frame-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        std::fs::write(&p, b"prefix0123456789").unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&p)
+            .unwrap();
+        let mut s = Store::File { file, base: 6 };
+        assert_eq!(s.available().unwrap(), 10);
+        assert_eq!(s.read_at(0, 3).unwrap(), b"012");
+        s.move_within(0, 2, 8).unwrap();
+        assert_eq!(s.read_at(0, 10).unwrap(), b"0101234567");
+        s.move_within(2, 0, 8).unwrap();
+        assert_eq!(s.read_at(0, 8).unwrap(), b"01234567");
+        s.truncate(4).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"prefix0123");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

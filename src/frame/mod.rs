@@ -1,0 +1,270 @@
+//! Blosc2 frames: the persistent form of a super-chunk, contiguous (cframe: one buffer or file,
+//! possibly at an offset inside a larger file) or sparse (sframe: a directory with an index file
+//! and one file per chunk).
+//!
+//! [`Frame`] opens a frame by validating its header, trailer and the *whole* offsets index (every
+//! stored offset bounded by the data section) and reads nothing else; chunks are read on demand
+//! and their sizes re-validated on every access. Mutations follow c-blosc2 3.3's semantics
+//! (cblosc2-notes §2.12) but never write the frames its bugs produce (§2.16).
+
+pub mod cframe;
+pub mod chunkinfo;
+pub mod header;
+pub mod io;
+pub mod meta;
+mod mutate;
+pub mod offsets;
+pub mod sframe;
+pub mod trailer;
+
+use crate::chunk::{CParams, DParams};
+use crate::error::{Error, Result};
+use chunkinfo::ChunkInfo;
+use header::{FrameHeader, FrameType};
+use io::Store;
+use offsets::ChunkLoc;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+/// Where a frame's bytes live.
+#[derive(Debug)]
+pub enum Backing {
+    /// A cframe in memory or in a file.
+    Contiguous(Store),
+    /// An sframe directory; its index file is `dir/chunks.b2frame`.
+    Sparse(PathBuf),
+}
+
+/// An open frame: validated header, offsets index and vlmetalayers, plus its storage.
+#[derive(Debug)]
+pub struct Frame {
+    header: FrameHeader,
+    locs: Vec<ChunkLoc>,
+    vlmeta: Vec<(String, Vec<u8>)>,
+    backing: Backing,
+}
+
+impl Frame {
+    /// Opens an in-memory cframe (copied; bytes after `frame_len` are ignored).
+    pub fn from_bytes(buf: &[u8]) -> Result<Frame> {
+        let (len, _) = cframe::frame_extent(buf)?;
+        Frame::open_store(Store::Memory(buf[..len].to_vec()))
+    }
+
+    /// Opens an in-memory cframe, taking ownership of the buffer.
+    pub fn from_vec(mut buf: Vec<u8>) -> Result<Frame> {
+        let (len, _) = cframe::frame_extent(&buf)?;
+        buf.truncate(len);
+        Frame::open_store(Store::Memory(buf))
+    }
+
+    /// Opens a frame at `path`: a directory is an sframe, a file a cframe starting at byte 0.
+    pub fn open(path: &Path) -> Result<Frame> {
+        if path.is_dir() {
+            Frame::open_sframe(path)
+        } else {
+            Frame::open_file_at(path, 0)
+        }
+    }
+
+    /// Opens a cframe stored at `offset` inside the file `path`.
+    pub fn open_file_at(path: &Path, offset: u64) -> Result<Frame> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .or_else(|_| std::fs::File::open(path))
+            .map_err(|_| Error::FileOpen)?;
+        Frame::open_store(Store::File { file, base: offset })
+    }
+
+    /// Opens an sframe directory.
+    pub fn open_sframe(dir: &Path) -> Result<Frame> {
+        sframe::open(dir)
+    }
+
+    fn open_store(store: Store) -> Result<Frame> {
+        let (header, locs, vlmeta) = cframe::read_frame(&store, FrameType::Contiguous)?;
+        Ok(Frame {
+            header,
+            locs,
+            vlmeta,
+            backing: Backing::Contiguous(store),
+        })
+    }
+
+    /// Creates an empty in-memory cframe with these default parameters.
+    pub fn new_memory(cparams: &CParams, dparams: &DParams) -> Result<Frame> {
+        let header = new_header(FrameType::Contiguous, cparams, dparams);
+        let mut f = Frame {
+            header,
+            locs: Vec::new(),
+            vlmeta: Vec::new(),
+            backing: Backing::Contiguous(Store::Memory(Vec::new())),
+        };
+        f.commit(true)?;
+        Ok(f)
+    }
+
+    /// Creates (or truncates) the file `path` holding a new empty cframe.
+    pub fn new_file(path: &Path, cparams: &CParams, dparams: &DParams) -> Result<Frame> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|_| Error::FileOpen)?;
+        let mut f = Frame {
+            header: new_header(FrameType::Contiguous, cparams, dparams),
+            locs: Vec::new(),
+            vlmeta: Vec::new(),
+            backing: Backing::Contiguous(Store::File { file, base: 0 }),
+        };
+        f.commit(true)?;
+        Ok(f)
+    }
+
+    /// Creates a new empty sframe in directory `dir` (created if missing; must not hold an
+    /// index already).
+    pub fn new_sframe(dir: &Path, cparams: &CParams, dparams: &DParams) -> Result<Frame> {
+        std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
+        let mut f = Frame {
+            header: new_header(FrameType::Sparse, cparams, dparams),
+            locs: Vec::new(),
+            vlmeta: Vec::new(),
+            backing: Backing::Sparse(dir.to_path_buf()),
+        };
+        f.commit(true)?;
+        Ok(f)
+    }
+
+    /// The parsed header (counters reflect the latest mutation).
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// Where the frame's bytes live.
+    pub fn backing(&self) -> &Backing {
+        &self.backing
+    }
+
+    /// Number of chunks.
+    pub fn nchunks(&self) -> i64 {
+        self.locs.len() as i64
+    }
+
+    /// The offsets index, decoded.
+    pub fn locs(&self) -> &[ChunkLoc] {
+        &self.locs
+    }
+
+    /// Fixed-size metalayers (name, content), in header order.
+    pub fn metalayers(&self) -> &[(String, Vec<u8>)] {
+        &self.header.metalayers
+    }
+
+    /// The content of metalayer `name`.
+    pub fn metalayer(&self, name: &str) -> Option<&[u8]> {
+        meta::find(&self.header.metalayers, name).map(|i| &self.header.metalayers[i].1[..])
+    }
+
+    /// vlmetalayers (name, compressed content as stored), in trailer order.
+    pub fn vlmetalayers(&self) -> &[(String, Vec<u8>)] {
+        &self.vlmeta
+    }
+
+    /// The stored (compressed) content of vlmetalayer `name`.
+    pub fn vlmetalayer_raw(&self, name: &str) -> Option<&[u8]> {
+        meta::find(&self.vlmeta, name).map(|i| &self.vlmeta[i].1[..])
+    }
+
+    /// The decompressed content of vlmetalayer `name`.
+    pub fn vlmetalayer(&self, name: &str) -> Result<Vec<u8>> {
+        let raw = self.vlmetalayer_raw(name).ok_or(Error::MetalayerNotFound)?;
+        meta::decode_vlmeta(raw)
+    }
+
+    fn loc(&self, i: i64) -> Result<ChunkLoc> {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.locs.get(i).copied())
+            .ok_or(Error::InvalidIndex)
+    }
+
+    /// The uncompressed size a special offset at position `i` stands for.
+    fn special_nbytes(&self, i: i64) -> Result<i32> {
+        let cs = self.header.chunksize;
+        if cs <= 0 {
+            // The chunk's size is not recorded anywhere (reference bug 3 in §2.16).
+            return Err(Error::InvalidHeader);
+        }
+        let rest = self.header.nbytes % cs as i64;
+        if i == self.nchunks() - 1 && rest != 0 {
+            Ok(rest as i32)
+        } else {
+            Ok(cs)
+        }
+    }
+
+    /// Chunk `i` as stored (a complete chunk, `cbytes` long), or the 32-byte special chunk
+    /// c-blosc2 synthesises for a special offset. In-memory frames lend their bytes.
+    pub fn chunk(&self, i: i64) -> Result<Cow<'_, [u8]>> {
+        match self.loc(i)? {
+            ChunkLoc::Special(kind) => Ok(Cow::Owned(offsets::synthesise_special(
+                kind,
+                self.header.typesize,
+                self.special_nbytes(i)?,
+                self.header.blocksize,
+            ))),
+            ChunkLoc::Stored(at) => match &self.backing {
+                Backing::Contiguous(store) => cframe::read_chunk(store, &self.header, at),
+                Backing::Sparse(dir) => sframe::read_chunk(dir, &self.header, at).map(Cow::Owned),
+            },
+        }
+    }
+
+    /// Header fields of chunk `i` (its sizes), without reading its payload.
+    pub fn chunk_info(&self, i: i64) -> Result<ChunkInfo> {
+        match self.loc(i)? {
+            ChunkLoc::Special(kind) => ChunkInfo::parse(&offsets::synthesise_special(
+                kind,
+                self.header.typesize,
+                self.special_nbytes(i)?,
+                self.header.blocksize,
+            )),
+            ChunkLoc::Stored(_) => ChunkInfo::parse(&self.chunk(i)?),
+        }
+    }
+
+    /// Chunk `i`, decompressed (through [`crate::chunk::decompress_vec`]).
+    pub fn decompress_chunk(&self, i: i64) -> Result<Vec<u8>> {
+        crate::chunk::decompress_vec(&self.chunk(i)?)
+    }
+
+    /// The frame as contiguous cframe bytes: the current bytes of a cframe, or a compacted
+    /// cframe for an sframe (deterministic: same frame, same bytes).
+    pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        match &self.backing {
+            Backing::Contiguous(store) => store.read_at(0, self.header.frame_len),
+            Backing::Sparse(_) => self.compacted(),
+        }
+    }
+}
+
+/// A new, empty frame header from chunk-layer parameters (what `frame_new` writes).
+fn new_header(ft: FrameType, c: &CParams, d: &DParams) -> FrameHeader {
+    FrameHeader::new_empty(
+        ft,
+        c.compcode,
+        c.clevel,
+        c.splitmode.clamp(1, 4) as u8,
+        c.typesize,
+        c.blocksize,
+        c.filters,
+        c.filters_meta,
+        c.compcode_meta,
+        c.use_dict,
+        (c.nthreads, d.nthreads),
+    )
+}

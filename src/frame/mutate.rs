@@ -1,0 +1,446 @@
+//! Frame mutations, following c-blosc2 3.3 (cblosc2-notes §2.12): payloads go to the end of the
+//! data section (cframe) or to a new `%08X.chunk` file (sframe); then the offsets index, the
+//! trailer and the header are rewritten and the frame truncated after the trailer.
+//!
+//! Deliberate differences (the reference's bugs, §2.16): chunks with `nbytes == 0` are refused
+//! (a frame cannot count them); special offsets are only used while the chunksize is fixed
+//! (their size is derived from it), so a frame switching to variable chunk sizes materialises
+//! its special chunks as stored 32-byte chunks; failed operations change nothing in memory.
+
+use super::chunkinfo::ChunkInfo;
+use super::header::{FrameType, MAX_METALAYERS, MAX_NCHUNKS};
+use super::offsets::{self, ChunkLoc, SpecialKind};
+use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
+use super::{meta, sframe, Backing, Frame};
+use crate::chunk::{CParams, DParams};
+use crate::error::{Error, Result};
+
+/// What a mutation does to the chunk list (for the chunksize bookkeeping).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Insert(usize),
+    Update(usize),
+}
+
+impl Frame {
+    /// Rewrites index, trailer and header after the data section and truncates there.
+    /// The header length may only change when `may_resize` (empty frames).
+    pub(super) fn commit(&mut self, may_resize: bool) -> Result<()> {
+        let mut header = self.header.clone();
+        header.has_vlmeta = !self.vlmeta.is_empty();
+        let index = if self.locs.is_empty() {
+            Vec::new()
+        } else {
+            offsets::encode_index(&self.locs)?
+        };
+        let trailer = trailer::to_bytes(&self.vlmeta)?;
+        header.check_encodable()?;
+        let hl = header.encoded_len() as u64;
+        if !may_resize && hl != u64::from(self.header.header_len) {
+            return Err(Error::InvalidParam);
+        }
+        let data_end = match self.backing {
+            Backing::Contiguous(_) => hl + header.cbytes as u64,
+            Backing::Sparse(_) => hl,
+        };
+        header.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
+        let hbytes = header.to_bytes()?;
+        match &mut self.backing {
+            Backing::Contiguous(store) => {
+                store.write_at(data_end, &index)?;
+                store.write_at(data_end + index.len() as u64, &trailer)?;
+                store.write_at(0, &hbytes)?;
+                store.truncate(header.frame_len)?;
+            }
+            Backing::Sparse(dir) => {
+                let mut all = hbytes;
+                all.extend_from_slice(&index);
+                all.extend_from_slice(&trailer);
+                sframe::write_index_file(dir, &all)?;
+            }
+        }
+        self.header = header;
+        Ok(())
+    }
+
+    /// Runs a mutation on a snapshot of the in-memory state and restores it if anything fails.
+    fn transaction<T>(&mut self, f: impl FnOnce(&mut Frame) -> Result<T>) -> Result<T> {
+        let saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
+        let r = f(self).and_then(|v| self.commit(false).map(|_| v));
+        if r.is_err() {
+            (self.header, self.locs, self.vlmeta) = saved;
+        }
+        r
+    }
+
+    fn nbytes_at(&self, i: usize) -> Result<i64> {
+        Ok(i64::from(self.chunk_info(i as i64)?.nbytes))
+    }
+
+    /// Checks a chunk before it enters the frame and returns its header fields.
+    fn check_incoming(&self, chunk: &[u8]) -> Result<ChunkInfo> {
+        let info = ChunkInfo::parse(chunk)?;
+        if info.cbytes as usize > chunk.len() || info.nbytes == 0 {
+            return Err(Error::InvalidParam);
+        }
+        let vl_frame = self.header.vl_blocks;
+        if !self.locs.is_empty() && info.vl_blocks != vl_frame {
+            return Err(Error::InvalidParam);
+        }
+        Ok(info)
+    }
+
+    /// Chunksize bookkeeping: keeps a fixed chunksize while every chunk but the last has it and
+    /// the last is not larger; otherwise switches to variable sizes (version 3, bit 6).
+    fn account(&mut self, op: Op, nbytes: i64) -> Result<()> {
+        let n = self.locs.len();
+        let cs = i64::from(self.header.chunksize);
+        let keeps_fixed = if self.header.variable_chunks || cs == 0 {
+            false
+        } else if n == 0 || (cs < 0 && matches!(op, Op::Insert(_))) {
+            // The first chunk fixes the chunksize.
+            if nbytes > i64::from(i32::MAX) {
+                return Err(Error::TwoGbLimit);
+            }
+            self.header.chunksize = nbytes as i32;
+            true
+        } else {
+            let last_full = self.header.nbytes % cs == 0;
+            match op {
+                Op::Insert(i) if i == n => last_full && nbytes <= cs,
+                Op::Insert(_) => nbytes == cs,
+                Op::Update(i) if i + 1 == n => nbytes <= cs,
+                Op::Update(_) => nbytes == cs,
+            }
+        };
+        if !keeps_fixed && !self.header.variable_chunks {
+            self.switch_to_variable()?;
+        }
+        Ok(())
+    }
+
+    /// Variable chunk sizes: special offsets can no longer be sized, so their synthesised
+    /// chunks are stored.
+    fn switch_to_variable(&mut self) -> Result<()> {
+        for i in 0..self.locs.len() {
+            if let ChunkLoc::Special(_) = self.locs[i] {
+                let c = self.chunk(i as i64)?.into_owned();
+                let loc = self.store_payload(&c)?;
+                self.locs[i] = loc;
+            }
+        }
+        self.header.chunksize = 0;
+        self.header.variable_chunks = true;
+        self.header.version = 3;
+        Ok(())
+    }
+
+    /// Writes a payload at the end of the data section (cframe) or into a new chunk file
+    /// (sframe), and counts it in `cbytes`.
+    fn store_payload(&mut self, chunk: &[u8]) -> Result<ChunkLoc> {
+        let len = chunk.len() as i64;
+        let loc = match &mut self.backing {
+            Backing::Contiguous(store) => {
+                let at = self.header.cbytes as u64;
+                store.write_at(u64::from(self.header.header_len) + at, chunk)?;
+                ChunkLoc::Stored(at)
+            }
+            Backing::Sparse(dir) => {
+                let id = self
+                    .locs
+                    .iter()
+                    .filter_map(|l| match l {
+                        ChunkLoc::Stored(v) => Some(*v + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                let path = sframe::chunk_path(dir, id)?;
+                std::fs::write(path, chunk).map_err(|_| Error::FileWrite)?;
+                ChunkLoc::Stored(id)
+            }
+        };
+        self.header.cbytes = self
+            .header
+            .cbytes
+            .checked_add(len)
+            .ok_or(Error::TwoGbLimit)?;
+        Ok(loc)
+    }
+
+    /// Places an incoming chunk: a special offset when the chunksize is fixed, else a payload.
+    fn place(&mut self, chunk: &[u8], info: &ChunkInfo) -> Result<ChunkLoc> {
+        match SpecialKind::from_special_id(info.special) {
+            Some(kind) if !self.header.variable_chunks => Ok(ChunkLoc::Special(kind)),
+            _ => self.store_payload(chunk),
+        }
+    }
+
+    /// Appends a chunk (a complete Blosc2 chunk, at least `cbytes` long).
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        let n = self.locs.len();
+        self.insert_chunk(n as i64, chunk)
+    }
+
+    /// Inserts a chunk before position `i` (`i == nchunks` appends). Returns the new nchunks.
+    pub fn insert_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
+        let i = usize::try_from(i)
+            .ok()
+            .filter(|&i| i <= self.locs.len())
+            .ok_or(Error::InvalidIndex)?;
+        if self.locs.len() as i64 >= MAX_NCHUNKS {
+            return Err(Error::ChunkInsert);
+        }
+        let info = self.check_incoming(chunk)?;
+        let chunk = &chunk[..info.cbytes as usize];
+        self.transaction(|f| {
+            if f.locs.is_empty() {
+                f.header.vl_blocks = info.vl_blocks;
+                if info.vl_blocks {
+                    f.header.version = 3;
+                }
+            }
+            f.account(Op::Insert(i), i64::from(info.nbytes))?;
+            let loc = f.place(chunk, &info)?;
+            f.locs.insert(i, loc);
+            f.header.nbytes += i64::from(info.nbytes);
+            Ok(f.locs.len() as i64)
+        })
+    }
+
+    /// Replaces chunk `i`. cframes compact in place: the tail of the data section moves by the
+    /// size difference (cblosc2-notes §2.12). Returns nchunks.
+    pub fn update_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
+        let old_loc = self.loc(i)?;
+        let i = i as usize;
+        let info = self.check_incoming(chunk)?;
+        let chunk = &chunk[..info.cbytes as usize];
+        let old_nbytes = self.nbytes_at(i)?;
+        self.transaction(|f| {
+            f.account(Op::Update(i), i64::from(info.nbytes))?;
+            // account() may have materialised a special chunk.
+            let old_loc = match old_loc {
+                ChunkLoc::Special(_) => f.locs[i],
+                l => l,
+            };
+            let new_special = match SpecialKind::from_special_id(info.special) {
+                Some(k) if !f.header.variable_chunks => Some(k),
+                _ => None,
+            };
+            match old_loc {
+                ChunkLoc::Special(_) => {
+                    f.locs[i] = match new_special {
+                        Some(k) => ChunkLoc::Special(k),
+                        None => f.store_payload(chunk)?,
+                    };
+                }
+                ChunkLoc::Stored(at) => {
+                    let old_cbytes = i64::from(f.chunk_info(i as i64)?.cbytes);
+                    let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
+                    f.replace_payload(i, at, old_cbytes, new_payload)?;
+                    if let Some(k) = new_special {
+                        f.locs[i] = ChunkLoc::Special(k);
+                    }
+                }
+            }
+            f.header.nbytes += i64::from(info.nbytes) - old_nbytes;
+            Ok(f.locs.len() as i64)
+        })
+    }
+
+    /// Replaces the payload of stored chunk `i` (at `at`, `old_cbytes` long) by `new`
+    /// (empty = remove).
+    fn replace_payload(&mut self, i: usize, at: u64, old_cbytes: i64, new: &[u8]) -> Result<()> {
+        let delta = new.len() as i64 - old_cbytes;
+        match &mut self.backing {
+            Backing::Contiguous(store) => {
+                let hl = u64::from(self.header.header_len);
+                let old_end = at + old_cbytes as u64;
+                let tail = (self.header.cbytes as u64)
+                    .checked_sub(old_end)
+                    .ok_or(Error::Data)?;
+                let new_end = at + new.len() as u64;
+                store.move_within(hl + old_end, hl + new_end, tail)?;
+                store.write_at(hl + at, new)?;
+                for l in self.locs.iter_mut() {
+                    if let ChunkLoc::Stored(v) = l {
+                        if *v >= old_end {
+                            *v = (*v as i64 + delta) as u64;
+                        }
+                    }
+                }
+            }
+            Backing::Sparse(dir) => {
+                let path = sframe::chunk_path(dir, at)?;
+                if new.is_empty() {
+                    std::fs::remove_file(path).map_err(|_| Error::FileRemove)?;
+                } else {
+                    std::fs::write(path, new).map_err(|_| Error::FileWrite)?;
+                }
+            }
+        }
+        let _ = i;
+        self.header.cbytes += delta;
+        Ok(())
+    }
+
+    /// Deletes chunk `i`. cframes keep the payload as dead space (cbytes unchanged, as
+    /// c-blosc2 does); sframes remove the chunk file. Returns nchunks.
+    pub fn delete_chunk(&mut self, i: i64) -> Result<i64> {
+        let loc = self.loc(i)?;
+        let i = i as usize;
+        let nbytes = self.nbytes_at(i)?;
+        let sparse_cbytes = match (&self.backing, loc) {
+            (Backing::Sparse(_), ChunkLoc::Stored(_)) => {
+                i64::from(self.chunk_info(i as i64)?.cbytes)
+            }
+            _ => 0,
+        };
+        self.transaction(|f| {
+            f.locs.remove(i);
+            f.header.nbytes -= nbytes;
+            f.header.cbytes -= sparse_cbytes;
+            if let (Backing::Sparse(dir), ChunkLoc::Stored(id)) = (&f.backing, loc) {
+                std::fs::remove_file(sframe::chunk_path(dir, id)?)
+                    .map_err(|_| Error::FileRemove)?;
+            }
+            Ok(f.locs.len() as i64)
+        })
+    }
+
+    /// Reorders chunks: new position `k` holds old chunk `order[k]` (a permutation).
+    pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.locs.len();
+        if order.len() != n {
+            return Err(Error::InvalidParam);
+        }
+        let mut seen = vec![false; n];
+        for &o in order {
+            let o = usize::try_from(o)
+                .ok()
+                .filter(|&o| o < n)
+                .ok_or(Error::InvalidParam)?;
+            if std::mem::replace(&mut seen[o], true) {
+                return Err(Error::InvalidParam);
+            }
+        }
+        self.transaction(|f| {
+            let cs = i64::from(f.header.chunksize);
+            let short_last = cs > 0 && f.header.nbytes % cs != 0;
+            if short_last && order[n - 1] as usize != n - 1 && !f.header.variable_chunks {
+                f.switch_to_variable()?;
+            }
+            let old = f.locs.clone();
+            f.locs = order.iter().map(|&o| old[o as usize]).collect();
+            Ok(())
+        })
+    }
+
+    /// Adds a fixed-size metalayer; only possible while the frame holds no data.
+    pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        meta::check_name(name)?;
+        if meta::find(&self.header.metalayers, name).is_some()
+            || self.header.metalayers.len() >= MAX_METALAYERS
+            || self.header.cbytes != 0
+            || !self.locs.is_empty()
+        {
+            return Err(Error::InvalidParam);
+        }
+        let saved = self.header.clone();
+        self.header
+            .metalayers
+            .push((name.to_string(), content.to_vec()));
+        let r = self.commit(true);
+        if r.is_err() {
+            self.header = saved;
+        }
+        r.map(|_| self.header.metalayers.len() - 1)
+    }
+
+    /// Updates a metalayer. On an empty frame any size is accepted; once the frame holds data
+    /// the header cannot change size, so the content must not be longer than the stored one
+    /// and only its first bytes are overwritten (c-blosc2's rule; it silently ignores longer
+    /// contents, which is reported here as `InvalidParam`).
+    pub fn update_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let idx = meta::find(&self.header.metalayers, name).ok_or(Error::MetalayerNotFound)?;
+        let empty = self.header.cbytes == 0 && self.locs.is_empty();
+        let saved = self.header.clone();
+        let stored = &mut self.header.metalayers[idx].1;
+        if empty {
+            *stored = content.to_vec();
+        } else if content.len() <= stored.len() {
+            stored[..content.len()].copy_from_slice(content);
+        } else {
+            return Err(Error::InvalidParam);
+        }
+        let r = self.commit(empty);
+        if r.is_err() {
+            self.header = saved;
+        }
+        r.map(|_| idx)
+    }
+
+    /// Adds a vlmetalayer whose content is already compressed (see [`meta::encode_vlmeta`]).
+    pub fn add_vlmetalayer_raw(&mut self, name: &str, stored: &[u8]) -> Result<usize> {
+        meta::check_name(name)?;
+        if meta::find(&self.vlmeta, name).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        if self.vlmeta.len() >= MAX_VLMETALAYERS_WRITE {
+            return Err(Error::Failure);
+        }
+        self.transaction(|f| {
+            f.vlmeta.push((name.to_string(), stored.to_vec()));
+            Ok(f.vlmeta.len() - 1)
+        })
+    }
+
+    /// Replaces the compressed content of an existing vlmetalayer.
+    pub fn update_vlmetalayer_raw(&mut self, name: &str, stored: &[u8]) -> Result<usize> {
+        let idx = meta::find(&self.vlmeta, name).ok_or(Error::MetalayerNotFound)?;
+        self.transaction(|f| {
+            f.vlmeta[idx].1 = stored.to_vec();
+            Ok(idx)
+        })
+    }
+
+    /// Deletes a vlmetalayer; returns how many remain.
+    pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
+        let idx = meta::find(&self.vlmeta, name).ok_or(Error::MetalayerNotFound)?;
+        self.transaction(|f| {
+            f.vlmeta.remove(idx);
+            Ok(f.vlmeta.len())
+        })
+    }
+
+    /// A fresh in-memory cframe with the same parameters, metalayers, vlmetalayers and chunks
+    /// (in logical order, no dead space). Deterministic.
+    pub fn compacted(&self) -> Result<Vec<u8>> {
+        let h = &self.header;
+        let cparams = CParams {
+            compcode: h.compcode,
+            compcode_meta: h.compcode_meta,
+            clevel: h.clevel,
+            use_dict: h.use_dict,
+            typesize: h.typesize,
+            nthreads: h.nthreads_comp,
+            blocksize: h.blocksize,
+            splitmode: i32::from(h.splitmode),
+            filters: h.filters,
+            filters_meta: h.filters_meta,
+        };
+        let dparams = DParams {
+            nthreads: h.nthreads_decomp,
+        };
+        let mut out = Frame::new_memory(&cparams, &dparams)?;
+        out.header.frame_type = FrameType::Contiguous;
+        out.header.user_type = h.user_type;
+        out.header.metalayers = h.metalayers.clone();
+        out.vlmeta = self.vlmeta.clone();
+        out.commit(true)?;
+        for i in 0..self.nchunks() {
+            out.append_chunk(&self.chunk(i)?)?;
+        }
+        out.to_cframe()
+    }
+}

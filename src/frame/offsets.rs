@@ -1,0 +1,341 @@
+//! The offsets index: one ordinary chunk whose payload is `nchunks` little-endian int64 entries
+//! (cblosc2-notes §2.10). A non-negative entry locates a stored chunk (cframe: offset from the
+//! end of the header; sframe: chunk-file id); a negative one marks a special chunk with no
+//! payload, whose bytes are synthesised on read.
+
+use super::chunkinfo::{special, EXTENDED_HEADER_LEN};
+use crate::chunk::{self, CParams};
+use crate::error::{Error, Result};
+
+/// Special chunks that frames store as offsets rather than payloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialKind {
+    /// All zeros (`0x81` top byte).
+    Zeros,
+    /// All NaN (`0x82`).
+    Nan,
+    /// Uninitialised (`0x84`).
+    Uninit,
+}
+
+impl SpecialKind {
+    /// The chunk header special id (byte 31 bits 4-6).
+    pub fn special_id(self) -> u8 {
+        match self {
+            SpecialKind::Zeros => special::ZERO,
+            SpecialKind::Nan => special::NAN,
+            SpecialKind::Uninit => special::UNINIT,
+        }
+    }
+
+    /// The kind for a chunk header special id, if frames encode it as an offset.
+    pub fn from_special_id(id: u8) -> Option<SpecialKind> {
+        match id {
+            special::ZERO => Some(SpecialKind::Zeros),
+            special::NAN => Some(SpecialKind::Nan),
+            special::UNINIT => Some(SpecialKind::Uninit),
+            _ => None,
+        }
+    }
+}
+
+/// Where chunk `i` lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChunkLoc {
+    /// cframe: byte offset from the end of the header; sframe: chunk-file id.
+    Stored(u64),
+    /// No payload: a special chunk synthesised on read.
+    Special(SpecialKind),
+}
+
+impl ChunkLoc {
+    /// Decodes one index entry.
+    pub fn from_entry(v: i64) -> Result<ChunkLoc> {
+        if v >= 0 {
+            return Ok(ChunkLoc::Stored(v as u64));
+        }
+        // Same test order as the reference: zeros, uninit, NaN.
+        let top = (v as u64) >> 56;
+        if top & u64::from(special::ZERO) != 0 {
+            Ok(ChunkLoc::Special(SpecialKind::Zeros))
+        } else if top & u64::from(special::UNINIT) != 0 {
+            Ok(ChunkLoc::Special(SpecialKind::Uninit))
+        } else if top & u64::from(special::NAN) != 0 {
+            Ok(ChunkLoc::Special(SpecialKind::Nan))
+        } else {
+            Err(Error::Data)
+        }
+    }
+
+    /// Encodes one index entry (`0x8X00000000000000` for specials).
+    pub fn to_entry(self) -> i64 {
+        match self {
+            ChunkLoc::Stored(v) => v as i64,
+            ChunkLoc::Special(k) => ((0x80u64 | u64::from(k.special_id())) << 56) as i64,
+        }
+    }
+}
+
+/// Decodes index payload bytes (`nchunks * 8` little-endian int64s).
+pub fn decode_entries(raw: &[u8]) -> Result<Vec<ChunkLoc>> {
+    if raw.len() % 8 != 0 {
+        return Err(Error::Data);
+    }
+    raw.chunks_exact(8)
+        .map(|e| ChunkLoc::from_entry(i64::from_le_bytes(e.try_into().unwrap_or([0; 8]))))
+        .collect()
+}
+
+/// Encodes index payload bytes.
+pub fn encode_entries(locs: &[ChunkLoc]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(locs.len() * 8);
+    for l in locs {
+        out.extend_from_slice(&l.to_entry().to_le_bytes());
+    }
+    out
+}
+
+/// Decompresses an index chunk (exactly `chunk.len()` bytes, already bounded by the caller).
+///
+/// Memcpyed and SPECIAL_VALUE index chunks (what c-blosc2 writes for ≤ 3 chunks and for
+/// `fill_special`) are read here directly; anything else goes through [`chunk::decompress_vec`].
+pub fn decompress_index(chunk: &[u8]) -> Result<Vec<u8>> {
+    let info = super::chunkinfo::ChunkInfo::parse(chunk)?;
+    if info.cbytes as usize > chunk.len() {
+        return Err(Error::ReadBuffer);
+    }
+    let extended = chunk[2] & 0x05 == 0x05;
+    let nbytes = info.nbytes as usize;
+    if extended && info.special == special::VALUE {
+        let value = &chunk[EXTENDED_HEADER_LEN..info.cbytes as usize];
+        if value.is_empty() || nbytes % value.len() != 0 {
+            return Err(Error::Data);
+        }
+        return Ok(value.repeat(nbytes / value.len()));
+    }
+    if extended && info.special == special::ZERO {
+        return Ok(vec![0; nbytes]);
+    }
+    if extended && info.special == special::NONE && chunk[2] & 0x02 != 0 {
+        if info.cbytes as usize != nbytes + EXTENDED_HEADER_LEN {
+            return Err(Error::Data);
+        }
+        return Ok(chunk[EXTENDED_HEADER_LEN..info.cbytes as usize].to_vec());
+    }
+    let out = chunk::decompress_vec(&chunk[..info.cbytes as usize])?;
+    if out.len() != nbytes {
+        return Err(Error::Data);
+    }
+    Ok(out)
+}
+
+/// The cparams c-blosc2 uses whenever it rewrites the index: BloscLZ clevel 5, typesize 8,
+/// blocksize 16384, never split, shuffle in slot 5.
+pub fn index_cparams() -> CParams {
+    CParams {
+        compcode: 0,
+        compcode_meta: 0,
+        clevel: 5,
+        use_dict: false,
+        typesize: 8,
+        nthreads: 1,
+        blocksize: 16 * 1024,
+        splitmode: 2,
+        filters: [0, 0, 0, 0, 0, 1],
+        filters_meta: [0; 6],
+    }
+}
+
+/// Builds the index chunk for `locs`.
+///
+/// Indexes under 32 bytes are below `BLOSC_MIN_BUFFERSIZE`, which every Blosc2 compressor stores
+/// memcpyed; that exact chunk is built here (byte-identical to c-blosc2's). Larger indexes go
+/// through [`chunk::compress_vec`] with [`index_cparams`].
+pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
+    let raw = encode_entries(locs);
+    if raw.len() > i32::MAX as usize - EXTENDED_HEADER_LEN {
+        return Err(Error::TwoGbLimit);
+    }
+    if raw.len() < 32 {
+        let n = raw.len() as i32;
+        let mut c = Vec::with_capacity(EXTENDED_HEADER_LEN + raw.len());
+        c.extend_from_slice(&[5, 1, 0x07, 8]);
+        c.extend_from_slice(&n.to_le_bytes());
+        c.extend_from_slice(&n.to_le_bytes());
+        c.extend_from_slice(&(n + EXTENDED_HEADER_LEN as i32).to_le_bytes());
+        c.extend_from_slice(&[0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        c.extend_from_slice(&raw);
+        return Ok(c);
+    }
+    chunk::compress_vec(&index_cparams(), &raw)
+}
+
+/// The blocksize c-blosc2 writes into a synthesised special chunk: its automatic blocksize for
+/// `BLOSC2_CPARAMS_DEFAULTS` (BloscLZ, clevel 5, shuffle) with the frame's typesize, or the
+/// frame's requested blocksize (cblosc2-notes §2.3, verified against 3.3.5 output).
+pub fn special_blocksize(typesize: i32, nbytes: i32, requested: i32) -> i32 {
+    let ts = typesize.max(1) as i64;
+    let nb = nbytes as i64;
+    if nb < ts {
+        return 1;
+    }
+    let mut bs = if requested > 0 {
+        requested as i64
+    } else {
+        // BloscLZ + shuffle + clevel 5 splits when typesize <= 16 and there are >= 32 elements.
+        let split = ts <= 16 && nb / ts >= 32;
+        if split {
+            (64 * 1024 * ts).clamp(32 * 1024, 4 * 1024 * 1024)
+        } else if nb >= 32 * 1024 {
+            128 * 1024
+        } else {
+            nb
+        }
+    };
+    bs = bs.min(nb);
+    if bs > ts {
+        bs -= bs % ts;
+    }
+    bs as i32
+}
+
+/// A 32-byte special chunk as c-blosc2 synthesises it for a special offset.
+pub fn synthesise_special(
+    kind: SpecialKind,
+    typesize: i32,
+    nbytes: i32,
+    blocksize: i32,
+) -> Vec<u8> {
+    let mut c = vec![0u8; EXTENDED_HEADER_LEN];
+    c[0] = 5;
+    c[1] = 1;
+    c[2] = 0x05;
+    c[3] = if (1..=255).contains(&typesize) {
+        typesize as u8
+    } else {
+        1
+    };
+    c[4..8].copy_from_slice(&nbytes.to_le_bytes());
+    c[8..12].copy_from_slice(&special_blocksize(typesize, nbytes, blocksize).to_le_bytes());
+    c[12..16].copy_from_slice(&(EXTENDED_HEADER_LEN as i32).to_le_bytes());
+    c[31] = kind.special_id() << 4;
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip() {
+        let locs = vec![
+            ChunkLoc::Stored(0),
+            ChunkLoc::Special(SpecialKind::Zeros),
+            ChunkLoc::Special(SpecialKind::Nan),
+            ChunkLoc::Special(SpecialKind::Uninit),
+            ChunkLoc::Stored(1234),
+        ];
+        let raw = encode_entries(&locs);
+        assert_eq!(&raw[8..16], &[0, 0, 0, 0, 0, 0, 0, 0x81]);
+        assert_eq!(&raw[16..24], &[0, 0, 0, 0, 0, 0, 0, 0x82]);
+        assert_eq!(&raw[24..32], &[0, 0, 0, 0, 0, 0, 0, 0x84]);
+        assert_eq!(decode_entries(&raw).unwrap(), locs);
+        assert_eq!(ChunkLoc::from_entry(i64::MIN), Err(Error::Data));
+        assert_eq!(
+            ChunkLoc::from_entry(-1).unwrap(),
+            ChunkLoc::Special(SpecialKind::Zeros)
+        );
+        assert_eq!(decode_entries(&raw[..7]), Err(Error::Data));
+    }
+
+    #[test]
+    fn small_index_is_c_blosc2s_memcpyed_chunk() {
+        // From a 3-chunk frame written by c-blosc2 3.3.5 (offsets 0, 0x3f04, 0x7e08).
+        let expected: [u8; 56] = [
+            0x05, 0x01, 0x07, 0x08, 0x18, 0, 0, 0, 0x18, 0, 0, 0, 0x38, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x04, 0x3f, 0, 0, 0, 0, 0, 0,
+            0x08, 0x7e, 0, 0, 0, 0, 0, 0,
+        ];
+        let locs = [
+            ChunkLoc::Stored(0),
+            ChunkLoc::Stored(0x3f04),
+            ChunkLoc::Stored(0x7e08),
+        ];
+        assert_eq!(encode_index(&locs).unwrap(), expected);
+        assert_eq!(
+            decode_entries(&decompress_index(&expected).unwrap()).unwrap(),
+            locs
+        );
+        // Truncated or inconsistent index chunks are errors.
+        assert!(decompress_index(&expected[..50]).is_err());
+        let mut bad = expected;
+        bad[12] = 0x37;
+        assert!(decompress_index(&bad).is_err());
+    }
+
+    #[test]
+    fn special_value_index_is_expanded() {
+        let mut c = vec![5u8, 1, 0x05, 8];
+        c.extend_from_slice(&24i32.to_le_bytes());
+        c.extend_from_slice(&24i32.to_le_bytes());
+        c.extend_from_slice(&40i32.to_le_bytes());
+        c.extend_from_slice(&[0; 15]);
+        c.push(0x30);
+        c.extend_from_slice(
+            &ChunkLoc::Special(SpecialKind::Zeros)
+                .to_entry()
+                .to_le_bytes(),
+        );
+        let locs = decode_entries(&decompress_index(&c).unwrap()).unwrap();
+        assert_eq!(locs, vec![ChunkLoc::Special(SpecialKind::Zeros); 3]);
+    }
+
+    #[test]
+    fn special_chunk_bytes_match_reference() {
+        // get_chunk(0) of a frame with an all-zero chunk, c-blosc2 3.3.5.
+        let cases: [(i32, i32, i32, &str); 6] = [
+            (
+                8,
+                80000,
+                0,
+                "0501050880380100803801002000000000000000000000000000000000000010",
+            ),
+            (
+                8,
+                4000000,
+                0,
+                "0501050800093d00000008002000000000000000000000000000000000000010",
+            ),
+            (
+                3,
+                99999,
+                0,
+                "050105039f8601009f8601002000000000000000000000000000000000000010",
+            ),
+            (
+                8,
+                100000,
+                4096,
+                "05010508a0860100001000002000000000000000000000000000000000000010",
+            ),
+            (
+                1,
+                200000,
+                0,
+                "05010501400d0300000001002000000000000000000000000000000000000010",
+            ),
+            (
+                40,
+                400000,
+                0,
+                "05010528801a0600e0ff01002000000000000000000000000000000000000010",
+            ),
+        ];
+        for (ts, nb, bs, hex) in cases {
+            let c = synthesise_special(SpecialKind::Zeros, ts, nb, bs);
+            let h: String = c.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(h, hex, "ts {ts} nbytes {nb}");
+        }
+        assert_eq!(special_blocksize(8, 4, 0), 1);
+    }
+}
