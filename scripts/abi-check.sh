@@ -6,7 +6,9 @@
 #   2. layouts and values: tests/abi/abi_dump.c is built against each header set and run; the
 #      outputs (struct sizes, field offsets/sizes/signedness, constants, default constants)
 #      must be identical;
-#   3. prototypes: every BLOSC_EXPORT function of the reference blosc2.h and blosc2-stdio.h
+#   3. header-only helpers: tests/abi/inline_dump.c runs blosc2_meta_exists/blosc2_meta_get,
+#      swap_store and the error macros against each header set; the outputs must be identical;
+#   4. prototypes: every BLOSC_EXPORT function of the reference blosc2.h and blosc2-stdio.h
 #      (and the b2nd metalayer helpers of b2nd.h) must be declared by our headers, and the
 #      reference prototypes, compiled in one translation unit after our headers, must not
 #      conflict with ours (C: incompatible redeclaration; C++: conflicting extern "C").
@@ -100,7 +102,23 @@ else
   fi
 fi
 
-# --- 3. prototypes ----------------------------------------------------------------------------
+# --- 3. header-only helpers (meta_exists/meta_get, swap_store, BLOSC_ERROR, print_error) ------
+inline_dump() {  # $1 = include dir, $2 = output name
+  $CC -std=gnu11 -O0 -w -I"$1" "$root/tests/abi/inline_dump.c" -o "$tmp/$2" \
+    && env -u BLOSC_TRACE "$tmp/$2" >"$tmp/$2.txt" 2>/dev/null
+}
+if ! inline_dump "$ref" iref; then
+  fail "inline_dump.c does not build or run against the reference headers"
+elif ! inline_dump "$ours" iours; then
+  fail "inline_dump.c does not build or run against b2frame's headers"
+elif diff -u "$tmp/iref.txt" "$tmp/iours.txt" >"$tmp/inline.diff"; then
+  echo "abi-check: ok: header-only helpers behave identically ($(wc -l <"$tmp/iref.txt") results)"
+else
+  cat "$tmp/inline.diff"
+  fail "header-only helpers differ (- reference, + ours)"
+fi
+
+# --- 4. prototypes ----------------------------------------------------------------------------
 "$py" - "$ref" "$tmp" <<'PY'
 import re, sys, pathlib
 ref, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
