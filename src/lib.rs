@@ -20,5 +20,6 @@ pub mod filters;
 pub mod msgpack;
 pub mod frame;
 pub mod b2nd_meta;
+pub mod pool;
 
 pub use error::{Error, Result};

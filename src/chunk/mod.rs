@@ -2,10 +2,179 @@
 //! (32-byte extended header, bstarts, optional dictionary, per-block streams), special-value
 //! chunks and VL-block chunks, on top of [`crate::codecs`] and [`crate::filters`].
 //!
-//! (Being implemented. The public surface below is the contract other layers build on:
-//! `CParams`/`DParams`, `Compressor`, `Decompressor`, `header::ChunkHeader`.)
+//! # Safe API (what the C layer and the frame/schunk layers build on)
+//!
+//! * [`Compressor::new`]`(CParams, hooks)`; [`Compressor::compress`]`(src, dst)` returns the
+//!   chunk size, or `Ok(0)` when the chunk does not fit in `dst` (like c-blosc2, whose callers
+//!   treat 0 as "not enough room"); [`Compressor::vlcompress`]`(srcs, dst)` writes a VL-block
+//!   chunk (version 6) with one block per source.
+//! * [`Decompressor::new`]`(DParams, hooks)`; [`Decompressor::decompress`]`(src, dst)` returns
+//!   nbytes; [`Decompressor::getitem`] / [`Decompressor::getitem_bytes`] decode a range
+//!   without decoding the whole chunk; [`Decompressor::set_maskout`] skips blocks in the next
+//!   `decompress` only; [`Decompressor::vldecompress`], [`Decompressor::vldecompress_block`],
+//!   [`vlchunk_nblocks`] for VL-block chunks; [`Decompressor::decompress_block`] for one block.
+//! * [`special`]: the zeros / NaNs / repeated value / uninit constructors.
+//! * [`header`]: [`header::ChunkHeader`] (validated parse, write) and the `cbuffer_*` inspectors.
+//! * [`compress_vec`] / [`decompress_vec`]: one-shot conveniences without hooks.
+//!
+//! Errors are [`Error`] values carrying the `BLOSC2_ERROR_*` code c-blosc2 returns for the same
+//! input. Nothing here panics on bad input; every offset read from a chunk is checked.
+//!
+//! # Determinism and threads
+//!
+//! Blocks are encoded independently and laid out in block order, so the bytes of a chunk do
+//! not depend on `nthreads` (c-blosc2's do: it writes blocks in completion order). With
+//! `nthreads > 1` and more than one block, blocks run on a persistent [`crate::pool::Pool`]
+//! owned by the (de)compressor (or shared with [`Compressor::set_pool`]); otherwise everything
+//! runs on the caller's thread.
+//!
+//! # Hooks
+//!
+//! [`Hooks`] is how the C layer plugs in user codecs (compcodes 32..=255), user filters
+//! (ids 32..=255), and the per-block prefilter/postfilter. [`NoHooks`] is the default.
+
+pub mod blocksize;
+mod compress;
+mod decompress;
+pub mod header;
+mod par;
+mod pipeline;
+pub mod special;
+
+pub use compress::Compressor;
+pub use decompress::{vlchunk_nblocks, Decompressor};
 
 use crate::error::{Error, Result};
+use std::sync::Arc;
+
+/// Arguments of one prefilter call (the fields of `blosc2_prefilter_params` the core knows).
+pub struct PrefilterArgs<'a> {
+    /// The block's bytes in the caller's source buffer.
+    pub input: &'a [u8],
+    /// Where the prefilter writes its output (`nelems * output_typesize` bytes, zeroed first).
+    pub output: &'a mut [u8],
+    /// Item size of the output (the chunk typesize unless the hooks say otherwise).
+    pub output_typesize: i32,
+    /// Byte offset of the block in the chunk.
+    pub output_offset: i32,
+    /// Block index.
+    pub nblock: i32,
+    /// Worker id (0..nthreads).
+    pub tid: i32,
+}
+
+/// Arguments of one postfilter call (the fields of `blosc2_postfilter_params` the core knows).
+pub struct PostfilterArgs<'a> {
+    /// The decoded block (after the filter pipeline).
+    pub input: &'a [u8],
+    /// The block's place in the destination.
+    pub output: &'a mut [u8],
+    /// Block size in bytes.
+    pub size: i32,
+    /// Chunk typesize.
+    pub typesize: i32,
+    /// Byte offset of the block in the chunk (`nblock * blocksize`).
+    pub offset: i32,
+    /// Block index.
+    pub nblock: i32,
+    /// Worker id (0..nthreads).
+    pub tid: i32,
+}
+
+/// Callbacks the chunk engine calls for what it does not implement itself. All methods have
+/// defaults meaning "nothing registered". Implementations must be `Send + Sync`: blocks of one
+/// chunk are processed on several worker threads at once.
+pub trait Hooks: Send + Sync {
+    /// Format version byte (header byte 1) of user codec `compcode`, `None` if unknown.
+    fn codec_version(&self, compcode: u8) -> Option<u8> {
+        let _ = compcode;
+        None
+    }
+    /// Encodes one stream with user codec `compcode`. `None`: codec not registered
+    /// (`CodecSupport`). `Some(Ok(n))`: `n` bytes written to `dst`, 0 = store raw.
+    /// `Some(Err(_))`: the codec failed (c-blosc2 reports `Data` for negative returns).
+    /// `chunk_src` is the whole input of the chunk (c-blosc2 passes it as `chunk`).
+    fn encode(
+        &self,
+        compcode: u8,
+        meta: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        chunk_src: &[u8],
+    ) -> Option<Result<usize>> {
+        let _ = (compcode, meta, src, dst, chunk_src);
+        None
+    }
+    /// Decodes one stream with user codec `compcode` into `dst` (must fill it exactly).
+    /// `None`: not registered (`CodecSupport`). `chunk` is the whole compressed chunk.
+    fn decode(
+        &self,
+        compcode: u8,
+        meta: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        chunk: &[u8],
+    ) -> Option<Result<usize>> {
+        let _ = (compcode, meta, src, dst, chunk);
+        None
+    }
+    /// Runs user filter `id` forward (`src` → `dst`, same length). `None`: not registered.
+    fn filter_forward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
+        let _ = (id, meta, src, dst);
+        None
+    }
+    /// Runs user filter `id` backward (`src` → `dst`). `None`: not registered.
+    fn filter_backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
+        let _ = (id, meta, src, dst);
+        None
+    }
+    /// Whether [`Hooks::prefilter`] is set.
+    fn has_prefilter(&self) -> bool {
+        false
+    }
+    /// Output item size of the prefilter (0 = chunk typesize).
+    fn prefilter_output_typesize(&self) -> i32 {
+        0
+    }
+    /// `output_is_disposable`: the compressed output is not wanted (streams become zero runs).
+    fn prefilter_output_is_disposable(&self) -> bool {
+        false
+    }
+    /// Called per block before the filter pipeline. Err → `FilterPipeline`.
+    fn prefilter(&self, args: &mut PrefilterArgs<'_>) -> Result<()> {
+        let _ = args;
+        Ok(())
+    }
+    /// Whether [`Hooks::postfilter`] is set.
+    fn has_postfilter(&self) -> bool {
+        false
+    }
+    /// Called per block after the filter pipeline, instead of copying the block to its
+    /// place. Err → `Postfilter`.
+    fn postfilter(&self, args: &mut PostfilterArgs<'_>) -> Result<()> {
+        let _ = args;
+        Ok(())
+    }
+    /// Runs `job(i)` for every `i` in `0..njobs`, possibly in parallel, and returns true; or
+    /// returns false (without running anything) to let the engine use its own pool. This is
+    /// where `blosc2_set_threads_callback` plugs in. Jobs are independent; each one picks its
+    /// own worker state.
+    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
+        let _ = (njobs, job);
+        false
+    }
+}
+
+/// No user codecs, filters or pre/postfilters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoHooks;
+
+impl Hooks for NoHooks {}
+
+/// Shared "no hooks" value for constructors.
+pub fn no_hooks() -> Arc<dyn Hooks> {
+    Arc::new(NoHooks)
+}
 
 /// Compression parameters of the safe core (the C `blosc2_cparams` minus pointers/hooks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,14 +232,25 @@ impl Default for DParams {
     }
 }
 
-/// Compresses `src` into a new chunk with `cparams` (convenience for layers above).
+/// Compresses `src` into a new chunk with `cparams` (convenience for layers above): the
+/// buffer is sized for the worst case (`nbytes + 32`), so this never returns an empty chunk.
 pub fn compress_vec(cparams: &CParams, src: &[u8]) -> Result<Vec<u8>> {
-    let _ = (cparams, src);
-    Err(Error::Failure)
+    let mut c = Compressor::new(*cparams, no_hooks())?;
+    let mut dst = vec![0u8; src.len() + header::EXTENDED_HEADER_LEN];
+    let n = c.compress(src, &mut dst)?;
+    if n == 0 {
+        return Err(Error::WriteBuffer);
+    }
+    dst.truncate(n);
+    Ok(dst)
 }
 
 /// Decompresses a whole chunk into a new buffer (convenience for layers above).
 pub fn decompress_vec(chunk: &[u8]) -> Result<Vec<u8>> {
-    let _ = chunk;
-    Err(Error::Failure)
+    let h = header::ChunkHeader::read(chunk, true)?;
+    let mut dst = vec![0u8; h.nbytes.max(0) as usize];
+    let mut d = Decompressor::new(DParams::default(), no_hooks())?;
+    let n = d.decompress(chunk, &mut dst)?;
+    dst.truncate(n);
+    Ok(dst)
 }

@@ -1,0 +1,795 @@
+//! The chunk reader: whole chunks, item ranges (getitem), single blocks and VL blocks.
+//!
+//! Reads every chunk c-blosc2 writes: 16-byte Blosc1 headers (versions 1-4, legacy filter
+//! flags), 32-byte headers (versions 5 and 6), bstarts in any order, dictionaries, the four
+//! stream encodings, memcpyed and special chunks, VL blocks. [`prepare`] validates the header and
+//! the offsets tables once (with c-blosc2's error codes); the block decoder then checks every
+//! stream size against the bytes that are really there.
+
+use super::header::{ChunkHeader, SpecialKind, MAX_DICT_SIZE};
+use super::par::{acquire, lock, run_jobs};
+use super::pipeline::Pipeline;
+use super::{special, DParams, Hooks, PostfilterArgs};
+use crate::codecs::{self, dict::DecompressDict, CodecState};
+use crate::error::{Error, Result};
+use crate::pool::Pool;
+use std::sync::{Arc, Mutex};
+
+/// Per-worker codec state and scratch.
+#[derive(Default)]
+struct Worker {
+    codec: CodecState,
+    tmp: Vec<u8>,
+    block: Vec<u8>,
+}
+
+fn rd_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// A block to decode in parallel: index, destination, outcome.
+type BlockJob<'d> = (usize, &'d mut [u8], Option<Result<()>>);
+/// A VL block decoded in parallel: its buffer and outcome.
+type VlJob = (Vec<u8>, Option<Result<()>>);
+
+/// Per-block sizes of a VL-block chunk.
+struct VlInfo {
+    /// Uncompressed size of each block.
+    nbytes: Vec<usize>,
+    /// Offset of each block in the flat output.
+    offsets: Vec<usize>,
+    /// Compressed span of each block (4-byte size + stream).
+    spans: Vec<usize>,
+}
+
+/// A validated chunk, ready for block decoding.
+struct Layout<'a> {
+    /// The chunk, truncated to `cbytes`.
+    src: &'a [u8],
+    h: ChunkHeader,
+    hlen: usize,
+    nblocks: usize,
+    blocksize: usize,
+    leftover: usize,
+    special: SpecialKind,
+    memcpyed: bool,
+    dict: Option<DecompressDict>,
+    vl: Option<VlInfo>,
+    pipeline: Pipeline<'a>,
+    hooks: &'a dyn Hooks,
+}
+
+impl Layout<'_> {
+    /// (offset in the output, size, is the leftover block) of block `j`.
+    fn block(&self, j: usize) -> (usize, usize, bool) {
+        if let Some(vl) = &self.vl {
+            return (vl.offsets[j], vl.nbytes[j], false);
+        }
+        let last = j + 1 == self.nblocks && self.leftover > 0;
+        let size = if last { self.leftover } else { self.blocksize };
+        (j * self.blocksize, size, last)
+    }
+
+    fn bstart(&self, j: usize) -> i64 {
+        rd_i32(self.src, self.hlen + 4 * j) as i64
+    }
+
+    /// Block 0 must be decoded before the others (DELTA references it).
+    fn needs_dref(&self) -> bool {
+        self.vl.is_none()
+            && self.special == SpecialKind::None
+            && !self.memcpyed
+            && self.nblocks > 1
+            && self.pipeline.has_delta()
+    }
+}
+
+/// Validates `src` for decoding (c-blosc2's `initialize_context_decompression`, same checks
+/// and codes). `dst_len`: the destination size to check nbytes against; `mask_len`: the
+/// length of a block mask. `Ok(None)`: a header-only empty chunk (decodes to 0 bytes).
+fn prepare<'a>(
+    src: &'a [u8],
+    hooks: &'a dyn Hooks,
+    dst_len: Option<usize>,
+    mask_len: Option<usize>,
+) -> Result<Option<Layout<'a>>> {
+    let h = ChunkHeader::read(src, true)?;
+    if let Some(d) = dst_len {
+        if h.nbytes as i64 > d as i64 {
+            return Err(Error::WriteBuffer);
+        }
+    }
+    if h.is_lazy() {
+        // Lazy chunks only exist between a frame and its own decoder; frames hand this
+        // decoder whole chunks.
+        return Err(Error::InvalidParam);
+    }
+    if h.cbytes as i64 > src.len() as i64 {
+        return Err(Error::InvalidHeader);
+    }
+    if h.nbytes < 0 {
+        return Err(Error::InvalidHeader);
+    }
+    let src = &src[..h.cbytes as usize];
+    let nblocks = h.nblocks().max(0) as usize;
+    if let Some(m) = mask_len {
+        if m != nblocks {
+            return Err(Error::Data);
+        }
+    }
+    let special = h.special().ok_or(Error::Data)?;
+    let memcpyed = h.is_memcpyed();
+    let hlen = h.header_len();
+    if memcpyed && h.cbytes as i64 != h.nbytes as i64 + hlen as i64 {
+        return Err(Error::Data);
+    }
+    let pipeline = Pipeline {
+        filters: h.filters,
+        meta: h.filters_meta,
+        typesize: h.typesize as usize,
+        version: h.version,
+        hooks,
+    };
+    if h.nbytes == 0 && h.cbytes as usize == hlen && special == SpecialKind::None {
+        return Ok(None);
+    }
+    let regular = special == SpecialKind::None && !memcpyed;
+    let bstarts_end = if regular {
+        hlen.checked_add(nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?)
+            .filter(|&e| e <= i32::MAX as usize)
+            .ok_or(Error::InvalidHeader)?
+    } else {
+        hlen
+    };
+    if src.len() < bstarts_end {
+        return Err(Error::ReadBuffer);
+    }
+    let mut dict = None;
+    if h.uses_dict() && regular {
+        let rest = &src[bstarts_end..];
+        if rest.len() < 4 {
+            return Err(Error::ReadBuffer);
+        }
+        let dsize = rd_i32(rest, 0);
+        if dsize <= 0 || dsize > MAX_DICT_SIZE {
+            return Err(Error::CodecDict);
+        }
+        if rest.len() - 4 < dsize as usize {
+            return Err(Error::ReadBuffer);
+        }
+        let bytes = &rest[4..4 + dsize as usize];
+        if let Some(cc @ (codecs::LZ4 | codecs::ZSTD)) = codecs::decoder_for_format(h.compformat())
+        {
+            dict = Some(DecompressDict::new(cc, bytes).map_err(|_| Error::CodecDict)?);
+        }
+    }
+    let mut vl = None;
+    if h.is_vl() && regular {
+        let cbytes = h.cbytes as i64;
+        let mut info = VlInfo {
+            nbytes: Vec::with_capacity(nblocks),
+            offsets: Vec::with_capacity(nblocks),
+            spans: Vec::with_capacity(nblocks),
+        };
+        let mut total: i64 = 0;
+        let mut prev: i64 = 0;
+        let mut max_bs = 0usize;
+        for i in 0..nblocks {
+            let bstart = rd_i32(src, hlen + 4 * i) as i64;
+            let next = if i + 1 < nblocks {
+                rd_i32(src, hlen + 4 * (i + 1)) as i64
+            } else {
+                cbytes
+            };
+            if bstart < bstarts_end as i64
+                || bstart <= prev
+                || next <= bstart
+                || next > cbytes
+                || bstart > src.len() as i64 - 4
+            {
+                return Err(Error::InvalidHeader);
+            }
+            let nb = rd_i32(src, bstart as usize);
+            if nb <= 0 {
+                return Err(Error::InvalidHeader);
+            }
+            info.offsets.push(total as usize);
+            total += nb as i64;
+            if total > h.nbytes as i64 {
+                return Err(Error::InvalidHeader);
+            }
+            info.nbytes.push(nb as usize);
+            info.spans.push((next - bstart) as usize);
+            max_bs = max_bs.max(nb as usize);
+            prev = bstart;
+        }
+        if total != h.nbytes as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        vl = Some(info);
+    }
+    let blocksize = if h.is_vl() { 0 } else { h.blocksize as usize };
+    Ok(Some(Layout {
+        src,
+        h,
+        hlen,
+        nblocks,
+        blocksize,
+        leftover: h.leftover().max(0) as usize,
+        special,
+        memcpyed,
+        dict,
+        vl,
+        pipeline,
+        hooks,
+    }))
+}
+
+/// Decodes one stream with the chunk's codec into exactly `dst.len()` bytes.
+fn decode_codec(
+    lay: &Layout<'_>,
+    state: &mut CodecState,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<()> {
+    let format = lay.h.compformat();
+    if format == codecs::format::UDCODEC {
+        return match lay
+            .hooks
+            .decode(lay.h.udcompcode, lay.h.compcode_meta, src, dst, lay.src)
+        {
+            None => Err(Error::CodecSupport),
+            Some(Ok(n)) if n == dst.len() => Ok(()),
+            Some(Ok(_)) => Err(Error::Data),
+            Some(Err(e)) => Err(e),
+        };
+    }
+    let cc = codecs::decoder_for_format(format).ok_or(Error::CodecSupport)?;
+    match codecs::decompress(state, cc, src, dst, lay.dict.as_ref()) {
+        Ok(_) => Ok(()),
+        Err(Error::CodecSupport) => Err(Error::CodecSupport),
+        Err(_) => Err(Error::Data),
+    }
+}
+
+/// Decodes the streams of regular block `j` into `dst` (the block's size).
+fn decode_streams(
+    lay: &Layout<'_>,
+    state: &mut CodecState,
+    j: usize,
+    dst: &mut [u8],
+) -> Result<()> {
+    let src = lay.src;
+    let bstart = lay.bstart(j);
+    if bstart <= 0 || bstart >= src.len() as i64 {
+        return Err(Error::Data);
+    }
+    let bstart = bstart as usize;
+    let bsize = dst.len();
+    if let Some(vl) = &lay.vl {
+        let span = vl.spans[j];
+        if span <= 4 || bstart > src.len() - span {
+            return Err(Error::Data);
+        }
+        let p = &src[bstart..bstart + span];
+        if rd_i32(p, 0) as i64 != bsize as i64 {
+            return Err(Error::Data);
+        }
+        let payload = &p[4..];
+        if payload.len() == bsize {
+            dst.copy_from_slice(payload);
+            return Ok(());
+        }
+        return decode_codec(lay, state, payload, dst);
+    }
+    let (_, _, is_left) = lay.block(j);
+    let ts = lay.h.typesize as usize;
+    let nstreams = if !lay.h.dont_split() && !is_left {
+        ts
+    } else {
+        1
+    };
+    let neblock = bsize / nstreams;
+    if neblock == 0 {
+        return Err(Error::WriteBuffer);
+    }
+    if neblock * nstreams != bsize {
+        // Only c-blosc2's header/effective blocksize bug produces this; the tail of such a
+        // block was never stored where this block says it is.
+        return Err(Error::Data);
+    }
+    let mut p = &src[bstart..];
+    for d in dst.chunks_exact_mut(neblock) {
+        if p.len() < 4 {
+            return Err(Error::ReadBuffer);
+        }
+        let csize = rd_i32(p, 0);
+        p = &p[4..];
+        if csize > 0 && p.len() < csize as usize {
+            return Err(Error::ReadBuffer);
+        }
+        if csize == 0 {
+            d.fill(0);
+        } else if csize < 0 {
+            let Some((&token, rest)) = p.split_first() else {
+                return Err(Error::ReadBuffer);
+            };
+            p = rest;
+            if token & 1 == 0 || csize < -255 {
+                return Err(Error::RunLength);
+            }
+            d.fill((-csize) as u8);
+        } else {
+            let c = csize as usize;
+            if c == neblock {
+                d.copy_from_slice(&p[..c]);
+            } else {
+                decode_codec(lay, state, &p[..c], d)?;
+            }
+            p = &p[c..];
+        }
+    }
+    Ok(())
+}
+
+/// Decodes block `j` into `out` (its size). `dref`: decoded block 0 for DELTA (None for block
+/// 0 itself and VL blocks). `post`: run the postfilter (if any) into `out`.
+fn decode_block(
+    lay: &Layout<'_>,
+    w: &mut Worker,
+    j: usize,
+    out: &mut [u8],
+    dref: Option<&[u8]>,
+    tid: usize,
+    post: bool,
+) -> Result<()> {
+    let bsize = out.len();
+    let post = post && lay.hooks.has_postfilter();
+    let Worker { codec, tmp, block } = w;
+    let target: &mut [u8] = if post {
+        block.clear();
+        block.resize(bsize, 0);
+        &mut block[..]
+    } else {
+        &mut *out
+    };
+    if lay.special != SpecialKind::None {
+        special::fill(lay.special, lay.src, &lay.h, target)?;
+    } else if lay.memcpyed {
+        let from = lay.hlen + j * lay.blocksize;
+        let s = lay.src.get(from..from + bsize).ok_or(Error::ReadBuffer)?;
+        target.copy_from_slice(s);
+    } else {
+        decode_streams(lay, codec, j, target)?;
+        if lay.pipeline.backward_active() {
+            if tmp.len() < bsize {
+                tmp.resize(bsize, 0);
+            }
+            let (offset, _, _) = lay.block(j);
+            lay.pipeline
+                .backward(target, tmp, dref.map(|d| (offset, d)))?;
+        }
+    }
+    if post {
+        let (offset, _, _) = lay.block(j);
+        let mut args = PostfilterArgs {
+            input: &block[..],
+            output: out,
+            size: bsize as i32,
+            typesize: lay.h.typesize as i32,
+            offset: offset as i32,
+            nblock: j as i32,
+            tid: tid as i32,
+        };
+        lay.hooks
+            .postfilter(&mut args)
+            .map_err(|_| Error::Postfilter)?;
+    }
+    Ok(())
+}
+
+/// `blosc2_vlchunk_get_nblocks`: number of blocks of a VL-block chunk (`InvalidParam` for
+/// other chunks).
+pub fn vlchunk_nblocks(src: &[u8]) -> Result<i32> {
+    let h = ChunkHeader::read(src, true)?;
+    if !h.is_vl() {
+        return Err(Error::InvalidParam);
+    }
+    Ok(h.blocksize)
+}
+
+/// Reads chunks. Owns codec states, scratch and (when `nthreads > 1`) a worker pool.
+pub struct Decompressor {
+    dp: DParams,
+    hooks: Arc<dyn Hooks>,
+    pool: Option<Arc<Pool>>,
+    workers: Vec<Mutex<Worker>>,
+    maskout: Option<Vec<bool>>,
+    dref: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for Decompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decompressor")
+            .field("dparams", &self.dp)
+            .finish()
+    }
+}
+
+impl Decompressor {
+    /// A decompressor; `nthreads` must be ≥ 1 (`InvalidParam`).
+    pub fn new(dparams: DParams, hooks: Arc<dyn Hooks>) -> Result<Decompressor> {
+        if dparams.nthreads < 1 {
+            return Err(Error::InvalidParam);
+        }
+        let n = dparams.nthreads as usize;
+        Ok(Decompressor {
+            dp: dparams,
+            hooks,
+            pool: None,
+            workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
+            maskout: None,
+            dref: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The parameters in use.
+    pub fn dparams(&self) -> &DParams {
+        &self.dp
+    }
+
+    /// Uses `pool` (shared with other contexts); its size must equal `nthreads`.
+    pub fn set_pool(&mut self, pool: Arc<Pool>) -> Result<()> {
+        if pool.nthreads() != self.dp.nthreads as usize {
+            return Err(Error::InvalidParam);
+        }
+        self.pool = Some(pool);
+        Ok(())
+    }
+
+    /// `blosc2_set_maskout`: blocks whose entry is `true` are skipped (their part of the
+    /// destination is left as it is) by the next [`Decompressor::decompress`] only. The mask
+    /// length must equal the chunk's number of blocks (else that call fails with `Data`).
+    pub fn set_maskout(&mut self, mask: &[bool]) {
+        self.maskout = Some(mask.to_vec());
+    }
+
+    /// Decodes a whole chunk into `dst`; returns nbytes. `dst` must hold nbytes
+    /// (`WriteBuffer`).
+    pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        let mask = self.maskout.take();
+        let hooks = self.hooks.clone();
+        let Some(lay) = prepare(
+            src,
+            &*hooks,
+            Some(dst.len()),
+            mask.as_ref().map(|m| m.len()),
+        )?
+        else {
+            return Ok(0);
+        };
+        let nbytes = lay.h.nbytes as usize;
+        self.decode_all(&lay, &mut dst[..nbytes], mask.as_deref())?;
+        Ok(nbytes)
+    }
+
+    /// Decodes every (unmasked) block of `lay` into `dst` (nbytes long).
+    fn decode_all(
+        &mut self,
+        lay: &Layout<'_>,
+        dst: &mut [u8],
+        mask: Option<&[bool]>,
+    ) -> Result<()> {
+        let masked = |j: usize| mask.is_some_and(|m| m[j]);
+        let mut first = 0;
+        if lay.needs_dref() {
+            let (_, bs0, _) = lay.block(0);
+            self.dref.clear();
+            self.dref.resize(bs0, 0);
+            let mut w = lock(&self.workers[0]);
+            decode_block(lay, &mut w, 0, &mut self.dref, None, 0, false)?;
+            if !masked(0) {
+                if lay.hooks.has_postfilter() {
+                    let mut args = PostfilterArgs {
+                        input: &self.dref,
+                        output: &mut dst[..bs0],
+                        size: bs0 as i32,
+                        typesize: lay.h.typesize as i32,
+                        offset: 0,
+                        nblock: 0,
+                        tid: 0,
+                    };
+                    lay.hooks
+                        .postfilter(&mut args)
+                        .map_err(|_| Error::Postfilter)?;
+                } else {
+                    dst[..bs0].copy_from_slice(&self.dref);
+                }
+            }
+            first = 1;
+        }
+        let dref: Option<&[u8]> = if first == 1 { Some(&self.dref) } else { None };
+        // Split the destination into per-block pieces.
+        let mut pieces: Vec<(usize, &mut [u8])> = Vec::with_capacity(lay.nblocks);
+        let mut rest = dst;
+        let mut consumed = 0;
+        for j in 0..lay.nblocks {
+            let (off, size, _) = lay.block(j);
+            debug_assert_eq!(off, consumed);
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(size);
+            rest = tail;
+            consumed += size;
+            if j >= first && !masked(j) {
+                pieces.push((j, piece));
+            }
+        }
+        let workers = &self.workers;
+        if self.dp.nthreads > 1 && pieces.len() > 1 {
+            let n = pieces.len();
+            let jobs: Vec<Mutex<BlockJob<'_>>> = pieces
+                .into_iter()
+                .map(|(j, p)| Mutex::new((j, p, None)))
+                .collect();
+            let job = |i: usize| {
+                let (tid, mut w) = acquire(workers);
+                let mut g = lock(&jobs[i]);
+                let (j, piece, res) = &mut *g;
+                *res = Some(decode_block(lay, &mut w, *j, piece, dref, tid, true));
+            };
+            run_jobs(
+                lay.hooks,
+                &mut self.pool,
+                self.dp.nthreads as usize,
+                n,
+                &job,
+            )?;
+            for m in jobs {
+                let (_, _, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
+                r.unwrap_or(Err(Error::Failure))?;
+            }
+        } else {
+            let mut w = lock(&workers[0]);
+            for (j, piece) in pieces {
+                decode_block(lay, &mut w, j, piece, dref, 0, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `blosc2_getitem_ctx`: decodes items `start..start+nitems` (in units of the chunk's
+    /// header typesize) into `dst`, decoding only the blocks that hold them; returns the
+    /// number of bytes written.
+    pub fn getitem(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nitems: i32,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let h = ChunkHeader::read(src, true)?;
+        if h.is_vl() {
+            return Err(Error::InvalidParam);
+        }
+        self.getitem_with_header(&h, src, start, nitems, dst)
+    }
+
+    /// `blosc2_getitem_bytes_ctx`: like [`Decompressor::getitem`] with a byte range; `start`
+    /// and `nbytes` must be multiples of the chunk's header typesize.
+    pub fn getitem_bytes(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nbytes: i32,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let h = ChunkHeader::read(src, true)?;
+        if h.is_vl() {
+            return Err(Error::InvalidParam);
+        }
+        if start < 0 || nbytes < 0 {
+            return Err(Error::InvalidParam);
+        }
+        let ts = h.typesize as i32;
+        if start % ts != 0 || nbytes % ts != 0 {
+            return Err(Error::InvalidParam);
+        }
+        self.getitem_with_header(&h, src, start / ts, nbytes / ts, dst)
+    }
+
+    fn getitem_with_header(
+        &mut self,
+        h: &ChunkHeader,
+        src: &[u8],
+        start: i32,
+        nitems: i32,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        if h.is_lazy() {
+            return Err(Error::InvalidParam);
+        }
+        if h.cbytes as i64 > src.len() as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        if nitems == 0 {
+            return Ok(0);
+        }
+        if nitems < 0 {
+            return Err(Error::InvalidParam);
+        }
+        let ts = h.typesize as i64;
+        let nb = nitems as i64 * ts;
+        if nb > i32::MAX as i64 || nb > dst.len() as i64 {
+            return Err(Error::WriteBuffer);
+        }
+        let start_b = start as i64 * ts;
+        if start < 0 || start_b > h.nbytes as i64 {
+            return Err(Error::InvalidParam);
+        }
+        let stop = start as i64 + nitems as i64;
+        let stop_b = stop * ts;
+        if stop > i32::MAX as i64 || stop_b > h.nbytes as i64 {
+            return Err(Error::InvalidParam);
+        }
+        let (start_b, stop_b, nb) = (start_b as usize, stop_b as usize, nb as usize);
+        let hlen = h.header_len();
+        let code = h.special_code();
+        let memcpyed = h.is_memcpyed();
+        if code == 0 && !memcpyed && src.len() < hlen + 4 * h.nblocks().max(0) as usize {
+            return Err(Error::ReadBuffer);
+        }
+        let out = &mut dst[..nb];
+        if (code != 0 || memcpyed) && !self.hooks.has_postfilter() {
+            match SpecialKind::from_code(code) {
+                None => return Err(Error::SchunkSpecial),
+                Some(SpecialKind::None) => {
+                    let from = hlen + start_b;
+                    let s = src.get(from..from + nb).ok_or(Error::ReadBuffer)?;
+                    out.copy_from_slice(s);
+                }
+                Some(kind) => special::fill(kind, src, h, out)?,
+            }
+            return Ok(nb);
+        }
+        let hooks = self.hooks.clone();
+        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+            return Err(Error::Data);
+        };
+        let bs = lay.blocksize;
+        let first = start_b / bs;
+        let last = (stop_b - 1) / bs;
+        let mut w = lock(&self.workers[0]);
+        let has_dref = lay.needs_dref() && last > 0;
+        if has_dref {
+            let (_, bs0, _) = lay.block(0);
+            self.dref.clear();
+            self.dref.resize(bs0, 0);
+            decode_block(&lay, &mut w, 0, &mut self.dref, None, 0, false)?;
+        }
+        let mut written = 0;
+        for j in first..=last {
+            let (off, size, _) = lay.block(j);
+            self.scratch.clear();
+            self.scratch.resize(size, 0);
+            let dref = if has_dref && j > 0 {
+                Some(&self.dref[..])
+            } else {
+                None
+            };
+            decode_block(&lay, &mut w, j, &mut self.scratch, dref, 0, true)?;
+            let a = start_b.max(off) - off;
+            let b = stop_b.min(off + size) - off;
+            out[written..written + (b - a)].copy_from_slice(&self.scratch[a..b]);
+            written += b - a;
+        }
+        if written != nb {
+            return Err(Error::Data);
+        }
+        Ok(nb)
+    }
+
+    /// `blosc2_decompress_block_ctx`: decodes block `nblock` of a regular chunk into `dst`;
+    /// returns the block size.
+    pub fn decompress_block(&mut self, src: &[u8], nblock: i32, dst: &mut [u8]) -> Result<usize> {
+        let h = ChunkHeader::read(src, true)?;
+        if h.is_vl() {
+            return Err(Error::InvalidParam);
+        }
+        let hooks = self.hooks.clone();
+        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+            return Err(Error::InvalidParam);
+        };
+        if nblock < 0 || nblock as usize >= lay.nblocks {
+            return Err(Error::InvalidParam);
+        }
+        let j = nblock as usize;
+        let (_, size, _) = lay.block(j);
+        if dst.len() < size {
+            return Err(Error::WriteBuffer);
+        }
+        let mut w = lock(&self.workers[0]);
+        let dref = if lay.needs_dref() && j > 0 {
+            let (_, bs0, _) = lay.block(0);
+            self.dref.clear();
+            self.dref.resize(bs0, 0);
+            decode_block(&lay, &mut w, 0, &mut self.dref, None, 0, false)?;
+            Some(&self.dref[..])
+        } else {
+            None
+        };
+        decode_block(&lay, &mut w, j, &mut dst[..size], dref, 0, true)?;
+        Ok(size)
+    }
+
+    /// `blosc2_vldecompress_ctx`: decodes every block of a VL-block chunk into its own buffer.
+    pub fn vldecompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let h = ChunkHeader::read(src, true)?;
+        if !h.is_vl() {
+            return Err(Error::InvalidParam);
+        }
+        let hooks = self.hooks.clone();
+        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+            return Ok(Vec::new());
+        };
+        let vl = lay.vl.as_ref().ok_or(Error::Data)?;
+        let n = vl.nbytes.len();
+        if self.dp.nthreads > 1 && n > 1 {
+            let workers = &self.workers;
+            let jobs: Vec<Mutex<VlJob>> = vl
+                .nbytes
+                .iter()
+                .map(|&b| Mutex::new((vec![0u8; b], None)))
+                .collect();
+            let lay_ref = &lay;
+            let job = |j: usize| {
+                let (tid, mut w) = acquire(workers);
+                let mut g = lock(&jobs[j]);
+                let (o, res) = &mut *g;
+                *res = Some(decode_block(lay_ref, &mut w, j, o, None, tid, true));
+            };
+            run_jobs(
+                lay.hooks,
+                &mut self.pool,
+                self.dp.nthreads as usize,
+                n,
+                &job,
+            )?;
+            let mut outs = Vec::with_capacity(n);
+            for m in jobs {
+                let (o, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
+                r.unwrap_or(Err(Error::Failure))?;
+                outs.push(o);
+            }
+            Ok(outs)
+        } else {
+            let mut outs: Vec<Vec<u8>> = vl.nbytes.iter().map(|&b| vec![0u8; b]).collect();
+            let mut w = lock(&self.workers[0]);
+            for (j, o) in outs.iter_mut().enumerate() {
+                decode_block(&lay, &mut w, j, o, None, 0, true)?;
+            }
+            Ok(outs)
+        }
+    }
+
+    /// `blosc2_vldecompress_block_ctx`: decodes block `nblock` of a VL-block chunk.
+    pub fn vldecompress_block(&mut self, src: &[u8], nblock: i32) -> Result<Vec<u8>> {
+        let h = ChunkHeader::read(src, true)?;
+        if !h.is_vl() {
+            return Err(Error::InvalidParam);
+        }
+        let hooks = self.hooks.clone();
+        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+            return Err(Error::InvalidParam);
+        };
+        if nblock < 0 || nblock as usize >= lay.nblocks {
+            return Err(Error::InvalidParam);
+        }
+        let j = nblock as usize;
+        let (_, size, _) = lay.block(j);
+        let mut out = vec![0u8; size];
+        let mut w = lock(&self.workers[0]);
+        decode_block(&lay, &mut w, j, &mut out, None, 0, true)?;
+        Ok(out)
+    }
+}

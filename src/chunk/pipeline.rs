@@ -1,0 +1,99 @@
+//! The chunk engine's view of the 6-slot filter pipeline: runs a block forward (before the
+//! codec) or backward (after it), dispatching built-in filters to [`crate::filters`] and user
+//! filters (ids ≥ 32) to [`Hooks`]. Forward runs slots 0..6 in order, ping-ponging between two
+//! scratch buffers; backward runs them in reverse, in place (with one scratch buffer), and
+//! skips TRUNC_PREC, which has no inverse.
+//!
+//! DELTA needs a reference: when encoding, block 0 is delta-coded against itself (prefix XOR of
+//! the data at that pipeline stage) and every other block against the first bytes of the
+//! original, unfiltered chunk; when decoding, against block 0's fully decoded bytes. The callers
+//! pass that reference as `dref` (`None` = "this is block 0", also used for every VL block).
+
+use super::Hooks;
+use crate::error::{Error, Result};
+use crate::filters;
+
+/// One chunk's pipeline.
+pub(crate) struct Pipeline<'a> {
+    pub filters: [u8; 6],
+    pub meta: [u8; 6],
+    /// The header typesize (1 when the real one exceeds 255).
+    pub typesize: usize,
+    /// Chunk format version (bitshuffle has a legacy rule for version 2).
+    pub version: u8,
+    pub hooks: &'a dyn Hooks,
+}
+
+/// The hooks seen as the filters layer's [`filters::UserFilters`].
+struct HookFilters<'a>(&'a dyn Hooks);
+
+impl filters::UserFilters for HookFilters<'_> {
+    fn forward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.0
+            .filter_forward(id, meta, src, dst)
+            .unwrap_or(Err(Error::FilterPipeline))
+    }
+    fn backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.0
+            .filter_backward(id, meta, src, dst)
+            .unwrap_or(Err(Error::FilterPipeline))
+    }
+}
+
+impl Pipeline<'_> {
+    /// Some slot does something when compressing.
+    pub fn forward_active(&self) -> bool {
+        self.filters.iter().any(|&f| f != filters::NOFILTER)
+    }
+
+    /// Some slot does something when decompressing.
+    pub fn backward_active(&self) -> bool {
+        self.filters
+            .iter()
+            .any(|&f| f != filters::NOFILTER && f != filters::TRUNC_PREC)
+    }
+
+    /// DELTA is in the pipeline (blocks then depend on block 0).
+    pub fn has_delta(&self) -> bool {
+        self.filters.contains(&filters::DELTA)
+    }
+
+    fn info<'r>(&self, offset: usize, dref: &'r [u8]) -> filters::BlockInfo<'r> {
+        filters::BlockInfo {
+            typesize: self.typesize,
+            filters: self.filters,
+            filters_meta: self.meta,
+            offset,
+            dref,
+            legacy_bitshuffle: self.version == 2,
+        }
+    }
+
+    /// Runs the forward pipeline over `input`; returns the filtered block, which lives in
+    /// `input` (no filters), `buf1` or `buf2` (each at least `input.len()` long). `dref`:
+    /// `None` for block 0 and VL blocks, else `(block offset, original chunk from its start)`.
+    pub fn forward<'b>(
+        &self,
+        input: &'b [u8],
+        dref: Option<(usize, &[u8])>,
+        buf1: &'b mut [u8],
+        buf2: &'b mut [u8],
+    ) -> Result<&'b [u8]> {
+        let (offset, d) = dref.unwrap_or((0, &[]));
+        let user = HookFilters(self.hooks);
+        filters::forward(&self.info(offset, d), input, buf1, buf2, Some(&user))
+    }
+
+    /// Undoes the pipeline on `buf` in place; `tmp` is scratch of at least `buf.len()` bytes.
+    /// `dref`: `None` for block 0 and VL blocks, else `(block offset, decoded block 0)`.
+    pub fn backward(
+        &self,
+        buf: &mut [u8],
+        tmp: &mut [u8],
+        dref: Option<(usize, &[u8])>,
+    ) -> Result<()> {
+        let (offset, d) = dref.unwrap_or((0, &[]));
+        let user = HookFilters(self.hooks);
+        filters::backward(&self.info(offset, d), buf, tmp, Some(&user))
+    }
+}

@@ -1,0 +1,79 @@
+//! Persistent worker threads for block-parallel chunk work.
+//!
+//! A [`Pool`] owns `nthreads` long-lived threads (a rayon thread pool: it lets the workers borrow
+//! the caller's buffers safely for the duration of one call, so blocks are compressed and
+//! decompressed in place without copying the chunk). Nothing here is global: each compressor
+//! or decompressor owns or shares (through `Arc`) its pool, so two contexts used from two
+//! threads never interfere. Callers run serially, without touching a pool, when a chunk has one
+//! block or `nthreads == 1`, so small chunks pay nothing for threading.
+
+use crate::error::{Error, Result};
+use std::sync::Arc;
+
+/// A fixed set of persistent worker threads.
+pub struct Pool {
+    inner: rayon::ThreadPool,
+    nthreads: usize,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("nthreads", &self.nthreads)
+            .finish()
+    }
+}
+
+impl Pool {
+    /// Starts `nthreads` (≥ 1) workers. Thread creation failure is `ThreadCreate`.
+    pub fn new(nthreads: usize) -> Result<Arc<Pool>> {
+        if nthreads == 0 {
+            return Err(Error::InvalidParam);
+        }
+        let inner = rayon::ThreadPoolBuilder::new()
+            .num_threads(nthreads)
+            .thread_name(|i| format!("b2frame-worker-{i}"))
+            .build()
+            .map_err(|_| Error::ThreadCreate)?;
+        Ok(Arc::new(Pool { inner, nthreads }))
+    }
+
+    /// Number of workers.
+    pub fn nthreads(&self) -> usize {
+        self.nthreads
+    }
+
+    /// Runs `f` inside the pool; parallel iterators used within it run on the pool's workers.
+    /// Blocks the caller until `f` returns. A panic in a worker is re-raised here.
+    pub fn install<R: Send, F: FnOnce() -> R + Send>(&self, f: F) -> R {
+        self.inner.install(f)
+    }
+
+    /// Index (0..nthreads) of the pool worker running the caller, if any.
+    pub fn current_worker() -> Option<usize> {
+        rayon::current_thread_index()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn runs_on_workers_and_borrows_caller_data() {
+        let pool = Pool::new(2).unwrap();
+        let data: Vec<u64> = (0..1000).collect();
+        let mut out = vec![0u64; 1000];
+        pool.install(|| {
+            out.par_chunks_mut(100)
+                .zip(data.par_chunks(100))
+                .for_each(|(o, d)| {
+                    assert!(Pool::current_worker().unwrap() < 2);
+                    o.iter_mut().zip(d).for_each(|(o, d)| *o = d * 2);
+                })
+        });
+        assert_eq!(out[999], 1998);
+        assert_eq!(Pool::new(0).err(), Some(Error::InvalidParam));
+    }
+}
