@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks for building and testing b2frame:
-#   * cmake (Debian package) for the install step, CTest and the consumer builds;
+#   * cmake, pkg-config, make, g++ (Debian packages) for the install step, CTest, the consumer
+#     builds and the header checks;
 #   * a Python venv in .venv with the pinned reference c-blosc2 (python-blosc2 wheel) and pytest.
 # Idempotent: does nothing that is already done. Prints where the reference library is.
 # `setup-env.sh --tools-only` installs just the build tools (what scripts/install.sh needs).
@@ -13,6 +14,8 @@ need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# g++: scripts/abi-check.sh also compiles the headers as C++.
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup-env: installing ${need_apt[*]} with apt-get"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -25,7 +28,17 @@ fi
 venv="$here/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup-env: creating $venv"
-  python3 -m venv "$venv"
+  if ! python3 -m venv "$venv"; then
+    # Debian/Ubuntu ship venv/ensurepip separately from python3.
+    echo "setup-env: python3 -m venv failed; installing python3-venv with apt-get"
+    rm -rf "$venv"
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    pyver=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "python${pyver}-venv" >/dev/null \
+      || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv "$venv"
+  fi
 fi
 if ! "$venv/bin/python" -c "import blosc2, pytest" >/dev/null 2>&1 \
    || ! cmp -s "$here/scripts/requirements-test.txt" "$venv/.requirements-installed"; then
