@@ -1,0 +1,200 @@
+//! Interop with c-blosc2 through python-blosc2: `tests/python/make_frames.py` writes a seeded set
+//! of frames (cframes, sframes, metalayers, b2nd arrays, vlmetalayers, special chunks,
+//! variable-size chunks, inserts/updates/deletes, frames inside a larger file) and prints what
+//! the reference reads back; our reader must read the same chunks and metalayers.
+//!
+//! The Python of the project's `.venv` (or `B2FRAME_PYTHON`) is required: a missing reference
+//! fails the test instead of skipping it.
+
+use b2frame::frame::chunkinfo::special;
+use b2frame::frame::Frame;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+struct Expected {
+    path: String,
+    offset: u64,
+    nchunks: i64,
+    /// (raw chunk, decompressed), `None` where the reference itself fails.
+    chunks: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>,
+    meta: Vec<(String, Vec<u8>)>,
+    vlmeta: Vec<(String, Vec<u8>)>,
+}
+
+fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("B2FRAME_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        p.exists(),
+        "python-blosc2 reference missing: {} (run scripts/setup-env.sh or set B2FRAME_PYTHON)",
+        p.display()
+    );
+    p
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s == "ERR" {
+        return None;
+    }
+    let b = s.as_bytes();
+    assert!(b.len() % 2 == 0, "odd hex");
+    let d = |c: u8| (c as char).to_digit(16).expect("hex digit") as u8;
+    Some(
+        (0..b.len() / 2)
+            .map(|i| d(b[2 * i]) << 4 | d(b[2 * i + 1]))
+            .collect(),
+    )
+}
+
+/// Runs the generator once per test binary and parses its report.
+fn expected() -> &'static [Expected] {
+    static CELL: OnceLock<Vec<Expected>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("b2frame-pyinterop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/make_frames.py");
+        let out = Command::new(python())
+            .arg(&script)
+            .arg(&dir)
+            .output()
+            .expect("run python");
+        assert!(
+            out.status.success(),
+            "make_frames.py failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut frames = Vec::new();
+        let mut cur: Option<Expected> = None;
+        for line in text.lines() {
+            let t: Vec<&str> = line.split(' ').collect();
+            match t[0] {
+                "frame" => {
+                    cur = Some(Expected {
+                        path: t[1].to_string(),
+                        offset: t[2].parse().unwrap(),
+                        nchunks: t[3].parse().unwrap(),
+                        chunks: Vec::new(),
+                        meta: Vec::new(),
+                        vlmeta: Vec::new(),
+                    })
+                }
+                "chunk" => cur
+                    .as_mut()
+                    .unwrap()
+                    .chunks
+                    .push((unhex(t[2]), unhex(t[3]))),
+                "meta" => cur
+                    .as_mut()
+                    .unwrap()
+                    .meta
+                    .push((t[1].to_string(), unhex(t.get(2).unwrap_or(&"")).unwrap())),
+                "vlmeta" => cur
+                    .as_mut()
+                    .unwrap()
+                    .vlmeta
+                    .push((t[1].to_string(), unhex(t.get(2).unwrap_or(&"")).unwrap())),
+                "end" => frames.push(cur.take().unwrap()),
+                _ => panic!("unexpected line {line}"),
+            }
+        }
+        assert!(frames.len() >= 20, "only {} frames", frames.len());
+        frames
+    })
+}
+
+fn open(e: &Expected) -> Frame {
+    let p = Path::new(&e.path);
+    let f = if p.is_dir() {
+        Frame::open(p)
+    } else {
+        Frame::open_file_at(p, e.offset)
+    };
+    f.unwrap_or_else(|err| panic!("{}: open failed: {err:?}", e.path))
+}
+
+#[test]
+fn chunks_and_metalayers_match_the_reference() {
+    let mut nchunks = 0;
+    for e in expected() {
+        let f = open(e);
+        assert_eq!(f.nchunks(), e.nchunks, "{}", e.path);
+        for (i, (raw, _)) in e.chunks.iter().enumerate() {
+            let ours = f.chunk(i as i64);
+            match raw {
+                Some(raw) => {
+                    assert_eq!(&ours.unwrap()[..], &raw[..], "{} chunk {i}", e.path);
+                    nchunks += 1;
+                }
+                None => assert!(ours.is_err(), "{} chunk {i}", e.path),
+            }
+        }
+        let names: Vec<&str> = f.metalayers().iter().map(|(n, _)| n.as_str()).collect();
+        let want: Vec<&str> = e.meta.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, want, "{}", e.path);
+        for (n, v) in &e.meta {
+            assert_eq!(f.metalayer(n), Some(&v[..]), "{} meta {n}", e.path);
+        }
+        let mut names: Vec<&str> = f.vlmetalayers().iter().map(|(n, _)| n.as_str()).collect();
+        let mut want: Vec<&str> = e.vlmeta.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(names, want, "{}", e.path);
+    }
+    assert!(nchunks > 60, "only {nchunks} chunks compared");
+}
+
+#[test]
+fn cframes_reserialise_byte_identically() {
+    for e in expected() {
+        let p = Path::new(&e.path);
+        if p.is_dir() {
+            continue;
+        }
+        let f = open(e);
+        let file = std::fs::read(p).unwrap();
+        let start = e.offset as usize;
+        let end = start + f.header().frame_len as usize;
+        assert_eq!(f.to_cframe().unwrap(), &file[start..end], "{}", e.path);
+        let mut h = f.header().clone();
+        assert_eq!(
+            h.to_bytes().unwrap(),
+            &file[start..start + f.header().header_len as usize],
+            "{} header",
+            e.path
+        );
+        let t = b2frame::frame::trailer::to_bytes(f.vlmetalayers()).unwrap();
+        assert!(file[start..end].ends_with(&t), "{} trailer", e.path);
+    }
+}
+
+/// Needs the chunk engine (`crate::chunk::decompress_vec`).
+#[test]
+fn chunks_and_vlmetalayers_decompress_like_the_reference() {
+    for e in expected() {
+        let f = open(e);
+        for (i, (_, dec)) in e.chunks.iter().enumerate() {
+            if let Some(dec) = dec {
+                let ours = f.decompress_chunk(i as i64);
+                if f.chunk_info(i as i64).unwrap().special == special::UNINIT {
+                    // Uninitialised contents: only the size is defined.
+                    assert_eq!(ours.map(|v| v.len()), Ok(dec.len()), "{} chunk {i}", e.path);
+                } else {
+                    assert_eq!(ours.as_deref(), Ok(&dec[..]), "{} chunk {i}", e.path);
+                }
+            }
+        }
+        for (n, v) in &e.vlmeta {
+            assert_eq!(
+                f.vlmetalayer(n).as_deref(),
+                Ok(&v[..]),
+                "{} vlmeta {n}",
+                e.path
+            );
+        }
+    }
+}
