@@ -15,6 +15,7 @@
 pub mod capi;
 pub mod chunk;
 pub mod codecs;
+pub mod env;
 pub mod error;
 pub mod filters;
 pub mod msgpack;

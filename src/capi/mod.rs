@@ -4,4 +4,7 @@
 
 pub mod boundary;
 pub mod filters;
+pub mod chunk;
+pub mod globals;
+pub mod registry;
 pub mod types;

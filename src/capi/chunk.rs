@@ -1,0 +1,1839 @@
+//! Contexts and the chunk-level C API: `blosc2_create_cctx/dctx`, `blosc2_*_ctx`, the global
+//! (Blosc1-style) `blosc2_compress/decompress/getitem`, `blosc1_*`, the `cbuffer_*` inspectors
+//! and the special-value chunk constructors.
+//!
+//! A `blosc2_context*` is a `Box<Context>`: the safe [`Compressor`] or [`Decompressor`], the
+//! parameters as the caller sees them through `blosc2_ctx_get_cparams/dparams` (after the
+//! `BLOSC_*` environment overrides c-blosc2 applies at creation), and [`CHooks`], the bridge
+//! that lets the chunk engine call user codecs, user filters and the pre/postfilter callbacks.
+//!
+//! Deliberate differences from the reference, all where it would crash or read garbage: NULL
+//! pointers give `BLOSC2_ERROR_NULL_POINTER` (or NULL), a zero typesize gives
+//! `INVALID_PARAM`, negative sizes are treated as 0.
+
+use super::boundary::{guard_int, guard_or, guard_ptr, guard_void, malloc_copy, slice, slice_mut};
+use super::globals::{self, ThreadsCallback};
+use super::registry;
+use super::types::*;
+use crate::chunk::header::{self, ChunkHeader, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
+use crate::chunk::{
+    special, vlchunk_nblocks, CParams, Compressor, DParams, Decompressor, Hooks, PostfilterArgs,
+    PrefilterArgs,
+};
+use crate::env;
+use crate::error::{Error, Result};
+use std::cell::{RefCell, UnsafeCell};
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
+
+// ---------------------------------------------------------------------------------------------
+// Hooks: the chunk engine calling back into C
+// ---------------------------------------------------------------------------------------------
+
+/// The C side of [`Hooks`]: user codecs and filters from the [`registry`], and a context's
+/// prefilter/postfilter with the parameter block c-blosc2 keeps in the context.
+pub(crate) struct CHooks {
+    /// What user codecs/filters receive as `blosc2_cparams*` (a fresh copy per call).
+    cparams: blosc2_cparams,
+    /// What user codecs/filters receive as `blosc2_dparams*`.
+    dparams: blosc2_dparams,
+    prefilter: blosc2_prefilter_fn,
+    /// The context's copy of `cparams.preparams` (what `ctx_get_cparams` points to).
+    preparams: Box<UnsafeCell<blosc2_prefilter_params>>,
+    postfilter: blosc2_postfilter_fn,
+    /// The context's copy of `dparams.postparams`.
+    postparams: Box<UnsafeCell<blosc2_postfilter_params>>,
+    /// The owning context (`params->ctx`), set once the context is boxed.
+    ctx: AtomicPtr<blosc2_context>,
+    /// `cparams.schunk` / `dparams.schunk`: where `nchunk` comes from.
+    schunk: *mut c_void,
+}
+
+// SAFETY: the raw pointers are C-owned handles (schunk, callback params) whose thread-safety is
+// the C caller's contract, exactly as in c-blosc2, which calls the same callbacks from its
+// worker threads; the parameter templates are only read after creation.
+unsafe impl Send for CHooks {}
+// SAFETY: as above.
+unsafe impl Sync for CHooks {}
+
+const ZERO_PREPARAMS: blosc2_prefilter_params = blosc2_prefilter_params {
+    user_data: std::ptr::null_mut(),
+    input: std::ptr::null(),
+    output: std::ptr::null_mut(),
+    output_size: 0,
+    output_typesize: 0,
+    output_offset: 0,
+    nchunk: 0,
+    nblock: 0,
+    tid: 0,
+    ttmp: std::ptr::null_mut(),
+    ttmp_nbytes: 0,
+    ctx: std::ptr::null_mut(),
+    output_is_disposable: false,
+};
+
+const ZERO_POSTPARAMS: blosc2_postfilter_params = blosc2_postfilter_params {
+    user_data: std::ptr::null_mut(),
+    input: std::ptr::null(),
+    output: std::ptr::null_mut(),
+    size: 0,
+    typesize: 0,
+    offset: 0,
+    nchunk: 0,
+    nblock: 0,
+    tid: 0,
+    ttmp: std::ptr::null_mut(),
+    ttmp_nbytes: 0,
+    ctx: std::ptr::null_mut(),
+};
+
+thread_local! {
+    /// `params->ttmp`: a per-thread scratch area callbacks may use (c-blosc2 lends its thread
+    /// context's temporary the same way).
+    static TTMP: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a per-thread scratch buffer of at least `n` bytes.
+fn with_ttmp<R>(n: usize, f: impl FnOnce(*mut u8, usize) -> R) -> R {
+    TTMP.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.len() < n {
+            t.resize(n, 0);
+        }
+        let len = t.len();
+        f(t.as_mut_ptr(), len)
+    })
+}
+
+impl CHooks {
+    /// Hooks with user codecs/filters only (the global API, schunk-internal work).
+    pub(crate) fn plain() -> CHooks {
+        CHooks {
+            cparams: BLOSC2_CPARAMS_DEFAULTS,
+            dparams: BLOSC2_DPARAMS_DEFAULTS,
+            prefilter: None,
+            preparams: Box::new(UnsafeCell::new(ZERO_PREPARAMS)),
+            postfilter: None,
+            postparams: Box::new(UnsafeCell::new(ZERO_POSTPARAMS)),
+            ctx: AtomicPtr::new(std::ptr::null_mut()),
+            schunk: std::ptr::null_mut(),
+        }
+    }
+
+    /// `schunk->current_nchunk`, or -1 without a super-chunk (as c-blosc2 reports it).
+    fn nchunk(&self) -> i64 {
+        if self.schunk.is_null() {
+            return -1;
+        }
+        // SAFETY: a non-NULL `schunk` in cparams/dparams is a live `blosc2_schunk` by the C
+        // contract (the super-chunk owns the context); we read one plain field.
+        unsafe { (*(self.schunk as *const blosc2_schunk)).current_nchunk }
+    }
+}
+
+impl Hooks for CHooks {
+    fn codec_version(&self, compcode: u8) -> Option<u8> {
+        registry::codec(compcode).map(|c| c.codec.version)
+    }
+
+    fn encode(
+        &self,
+        compcode: u8,
+        meta: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        chunk_src: &[u8],
+    ) -> Option<Result<usize>> {
+        let entry = registry::codec(compcode)?;
+        let Some(enc) = entry.codec.encoder else {
+            return Some(Err(Error::CodecSupport));
+        };
+        let mut cp = self.cparams;
+        let (Ok(ilen), Ok(olen)) = (i32::try_from(src.len()), i32::try_from(dst.len())) else {
+            return Some(Err(Error::TwoGbLimit));
+        };
+        // SAFETY: the registered encoder gets valid buffers of the stated lengths and a live
+        // cparams copy, which is all its C contract requires.
+        let n = unsafe {
+            enc(
+                src.as_ptr(),
+                ilen,
+                dst.as_mut_ptr(),
+                olen,
+                meta,
+                &mut cp,
+                chunk_src.as_ptr() as *const c_void,
+            )
+        };
+        Some(match usize::try_from(n) {
+            Ok(n) if n <= dst.len() => Ok(n),
+            Ok(_) => Err(Error::WriteBuffer),
+            Err(_) => Err(Error::Data),
+        })
+    }
+
+    fn decode(
+        &self,
+        compcode: u8,
+        meta: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        chunk: &[u8],
+    ) -> Option<Result<usize>> {
+        let entry = registry::codec(compcode)?;
+        let Some(dec) = entry.codec.decoder else {
+            return Some(Err(Error::CodecSupport));
+        };
+        let mut dp = self.dparams;
+        let (Ok(ilen), Ok(olen)) = (i32::try_from(src.len()), i32::try_from(dst.len())) else {
+            return Some(Err(Error::TwoGbLimit));
+        };
+        // SAFETY: as for `encode`.
+        let n = unsafe {
+            dec(
+                src.as_ptr(),
+                ilen,
+                dst.as_mut_ptr(),
+                olen,
+                meta,
+                &mut dp,
+                chunk.as_ptr() as *const c_void,
+            )
+        };
+        Some(match usize::try_from(n) {
+            Ok(n) if n <= dst.len() => Ok(n),
+            _ => Err(Error::Data),
+        })
+    }
+
+    fn filter_forward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
+        let entry = registry::filter(id)?;
+        let Some(fwd) = entry.filter.forward else {
+            return Some(Err(Error::FilterPipeline));
+        };
+        let len = src.len().min(dst.len());
+        let Ok(size) = i32::try_from(len) else {
+            return Some(Err(Error::TwoGbLimit));
+        };
+        let mut cp = self.cparams;
+        // SAFETY: src and dst are valid for `len` bytes; cparams is a live copy.
+        let rc = unsafe { fwd(src.as_ptr(), dst.as_mut_ptr(), size, meta, &mut cp, id) };
+        Some(if rc == 0 {
+            Ok(())
+        } else {
+            Err(Error::FilterPipeline)
+        })
+    }
+
+    fn filter_backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
+        let entry = registry::filter(id)?;
+        let Some(bwd) = entry.filter.backward else {
+            return Some(Err(Error::FilterPipeline));
+        };
+        let len = src.len().min(dst.len());
+        let Ok(size) = i32::try_from(len) else {
+            return Some(Err(Error::TwoGbLimit));
+        };
+        let mut dp = self.dparams;
+        // SAFETY: as for `filter_forward`.
+        let rc = unsafe { bwd(src.as_ptr(), dst.as_mut_ptr(), size, meta, &mut dp, id) };
+        Some(if rc == 0 {
+            Ok(())
+        } else {
+            Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline))
+        })
+    }
+
+    fn has_prefilter(&self) -> bool {
+        self.prefilter.is_some()
+    }
+
+    fn prefilter_output_typesize(&self) -> i32 {
+        // SAFETY: the template is only written by C through `ctx_get_cparams` between calls.
+        unsafe { (*self.preparams.get()).output_typesize }
+    }
+
+    fn prefilter_output_is_disposable(&self) -> bool {
+        // SAFETY: as above.
+        unsafe { (*self.preparams.get()).output_is_disposable }
+    }
+
+    fn prefilter(&self, a: &mut PrefilterArgs<'_>) -> Result<()> {
+        let f = self.prefilter.ok_or(Error::Failure)?;
+        // SAFETY: as above; a per-block copy is made, like c-blosc2 does.
+        let mut p = unsafe { *self.preparams.get() };
+        p.input = a.input.as_ptr();
+        p.output = a.output.as_mut_ptr();
+        p.output_size = i32::try_from(a.output.len()).map_err(|_| Error::TwoGbLimit)?;
+        p.output_typesize = a.output_typesize;
+        p.output_offset = a.output_offset;
+        p.nchunk = self.nchunk();
+        p.nblock = a.nblock;
+        p.tid = a.tid;
+        p.ctx = self.ctx.load(Ordering::Acquire);
+        let rc = with_ttmp(4 * a.input.len().max(a.output.len()), |t, n| {
+            p.ttmp = t;
+            p.ttmp_nbytes = n;
+            // SAFETY: every pointer in `p` is valid for the duration of the call.
+            unsafe { f(&mut p) }
+        });
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(Error::FilterPipeline)
+        }
+    }
+
+    fn has_postfilter(&self) -> bool {
+        self.postfilter.is_some()
+    }
+
+    fn postfilter(&self, a: &mut PostfilterArgs<'_>) -> Result<()> {
+        let f = self.postfilter.ok_or(Error::Failure)?;
+        // SAFETY: as for the prefilter template.
+        let mut p = unsafe { *self.postparams.get() };
+        p.input = a.input.as_ptr();
+        p.output = a.output.as_mut_ptr();
+        p.size = a.size;
+        p.typesize = a.typesize;
+        p.offset = a.offset;
+        p.nchunk = self.nchunk();
+        p.nblock = a.nblock;
+        p.tid = a.tid;
+        p.ctx = self.ctx.load(Ordering::Acquire);
+        let rc = with_ttmp(4 * a.input.len().max(a.output.len()), |t, n| {
+            p.ttmp = t;
+            p.ttmp_nbytes = n;
+            // SAFETY: every pointer in `p` is valid for the duration of the call.
+            unsafe { f(&mut p) }
+        });
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(Error::Postfilter)
+        }
+    }
+
+    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
+        match globals::threads_callback() {
+            Some(cb) => {
+                run_with_threads_callback(cb, njobs, job);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// One job handed to a user threads callback: a pointer to the job closure and its index.
+#[repr(C)]
+struct CallbackJob {
+    job: *const c_void,
+    index: usize,
+}
+
+/// The `dojob` given to user threads callbacks.
+unsafe extern "C" fn callback_dojob(p: *mut c_void) {
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: `p` points into the `CallbackJob` array built by `run_with_threads_callback`,
+    // alive until the callback returns; `job` points to a `&dyn Fn(usize) + Sync` there too.
+    let (job, index) = unsafe {
+        let j = &*(p as *const CallbackJob);
+        (&*(j.job as *const &(dyn Fn(usize) + Sync)), j.index)
+    };
+    // A panic must not unwind into C; the engine notices a job that did not finish.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(index)));
+}
+
+/// Runs `job(0..njobs)` through a user `blosc_threads_callback`, which must call `dojob` once
+/// per job and return when all are done (c-blosc2's contract).
+pub(crate) fn run_with_threads_callback(
+    cb: ThreadsCallback,
+    njobs: usize,
+    job: &(dyn Fn(usize) + Sync),
+) {
+    let job_ref: &(dyn Fn(usize) + Sync) = job;
+    let job_ptr = &job_ref as *const &(dyn Fn(usize) + Sync) as *const c_void;
+    let mut jobs: Vec<CallbackJob> = (0..njobs)
+        .map(|index| CallbackJob {
+            job: job_ptr,
+            index,
+        })
+        .collect();
+    let n = c_int::try_from(njobs).unwrap_or(c_int::MAX);
+    // SAFETY: the callback receives our `dojob`, `n` valid job records of the stated size
+    // and its own data pointer; everything stays alive until it returns.
+    unsafe {
+        (cb.func)(
+            cb.data,
+            Some(callback_dojob),
+            n,
+            std::mem::size_of::<CallbackJob>(),
+            jobs.as_mut_ptr() as *mut c_void,
+        )
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contexts
+// ---------------------------------------------------------------------------------------------
+
+enum Engine {
+    Compress(Compressor),
+    Decompress(Decompressor),
+}
+
+/// What a `blosc2_context*` points to.
+pub struct Context {
+    engine: Engine,
+    hooks: Arc<CHooks>,
+    /// The parameters `blosc2_ctx_get_cparams` reports (environment overrides applied).
+    cparams: blosc2_cparams,
+    /// The parameters `blosc2_ctx_get_dparams` reports.
+    dparams: blosc2_dparams,
+    /// A failure c-blosc2 reports at the first (de)compression rather than at creation
+    /// (invalid thread count, unknown `BLOSC_COMPRESSOR`).
+    deferred: Option<Error>,
+    /// A decoder for `getitem` calls on a compression context (c-blosc2 allows them).
+    aux: Option<Decompressor>,
+}
+
+impl Context {
+    /// The super-chunk this context belongs to (`cparams.schunk` / `dparams.schunk`), which
+    /// lazy-chunk decompression needs.
+    pub fn schunk(&self) -> *mut c_void {
+        self.hooks.schunk
+    }
+
+    /// Whether this is a compression context.
+    pub fn is_compression(&self) -> bool {
+        matches!(self.engine, Engine::Compress(_))
+    }
+
+    fn compressor(&mut self) -> Result<&mut Compressor> {
+        match &mut self.engine {
+            Engine::Compress(c) => match self.deferred {
+                Some(e) => Err(e),
+                None => Ok(c),
+            },
+            Engine::Decompress(_) => Err(Error::InvalidParam),
+        }
+    }
+
+    fn decompressor(&mut self) -> Result<&mut Decompressor> {
+        match &mut self.engine {
+            Engine::Decompress(d) => match self.deferred {
+                Some(e) => Err(e),
+                None => Ok(d),
+            },
+            Engine::Compress(_) => Err(Error::InvalidParam),
+        }
+    }
+
+    /// The decoder `getitem` uses: the context's own, or an auxiliary one for compression
+    /// contexts.
+    fn getitem_engine(&mut self) -> Result<&mut Decompressor> {
+        match &mut self.engine {
+            Engine::Decompress(d) => Ok(d),
+            Engine::Compress(_) => {
+                if self.aux.is_none() {
+                    self.aux = Some(Decompressor::new(DParams::default(), self.hooks.clone())?);
+                }
+                self.aux.as_mut().ok_or(Error::Failure)
+            }
+        }
+    }
+
+    /// Compresses `src` into `dst` (0 = does not fit).
+    pub(crate) fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.compressor()?.compress(src, dst)
+    }
+
+    /// Decompresses a whole chunk; returns nbytes.
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.decompressor()?.decompress(src, dst)
+    }
+
+    fn into_raw(self: Box<Self>) -> *mut blosc2_context {
+        let hooks = Arc::clone(&self.hooks);
+        let p = Box::into_raw(self) as *mut blosc2_context;
+        hooks.ctx.store(p, Ordering::Release);
+        p
+    }
+}
+
+/// Borrows the context behind a C handle.
+///
+/// # Safety
+/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`, not used concurrently.
+pub unsafe fn context_mut<'a>(ctx: *mut blosc2_context) -> Result<&'a mut Context> {
+    if ctx.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: by this function's contract `ctx` came from `Context::into_raw`.
+    Ok(unsafe { &mut *(ctx as *mut Context) })
+}
+
+/// The super-chunk a context is bound to (NULL for NULL or unbound contexts).
+///
+/// # Safety
+/// As for [`context_mut`].
+pub unsafe fn context_schunk(ctx: *mut blosc2_context) -> *mut c_void {
+    // SAFETY: forwarded contract.
+    unsafe { context_mut(ctx) }.map_or(std::ptr::null_mut(), |c| c.schunk())
+}
+
+/// `build_filters`: what the shuffle/delta switches of the Blosc1 API and of `BLOSC_SHUFFLE` /
+/// `BLOSC_DELTA` do to a pipeline (slots 5 and 4). `doshuffle` outside 0..=2 leaves slot 5.
+fn build_filters(doshuffle: i32, delta: bool, typesize: i32, filters: &mut [u8; 6]) {
+    match doshuffle {
+        1 if typesize > 1 => filters[5] = 1,
+        2 => filters[5] = 2,
+        0 => filters[5] = 0,
+        _ => {}
+    }
+    if delta {
+        filters[4] = 3;
+    }
+}
+
+/// Filter ids c-blosc2 refuses at context creation: 5..=31 and 37..=159 (undefined).
+fn undefined_filter(id: u8) -> bool {
+    (5..=31).contains(&id) || (37..=159).contains(&id)
+}
+
+/// The core parameters for C cparams (clevel and compcode are checked by the engine).
+fn core_cparams(cp: &blosc2_cparams) -> CParams {
+    CParams {
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        clevel: cp.clevel,
+        use_dict: cp.use_dict != 0,
+        typesize: cp.typesize,
+        nthreads: cp.nthreads.max(1),
+        blocksize: cp.blocksize,
+        splitmode: cp.splitmode,
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+    }
+}
+
+/// `blosc2_create_cctx` without the FFI: validates filters, applies the environment
+/// (`BLOSC_SHUFFLE, DELTA, TYPESIZE, CLEVEL, COMPRESSOR, BLOCKSIZE, NTHREADS, SPLITMODE`) like
+/// c-blosc2 and builds the compressor. `None` where the reference returns NULL.
+pub(crate) fn create_cctx(
+    given: &blosc2_cparams,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<Box<Context>> {
+    if given.filters.iter().copied().any(undefined_filter) {
+        return None;
+    }
+    let mut cp = *given;
+    let mut deferred = None;
+    cp.typesize = env::positive_i32(&lookup, env::names::TYPESIZE).unwrap_or(cp.typesize);
+    let doshuffle = env::shuffle(&lookup).map_or(-1, i32::from);
+    let delta = env::delta(&lookup).unwrap_or(false);
+    build_filters(doshuffle, delta, cp.typesize, &mut cp.filters);
+    if let Some(cl) = env::clevel(&lookup) {
+        // c-blosc2 keeps an int; anything above 255 fails the 0..=9 check all the same.
+        cp.clevel = u8::try_from(cl).unwrap_or(u8::MAX);
+    }
+    if let Some(name) = lookup(env::names::COMPRESSOR) {
+        let code = registry::compname_to_compcode(&name);
+        if code >= BLOSC_LAST_CODEC {
+            return None;
+        }
+        match u8::try_from(code) {
+            Ok(c) => cp.compcode = c,
+            Err(_) => deferred = Some(Error::CodecSupport),
+        }
+    }
+    cp.blocksize = env::positive_i32(&lookup, env::names::BLOCKSIZE).unwrap_or(cp.blocksize);
+    cp.nthreads = env::nthreads_for_context(&lookup).unwrap_or(cp.nthreads);
+    cp.splitmode = env::splitmode(&lookup).unwrap_or(cp.splitmode);
+    if cp.nthreads <= 0 {
+        deferred = Some(Error::InvalidParam);
+    }
+    if cp.tuner_id > 0 && !registry::has_tuner(cp.tuner_id) {
+        return None;
+    }
+    let template = if given.prefilter.is_some() && !given.preparams.is_null() {
+        // SAFETY: a non-NULL preparams is a valid struct by the C contract (c-blosc2 copies
+        // it the same way).
+        unsafe { *given.preparams }
+    } else {
+        ZERO_PREPARAMS
+    };
+    let hooks = Arc::new(CHooks {
+        cparams: cp,
+        prefilter: given.prefilter,
+        preparams: Box::new(UnsafeCell::new(template)),
+        schunk: given.schunk,
+        ..CHooks::plain()
+    });
+    let mut reported = cp;
+    reported.preparams = if cp.prefilter.is_some() {
+        hooks.preparams.get()
+    } else {
+        std::ptr::null_mut()
+    };
+    let compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
+    Some(Box::new(Context {
+        engine: Engine::Compress(compressor),
+        hooks,
+        cparams: reported,
+        dparams: BLOSC2_DPARAMS_DEFAULTS,
+        deferred,
+        aux: None,
+    }))
+}
+
+/// `blosc2_create_dctx` without the FFI (honours `BLOSC_NTHREADS`).
+pub(crate) fn create_dctx(
+    given: &blosc2_dparams,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<Box<Context>> {
+    let mut dp = *given;
+    dp.nthreads = env::nthreads_for_context(&lookup).unwrap_or(dp.nthreads);
+    let deferred = (dp.nthreads <= 0).then_some(Error::InvalidParam);
+    let template = if given.postfilter.is_some() && !given.postparams.is_null() {
+        // SAFETY: a non-NULL postparams is a valid struct by the C contract.
+        unsafe { *given.postparams }
+    } else {
+        ZERO_POSTPARAMS
+    };
+    let hooks = Arc::new(CHooks {
+        dparams: dp,
+        postfilter: given.postfilter,
+        postparams: Box::new(UnsafeCell::new(template)),
+        schunk: given.schunk,
+        ..CHooks::plain()
+    });
+    let mut reported = dp;
+    reported.postparams = if dp.postfilter.is_some() {
+        hooks.postparams.get()
+    } else {
+        std::ptr::null_mut()
+    };
+    let core = DParams {
+        nthreads: dp.nthreads.max(1),
+    };
+    let decompressor = Decompressor::new(core, hooks.clone()).ok()?;
+    Some(Box::new(Context {
+        engine: Engine::Decompress(decompressor),
+        hooks,
+        cparams: BLOSC2_CPARAMS_DEFAULTS,
+        dparams: reported,
+        deferred,
+        aux: None,
+    }))
+}
+
+/// A compression context for `cparams` (environment applied); NULL for undefined filter ids,
+/// an unknown user tuner, or a user codec named in `BLOSC_COMPRESSOR`.
+#[no_mangle]
+pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    guard_ptr(|| {
+        create_cctx(&cparams, env::from_process)
+            .map(Context::into_raw)
+            .ok_or(Error::Failure)
+    })
+}
+
+/// A decompression context for `dparams` (`BLOSC_NTHREADS` applied).
+#[no_mangle]
+pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    guard_ptr(|| {
+        create_dctx(&dparams, env::from_process)
+            .map(Context::into_raw)
+            .ok_or(Error::Failure)
+    })
+}
+
+/// Frees a context (NULL is ignored).
+///
+/// # Safety
+/// `context` must be NULL or a live handle from `blosc2_create_cctx/dctx`, freed only once.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    guard_void(|| {
+        if !context.is_null() {
+            // SAFETY: by this function's contract the handle came from `Context::into_raw`.
+            drop(unsafe { Box::from_raw(context as *mut Context) });
+        }
+    })
+}
+
+/// Copies a context's compression parameters into `*cparams`.
+///
+/// # Safety
+/// `ctx` as for [`blosc2_free_ctx`]; `cparams` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(ctx) }?;
+        if cparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // c-blosc2 leaves `tuner_params` and `filter_params` as the caller had them.
+        // SAFETY: non-NULL and writable by this function's contract.
+        let out = unsafe { &mut *cparams };
+        let keep_tuner = out.tuner_params;
+        let keep_filters = out.filter_params;
+        *out = c.cparams;
+        out.tuner_params = keep_tuner;
+        out.filter_params = keep_filters;
+        Ok(0)
+    })
+}
+
+/// Copies a context's decompression parameters into `*dparams`.
+///
+/// # Safety
+/// `ctx` as for [`blosc2_free_ctx`]; `dparams` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(ctx) }?;
+        if dparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: non-NULL and writable by this function's contract.
+        unsafe { *dparams = c.dparams };
+        Ok(0)
+    })
+}
+
+/// Sets a one-shot block mask (true = skip) for the next decompression with `ctx`.
+///
+/// # Safety
+/// `ctx` as for [`blosc2_free_ctx`]; `maskout` must hold `nblocks` bools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(ctx) }?;
+        let n = usize::try_from(nblocks).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: `maskout` holds `nblocks` bools by this function's contract.
+        let mask = unsafe { slice(maskout as *const u8, n) }?;
+        let mask: Vec<bool> = mask.iter().map(|&b| b != 0).collect();
+        c.decompressor()?.set_maskout(&mask);
+        Ok(0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers from C arguments
+// ---------------------------------------------------------------------------------------------
+
+/// `len` as a buffer length: c-blosc2 sizes are `int32_t`; negative ones count as empty.
+fn len_of(len: i32) -> usize {
+    usize::try_from(len).unwrap_or(0)
+}
+
+/// Borrows a C input buffer of `len` bytes (negative = 0).
+///
+/// # Safety
+/// `p` must be valid for `len` readable bytes (or NULL / `len <= 0`).
+unsafe fn input<'a>(p: *const c_void, len: i32) -> Result<&'a [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { slice(p as *const u8, len_of(len)) }
+}
+
+/// Borrows a C output buffer of `len` bytes (negative = 0).
+///
+/// # Safety
+/// `p` must be valid for `len` writable bytes (or NULL / `len <= 0`).
+unsafe fn output<'a>(p: *mut c_void, len: i32) -> Result<&'a mut [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { slice_mut(p as *mut u8, len_of(len)) }
+}
+
+/// Borrows a whole chunk whose length the caller did not give (Blosc1 API): the header is read
+/// first (16 bytes, then 32 if extended) and the chunk is `cbytes` long.
+///
+/// # Safety
+/// `p` must point to a complete chunk.
+unsafe fn whole_chunk<'a>(p: *const c_void) -> Result<&'a [u8]> {
+    // SAFETY: a chunk has at least a 16-byte header by this function's contract.
+    let head = unsafe { slice(p as *const u8, MIN_HEADER_LEN) }?;
+    let mut need = MIN_HEADER_LEN;
+    if head[2] & header::flags::EXTENDED == header::flags::EXTENDED {
+        need = EXTENDED_HEADER_LEN;
+    }
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    let len = len_of(cbytes).max(need);
+    // SAFETY: the chunk is `cbytes` long by this function's contract (the header says so).
+    unsafe { slice(p as *const u8, len) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context API
+// ---------------------------------------------------------------------------------------------
+
+/// Compresses `srcsize` bytes into `dest`; returns the chunk size, 0 if it does not fit, or a
+/// negative error.
+///
+/// # Safety
+/// `context` a live compression context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        if srcsize < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.compress(s, d)? as c_int)
+    })
+}
+
+/// Decompresses a chunk into `dest`; returns the number of bytes written.
+///
+/// # Safety
+/// `context` a live decompression context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.decompress(s, d)? as c_int)
+    })
+}
+
+/// Decodes `nitems` items (in the chunk's typesize) from item `start`.
+///
+/// # Safety
+/// `context` a live context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.getitem_engine()?.getitem(s, start, nitems, d)? as c_int)
+    })
+}
+
+/// Decodes `nbytes` bytes from byte `start` (both multiples of the chunk's typesize).
+///
+/// # Safety
+/// `context` a live context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.getitem_engine()?.getitem_bytes(s, start, nbytes, d)? as c_int)
+    })
+}
+
+/// Compresses `nblocks` buffers as one VL-block chunk.
+///
+/// # Safety
+/// `context` a live compression context; `srcs`/`srcsizes` hold `nblocks` entries, each
+/// source valid for its size; `dest` valid for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlcompress_ctx(
+    context: *mut blosc2_context,
+    srcs: *const *const c_void,
+    srcsizes: *const i32,
+    nblocks: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        let comp = c.compressor()?;
+        if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let n = len_of(nblocks);
+        // SAFETY: both arrays hold `nblocks` entries by this function's contract.
+        let (ptrs, sizes) = unsafe {
+            (
+                std::slice::from_raw_parts(srcs, n),
+                std::slice::from_raw_parts(srcsizes, n),
+            )
+        };
+        let mut blocks = Vec::with_capacity(n);
+        for (&p, &len) in ptrs.iter().zip(sizes) {
+            if p.is_null() || len <= 0 {
+                return Err(Error::InvalidParam);
+            }
+            // SAFETY: each source is valid for its size by this function's contract.
+            blocks.push(unsafe { input(p, len) }?);
+        }
+        // SAFETY: forwarded contract.
+        let d = unsafe { output(dest, destsize) }?;
+        Ok(comp.vlcompress(&blocks, d)? as c_int)
+    })
+}
+
+/// Decompresses every block of a VL-block chunk into `malloc`ed buffers (the caller frees
+/// them); returns the number of blocks.
+///
+/// # Safety
+/// `context` a live decompression context; `src` valid for `srcsize`; `dests`/`destsizes`
+/// hold `maxblocks` writable entries.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dests: *mut *mut c_void,
+    destsizes: *mut i32,
+    maxblocks: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        let d = c.decompressor()?;
+        if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { input(src, srcsize) }?;
+        let nblocks = vlchunk_nblocks(s)?;
+        if nblocks > maxblocks {
+            return Err(Error::InvalidParam);
+        }
+        let blocks = d.vldecompress(s)?;
+        let n = blocks.len();
+        // SAFETY: both arrays hold `maxblocks >= n` entries by this function's contract.
+        let (out, sizes) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(dests, n),
+                std::slice::from_raw_parts_mut(destsizes, n),
+            )
+        };
+        for (i, b) in blocks.iter().enumerate() {
+            let p = malloc_copy(b);
+            if p.is_null() {
+                for q in out.iter_mut().take(i) {
+                    // SAFETY: these buffers were malloc'ed just above.
+                    unsafe { libc::free(*q) };
+                    *q = std::ptr::null_mut();
+                }
+                return Err(Error::MemoryAlloc);
+            }
+            out[i] = p as *mut c_void;
+            sizes[i] = b.len() as i32;
+        }
+        Ok(n as c_int)
+    })
+}
+
+/// The number of blocks of a VL-block chunk.
+///
+/// # Safety
+/// `src` valid for `srcsize` bytes; `nblocks` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
+    src: *const c_void,
+    srcsize: i32,
+    nblocks: *mut i32,
+) -> c_int {
+    guard_int(|| {
+        if src.is_null() || nblocks.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { input(src, srcsize) }?;
+        let n = vlchunk_nblocks(s)?;
+        // SAFETY: non-NULL and writable by this function's contract.
+        unsafe { *nblocks = n };
+        Ok(0)
+    })
+}
+
+/// Decompresses block `nblock` of a VL-block chunk into a `malloc`ed buffer; returns its size.
+///
+/// # Safety
+/// `context` a live decompression context; `src` valid for `srcsize`; `dest`/`destsize`
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        let d = c.decompressor()?;
+        if dest.is_null() || destsize.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { input(src, srcsize) }?;
+        let block = d.vldecompress_block(s, nblock)?;
+        let p = malloc_copy(&block);
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        // SAFETY: both out-pointers are writable by this function's contract.
+        unsafe {
+            *dest = p;
+            *destsize = block.len() as i32;
+        }
+        Ok(block.len() as c_int)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Global (Blosc1-style) API
+// ---------------------------------------------------------------------------------------------
+
+/// `blosc2_compress` without the FFI: applies the `BLOSC_*` variables the way c-blosc2 does
+/// (some of them, like `BLOSC_COMPRESSOR`, change the global settings for good), then
+/// compresses with the global settings.
+pub(crate) fn global_compress(
+    clevel: i32,
+    doshuffle: i32,
+    typesize: i32,
+    src: &[u8],
+    dst: &mut [u8],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<usize> {
+    globals::ensure_init();
+    let clevel = env::clevel(&lookup).map_or(clevel, |v| v as i32);
+    let doshuffle = env::shuffle(&lookup).map_or(doshuffle, i32::from);
+    if let Some(d) = env::delta(&lookup) {
+        globals::lock().delta = i32::from(d);
+    }
+    let typesize = env::positive_long_as_i32(&lookup, env::names::TYPESIZE).unwrap_or(typesize);
+    if let Some(name) = lookup(env::names::COMPRESSOR) {
+        globals::set_compressor(&name);
+    }
+    if let Some(bs) = env::number(&lookup, env::names::BLOCKSIZE).filter(|&v| v > 0) {
+        globals::lock().force_blocksize = bs as i32;
+    }
+    if let Some(n) = env::number(&lookup, env::names::NTHREADS).filter(|&v| v > 0) {
+        let _ = globals::set_nthreads(n as i16);
+    }
+    if let Some(mode) = env::splitmode(&lookup) {
+        globals::lock().splitmode = mode;
+    }
+    let s = globals::blosc1_settings();
+
+    if env::is_set(&lookup, env::names::NOLOCK) {
+        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+        build_filters(doshuffle, s.delta != 0, typesize, &mut cp.filters);
+        cp.typesize = typesize;
+        cp.compcode = u8::try_from(s.compressor).unwrap_or(u8::MAX);
+        cp.clevel = u8::try_from(clevel).unwrap_or(u8::MAX);
+        cp.nthreads = s.nthreads;
+        cp.splitmode = s.splitmode;
+        let mut ctx = create_cctx(&cp, &lookup).ok_or(Error::NullPointer)?;
+        if s.compressor < 0 {
+            ctx.deferred = Some(Error::CodecSupport);
+        }
+        return ctx.compress(src, dst);
+    }
+
+    // c-blosc2 checks sizes and clevel before it finds out the codec is unusable.
+    let Ok(compcode) = u8::try_from(s.compressor) else {
+        if src.len() > header::MAX_BUFFERSIZE as usize || dst.len() < EXTENDED_HEADER_LEN {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if !(0..=9).contains(&clevel) {
+            return Err(Error::CodecParam);
+        }
+        return Err(Error::CodecSupport);
+    };
+    let mut filters = [0u8; 6];
+    build_filters(doshuffle, s.delta != 0, typesize, &mut filters);
+    let cp = CParams {
+        compcode,
+        compcode_meta: 0,
+        clevel: u8::try_from(clevel).unwrap_or(u8::MAX),
+        use_dict: false,
+        typesize,
+        nthreads: s.nthreads.max(1),
+        blocksize: s.force_blocksize,
+        splitmode: s.splitmode,
+        filters,
+        filters_meta: [0; 6],
+    };
+    let blosc1_header = env::is_set(&lookup, env::names::BLOSC1_COMPAT);
+    let mut engines = globals::engines();
+    let comp = match &mut engines.compressor {
+        Some(c) => {
+            c.set_cparams(cp)?;
+            c
+        }
+        slot => slot.insert(Compressor::new(cp, Arc::new(CHooks::plain()))?),
+    };
+    let n = comp.compress(src, dst)?;
+    if blosc1_header && n > 0 {
+        to_blosc1_header(dst, n, src, &cp)
+    } else {
+        Ok(n)
+    }
+}
+
+/// Reads an `int32` at `at` (bounds-checked).
+fn rd_i32(b: &[u8], at: usize) -> Result<i32> {
+    let v = b.get(at..at + 4).ok_or(Error::ReadBuffer)?;
+    Ok(i32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+}
+
+/// The streams of a regular extended chunk, re-laid out after a 16-byte header: bstarts move
+/// down 16 bytes and every run-encoded stream (which Blosc1 readers do not know) is encoded
+/// with the chunk's codec instead, or stored raw when that gains nothing, as c-blosc2's writer
+/// does for 16-byte headers.
+fn blosc1_body(chunk: &[u8], h: &ChunkHeader, compcode: u8, clevel: u8) -> Result<Vec<u8>> {
+    let nblocks = len_of(h.nblocks());
+    let blocksize = len_of(h.blocksize);
+    let mut out = vec![0u8; MIN_HEADER_LEN + 4 * nblocks];
+    let mut state = crate::codecs::CodecState::new();
+    let mut run = Vec::new();
+    let mut enc = Vec::new();
+    for j in 0..nblocks {
+        let last = j + 1 == nblocks && h.leftover() > 0;
+        let bsize = if last {
+            len_of(h.leftover())
+        } else {
+            blocksize
+        };
+        let nstreams = if h.dont_split() || last {
+            1
+        } else {
+            usize::from(h.typesize)
+        };
+        let neblock = bsize / nstreams;
+        let start = i32::try_from(out.len()).map_err(|_| Error::TwoGbLimit)?;
+        out[MIN_HEADER_LEN + 4 * j..MIN_HEADER_LEN + 4 * j + 4]
+            .copy_from_slice(&start.to_le_bytes());
+        let mut at = len_of(rd_i32(chunk, EXTENDED_HEADER_LEN + 4 * j)?);
+        for _ in 0..nstreams {
+            let csize = rd_i32(chunk, at)?;
+            if csize > 0 {
+                let end = at + 4 + len_of(csize);
+                out.extend_from_slice(chunk.get(at..end).ok_or(Error::ReadBuffer)?);
+                at = end;
+                continue;
+            }
+            let value = if csize == 0 {
+                at += 4;
+                0
+            } else {
+                at += 5;
+                (-csize & 0xff) as u8
+            };
+            run.clear();
+            run.resize(neblock, value);
+            enc.resize(neblock, 0);
+            let n = if clevel > 0 {
+                crate::codecs::compress(&mut state, compcode, clevel, &run, &mut enc, None)?
+            } else {
+                0
+            };
+            if n == 0 || n >= neblock {
+                out.extend_from_slice(&(neblock as i32).to_le_bytes());
+                out.extend_from_slice(&run);
+            } else {
+                out.extend_from_slice(&(n as i32).to_le_bytes());
+                out.extend_from_slice(&enc[..n]);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Rewrites a freshly written extended chunk (`dst[..n]`) with a 16-byte Blosc1 header, as
+/// `BLOSC_BLOSC1_COMPAT` asks: the shuffle/bitshuffle/delta flag bits carry the pipeline and
+/// run-encoded streams are re-encoded (see [`blosc1_body`]). Chunks Blosc1 cannot express
+/// (special values) and chunks that no longer fit are stored memcpyed (`16 + nbytes` bytes;
+/// 0 if even that does not fit), like c-blosc2's fallback.
+fn to_blosc1_header(dst: &mut [u8], n: usize, src: &[u8], cp: &CParams) -> Result<usize> {
+    let h = ChunkHeader::read(&dst[..n], true)?;
+    let body = if h.is_memcpyed() || h.special_code() != 0 || h.uses_dict() {
+        None
+    } else {
+        Some(blosc1_body(&dst[..n], &h, cp.compcode, cp.clevel)?)
+    };
+    match body {
+        Some(body) if body.len() <= dst.len() => {
+            let mut fl = h.flags & (header::flags::DONT_SPLIT | 0xe0);
+            fl |= header::filters_to_flags(&h.filters);
+            dst[MIN_HEADER_LEN..body.len()].copy_from_slice(&body[MIN_HEADER_LEN..]);
+            dst[2] = fl;
+            dst[12..16].copy_from_slice(&(body.len() as i32).to_le_bytes());
+            Ok(body.len())
+        }
+        _ => {
+            let total = MIN_HEADER_LEN + src.len();
+            if total > dst.len() {
+                return Ok(0);
+            }
+            dst[2] = header::flags::MEMCPYED;
+            dst[12..16].copy_from_slice(&(total as i32).to_le_bytes());
+            dst[MIN_HEADER_LEN..total].copy_from_slice(src);
+            Ok(total)
+        }
+    }
+}
+
+/// `blosc2_decompress` without the FFI (honours `BLOSC_NTHREADS` and `BLOSC_NOLOCK`).
+pub(crate) fn global_decompress(
+    src: &[u8],
+    dst: &mut [u8],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<usize> {
+    globals::ensure_init();
+    match env::nthreads_for_decompress(&lookup) {
+        Some(Err(())) => return Err(Error::InvalidParam),
+        Some(Ok(n)) => {
+            globals::set_nthreads(n)?;
+        }
+        None => {}
+    }
+    let nthreads = globals::nthreads();
+    if env::is_set(&lookup, env::names::NOLOCK) {
+        let dp = blosc2_dparams {
+            nthreads,
+            ..BLOSC2_DPARAMS_DEFAULTS
+        };
+        let mut ctx = create_dctx(&dp, &lookup).ok_or(Error::NullPointer)?;
+        return ctx.decompress(src, dst);
+    }
+    let mut engines = globals::engines();
+    let reuse = matches!(&engines.decompressor, Some(d) if d.dparams().nthreads == nthreads);
+    if !reuse {
+        engines.decompressor = None;
+        let dp = DParams {
+            nthreads: nthreads.max(1),
+        };
+        engines.decompressor = Some(Decompressor::new(dp, Arc::new(CHooks::plain()))?);
+    }
+    let d = engines.decompressor.as_mut().ok_or(Error::Failure)?;
+    d.decompress(src, dst)
+}
+
+/// `blosc2_getitem` without the FFI: a serial one-off decoder, as in c-blosc2.
+fn global_getitem(src: &[u8], start: i32, nitems: i32, dst: &mut [u8]) -> Result<usize> {
+    let mut d = Decompressor::new(DParams::default(), Arc::new(CHooks::plain()))?;
+    d.getitem(src, start, nitems, dst)
+}
+
+/// Compresses with the global settings (Blosc1-style API); see `blosc2.h`.
+///
+/// # Safety
+/// `src` valid for `srcsize` bytes, `dest` for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        if srcsize < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(global_compress(clevel, doshuffle, typesize, s, d, env::from_process)? as c_int)
+    })
+}
+
+/// Decompresses with the global settings.
+///
+/// # Safety
+/// `src` valid for `srcsize` bytes, `dest` for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(global_decompress(s, d, env::from_process)? as c_int)
+    })
+}
+
+/// Decodes `nitems` items from item `start` without a context.
+///
+/// # Safety
+/// `src` valid for `srcsize` bytes, `dest` for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem(
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(global_getitem(s, start, nitems, d)? as c_int)
+    })
+}
+
+/// Blosc1 `blosc_compress`: sizes are `size_t` and converted to `int32_t` as c-blosc2 does.
+///
+/// # Safety
+/// `src` valid for `nbytes` bytes, `dest` for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: usize,
+    nbytes: usize,
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    // SAFETY: forwarded contract; the casts mirror the reference's.
+    unsafe {
+        blosc2_compress(
+            clevel,
+            doshuffle,
+            typesize as i32,
+            src,
+            nbytes as i32,
+            dest,
+            destsize as i32,
+        )
+    }
+}
+
+/// Blosc1 `blosc_decompress`: the chunk's length is taken from its header.
+///
+/// # Safety
+/// `src` must hold a whole chunk; `dest` valid for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_decompress(
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let s = unsafe { whole_chunk(src) }?;
+        // SAFETY: forwarded contract.
+        let d = unsafe { output(dest, i32::try_from(destsize).unwrap_or(i32::MAX)) }?;
+        Ok(global_decompress(s, d, env::from_process)? as c_int)
+    })
+}
+
+/// Blosc1 `blosc_getitem`: the chunk's length is taken from its header and `dest` is assumed
+/// large enough for `nitems` items, as in c-blosc2.
+///
+/// # Safety
+/// `src` must hold a whole chunk; `dest` must have room for `nitems` items.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_getitem(
+    src: *const c_void,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let s = unsafe { whole_chunk(src) }?;
+        let typesize = i64::from(s[3]);
+        let want = i64::from(nitems.max(0)) * typesize;
+        let dlen = i32::try_from(want).map_err(|_| Error::WriteBuffer)?;
+        // SAFETY: `dest` has room for `nitems` items by this function's contract.
+        let d = unsafe { output(dest, dlen) }?;
+        Ok(global_getitem(s, start, nitems, d)? as c_int)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compressed-buffer inspection (they read the first 16 bytes only)
+// ---------------------------------------------------------------------------------------------
+
+/// The first 16 bytes of a chunk.
+///
+/// # Safety
+/// `p` must be NULL or point to at least 16 readable bytes.
+unsafe fn head16<'a>(p: *const c_void) -> Result<&'a [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { slice(p as *const u8, MIN_HEADER_LEN) }
+}
+
+/// Writes `v` through `p` when `p` is not NULL.
+///
+/// # Safety
+/// `p` must be NULL or writable.
+unsafe fn put<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: non-NULL and writable by this function's contract.
+        unsafe { *p = v };
+    }
+}
+
+/// nbytes, cbytes and blocksize of a chunk (any out-pointer may be NULL); on error they are
+/// set to 0 and the error code is returned.
+///
+/// # Safety
+/// `cbuffer` must hold a 16-byte header; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut i32,
+    cbytes: *mut i32,
+    blocksize: *mut i32,
+) -> c_int {
+    let (rc, (nb, cb, bs)) = match guard_or(Err(Error::Failure), || {
+        // SAFETY: forwarded contract.
+        header::cbuffer_sizes(unsafe { head16(cbuffer) }?)
+    }) {
+        Ok(v) => (0, v),
+        Err(e) => (e.code(), (0, 0, 0)),
+    };
+    // SAFETY: forwarded contract.
+    unsafe {
+        put(nbytes, nb);
+        put(cbytes, cb);
+        put(blocksize, bs);
+    }
+    rc
+}
+
+/// Blosc1 variant of [`blosc2_cbuffer_sizes`] with `size_t` outputs.
+///
+/// # Safety
+/// As for [`blosc2_cbuffer_sizes`].
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut usize,
+    cbytes: *mut usize,
+    blocksize: *mut usize,
+) {
+    let (mut nb, mut cb, mut bs) = (0i32, 0i32, 0i32);
+    // SAFETY: forwarded contract; the locals are writable.
+    unsafe {
+        blosc2_cbuffer_sizes(cbuffer, &mut nb, &mut cb, &mut bs);
+        put(nbytes, nb as usize);
+        put(cbytes, cb as usize);
+        put(blocksize, bs as usize);
+    }
+}
+
+/// Checks that `cbuffer` is a chunk of exactly `cbytes` bytes; stores its nbytes (0 on error).
+///
+/// # Safety
+/// `cbuffer` must hold `cbytes` bytes (at least 16 when `cbytes >= 16`); `nbytes` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_validate(
+    cbuffer: *const c_void,
+    cbytes: usize,
+    nbytes: *mut usize,
+) -> c_int {
+    let r = guard_or(Err(Error::Failure), || {
+        if cbytes < MIN_HEADER_LEN {
+            return Err(Error::WriteBuffer);
+        }
+        // SAFETY: forwarded contract.
+        header::cbuffer_validate(unsafe { head16(cbuffer) }?, cbytes)
+    });
+    let (rc, nb) = match r {
+        Ok(n) => (0, n as usize),
+        Err(e) => (e.code(), 0),
+    };
+    // SAFETY: forwarded contract.
+    unsafe { put(nbytes, nb) };
+    rc
+}
+
+/// typesize and flags of a chunk (0 and 0 when the header is invalid).
+///
+/// # Safety
+/// `cbuffer` must hold a 16-byte header; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
+    cbuffer: *const c_void,
+    typesize: *mut usize,
+    flags: *mut c_int,
+) {
+    let (ts, fl) = guard_or(Err(Error::Failure), || {
+        // SAFETY: forwarded contract.
+        header::cbuffer_metainfo(unsafe { head16(cbuffer) }?)
+    })
+    .unwrap_or((0, 0));
+    // SAFETY: forwarded contract.
+    unsafe {
+        put(typesize, usize::from(ts));
+        put(flags, c_int::from(fl));
+    }
+}
+
+/// Format version and codec version of a chunk (0 and 0 when the header is invalid).
+///
+/// # Safety
+/// `cbuffer` must hold a 16-byte header; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_versions(
+    cbuffer: *const c_void,
+    version: *mut c_int,
+    versionlz: *mut c_int,
+) {
+    let (v, vlz) = guard_or(Err(Error::Failure), || {
+        // SAFETY: forwarded contract.
+        header::cbuffer_versions(unsafe { head16(cbuffer) }?)
+    })
+    .unwrap_or((0, 0));
+    // SAFETY: forwarded contract.
+    unsafe {
+        put(version, c_int::from(v));
+        put(versionlz, c_int::from(vlz));
+    }
+}
+
+/// The codec library name of a chunk ("BloscLZ", "LZ4", "Zlib", "Zstd", or a registered
+/// codec's name), NULL when the header is invalid.
+///
+/// # Safety
+/// `cbuffer` must hold a 16-byte header.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
+    guard_or(std::ptr::null(), || {
+        // SAFETY: forwarded contract.
+        let Ok(head) = (unsafe { head16(cbuffer) }) else {
+            return std::ptr::null();
+        };
+        match ChunkHeader::read(head, false) {
+            Ok(h) => registry::complib_name(h.compformat()),
+            Err(_) => std::ptr::null(),
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Special-value chunks
+// ---------------------------------------------------------------------------------------------
+
+/// Which special chunk to build.
+#[derive(Clone, Copy)]
+enum SpecialCtor {
+    Zeros,
+    Nans,
+    Uninit,
+    Value(*const c_void),
+}
+
+/// Shared body of the `blosc2_chunk_*` constructors. Like c-blosc2 they go through a
+/// compression context, so the environment overrides and filter checks apply.
+///
+/// # Safety
+/// `dest` valid for `destsize` bytes; a `Value` pointer valid for `cparams.typesize` bytes.
+unsafe fn special_chunk(
+    cparams: &blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    which: SpecialCtor,
+) -> Result<usize> {
+    let extra = match which {
+        SpecialCtor::Value(_) => i64::from(cparams.typesize),
+        _ => 0,
+    };
+    if i64::from(destsize) < EXTENDED_HEADER_LEN as i64 + extra {
+        return Err(Error::Data);
+    }
+    if cparams.typesize <= 0 {
+        return Err(Error::InvalidParam);
+    }
+    if nbytes > 0 && nbytes % cparams.typesize != 0 {
+        return Err(Error::Data);
+    }
+    let ctx = create_cctx(cparams, env::from_process).ok_or(Error::NullPointer)?;
+    let cp = core_cparams(&ctx.cparams);
+    // SAFETY: forwarded contract.
+    let d = unsafe { output(dest, destsize) }?;
+    match which {
+        SpecialCtor::Zeros => special::zeros(&cp, nbytes, d),
+        SpecialCtor::Nans => special::nans(&cp, nbytes, d),
+        SpecialCtor::Uninit => special::uninit(&cp, nbytes, d),
+        SpecialCtor::Value(v) => {
+            // SAFETY: the value holds `typesize` bytes by the C contract.
+            let value = unsafe { slice(v as *const u8, len_of(cp.typesize)) }?;
+            special::repeatval(&cp, nbytes, d, value)
+        }
+    }
+}
+
+/// Writes a 32-byte chunk standing for `nbytes` zero bytes.
+///
+/// # Safety
+/// `dest` valid for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_zeros(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    guard_int(|| {
+        Ok(
+            unsafe { special_chunk(&cparams, nbytes, dest, destsize, SpecialCtor::Zeros) }?
+                as c_int,
+        )
+    })
+}
+
+/// Writes a 32-byte chunk standing for NaNs (float32 for typesize 4, float64 for 8).
+///
+/// # Safety
+/// `dest` valid for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_nans(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    guard_int(|| {
+        Ok(unsafe { special_chunk(&cparams, nbytes, dest, destsize, SpecialCtor::Nans) }? as c_int)
+    })
+}
+
+/// Writes a 32-byte chunk whose contents are undefined.
+///
+/// # Safety
+/// `dest` valid for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_uninit(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    guard_int(|| {
+        Ok(
+            unsafe { special_chunk(&cparams, nbytes, dest, destsize, SpecialCtor::Uninit) }?
+                as c_int,
+        )
+    })
+}
+
+/// Writes a (32 + typesize)-byte chunk standing for `repeatval` repeated.
+///
+/// # Safety
+/// `dest` valid for `destsize` bytes; `repeatval` for `cparams.typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_repeatval(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    repeatval: *const c_void,
+) -> c_int {
+    guard_int(|| {
+        let which = SpecialCtor::Value(repeatval);
+        // SAFETY: forwarded contract.
+        Ok(unsafe { special_chunk(&cparams, nbytes, dest, destsize, which) }? as c_int)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn cctx_applies_the_environment() {
+        let e = env(&[
+            ("BLOSC_CLEVEL", "9"),
+            ("BLOSC_COMPRESSOR", "zstd"),
+            ("BLOSC_TYPESIZE", "2"),
+            ("BLOSC_SHUFFLE", "BITSHUFFLE"),
+            ("BLOSC_DELTA", "1"),
+            ("BLOSC_BLOCKSIZE", "4096"),
+            ("BLOSC_NTHREADS", "2"),
+            ("BLOSC_SPLITMODE", "NEVER"),
+        ]);
+        let c = create_cctx(&BLOSC2_CPARAMS_DEFAULTS, e).unwrap();
+        assert_eq!(c.cparams.clevel, 9);
+        assert_eq!(c.cparams.compcode, 5);
+        assert_eq!(c.cparams.typesize, 2);
+        assert_eq!(c.cparams.filters, [0, 0, 0, 0, 3, 2]);
+        assert_eq!(c.cparams.blocksize, 4096);
+        assert_eq!(c.cparams.nthreads, 2);
+        assert_eq!(c.cparams.splitmode, 2);
+        assert!(c.deferred.is_none());
+        // Unrecognised values are ignored; SHUFFLE needs a typesize > 1.
+        let e = env(&[("BLOSC_SHUFFLE", "x"), ("BLOSC_CLEVEL", "-3")]);
+        let c = create_cctx(&BLOSC2_CPARAMS_DEFAULTS, e).unwrap();
+        assert_eq!(c.cparams.clevel, 5);
+        assert_eq!(c.cparams.filters, [0, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn cctx_refusals_and_deferred_errors() {
+        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+        cp.filters[0] = 7;
+        assert!(create_cctx(&cp, env(&[])).is_none());
+        cp.filters[0] = 140;
+        assert!(create_cctx(&cp, env(&[])).is_none());
+        cp.filters[0] = 35;
+        assert!(create_cctx(&cp, env(&[])).is_some());
+        let mut c = create_cctx(
+            &BLOSC2_CPARAMS_DEFAULTS,
+            env(&[("BLOSC_COMPRESSOR", "nope")]),
+        )
+        .unwrap();
+        let mut dst = [0u8; 200];
+        assert_eq!(c.compress(&[1u8; 100], &mut dst), Err(Error::CodecSupport));
+        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+        cp.nthreads = 0;
+        let mut c = create_cctx(&cp, env(&[])).unwrap();
+        assert_eq!(c.compress(&[1u8; 100], &mut dst), Err(Error::InvalidParam));
+        assert_eq!(c.decompress(&dst, &mut [0u8; 10]), Err(Error::InvalidParam));
+    }
+
+    #[test]
+    fn blosc1_header_conversion_round_trips() {
+        let src: Vec<u8> = (0..40000u32).flat_map(|i| (i * 3).to_le_bytes()).collect();
+        let cp = CParams {
+            typesize: 4,
+            blocksize: 16384,
+            ..CParams::default()
+        };
+        let mut comp = Compressor::new(cp, Arc::new(CHooks::plain())).unwrap();
+        let mut dst = vec![0u8; src.len() + 32];
+        let n = comp.compress(&src, &mut dst).unwrap();
+        let m = to_blosc1_header(&mut dst, n, &src, &cp).unwrap();
+        assert!(m > 16 && m < src.len() / 4);
+        assert_eq!(dst[2] & 0x07, header::flags::DOSHUFFLE);
+        assert_eq!(&dst[12..16], &(m as i32).to_le_bytes());
+        assert_eq!(crate::chunk::decompress_vec(&dst[..m]).unwrap(), src);
+        // Every stream of every block is codec output or raw (csize > 0): no runs.
+        let h = ChunkHeader::read(&dst[..m], true).unwrap();
+        for j in 0..h.nblocks() as usize {
+            let mut at = rd_i32(&dst, 16 + 4 * j).unwrap() as usize;
+            let leftover = j + 1 == h.nblocks() as usize && h.leftover() > 0;
+            for _ in 0..if leftover { 1 } else { 4 } {
+                let csize = rd_i32(&dst, at).unwrap();
+                assert!(csize > 0, "block {j} flags {:#x} csize {csize}", h.flags);
+                at += 4 + csize as usize;
+            }
+        }
+        // An all-zero buffer is a special chunk in Blosc2; Blosc1 gets it memcpyed.
+        let zeros = vec![0u8; 4000];
+        let n = comp.compress(&zeros, &mut dst).unwrap();
+        assert_eq!(n, 32);
+        let m = to_blosc1_header(&mut dst, n, &zeros, &cp).unwrap();
+        assert_eq!(m, 4016);
+        assert_eq!(dst[2], header::flags::MEMCPYED);
+        assert_eq!(crate::chunk::decompress_vec(&dst[..m]).unwrap(), zeros);
+        // ... or 0 when that does not fit.
+        let n = comp.compress(&zeros, &mut dst[..100]).unwrap();
+        assert_eq!(
+            to_blosc1_header(&mut dst[..100], n, &zeros, &cp).unwrap(),
+            0
+        );
+    }
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe extern "C" fn serial(
+        data: *mut c_void,
+        dojob: Option<unsafe extern "C" fn(*mut c_void)>,
+        numjobs: c_int,
+        elsize: usize,
+        jobdata: *mut c_void,
+    ) {
+        assert_eq!(data as usize, 0x1234);
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        for i in 0..numjobs as usize {
+            // SAFETY: the job records are `elsize` bytes apart, as the contract says.
+            unsafe { dojob.unwrap()((jobdata as *mut u8).add(i * elsize) as *mut c_void) };
+        }
+    }
+
+    #[test]
+    fn threads_callback_runs_every_job_once() {
+        let cb = ThreadsCallback {
+            func: serial,
+            data: 0x1234 as *mut c_void,
+        };
+        let hits: Vec<AtomicUsize> = (0..7).map(|_| AtomicUsize::new(0)).collect();
+        run_with_threads_callback(cb, 7, &|i| {
+            hits[i].fetch_add(1, Ordering::SeqCst);
+        });
+        assert!(hits.iter().all(|h| h.load(Ordering::SeqCst) == 1));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+    }
+}
