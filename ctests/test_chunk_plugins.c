@@ -256,13 +256,14 @@ static void test_prefilter_and_postfilter(void) {
 }
 
 /* --- threads callback --- */
-static int callback_calls, callback_jobs;
+static int callback_calls, callback_jobs, callback_max_jobs;
 
 static void serial_callback(void *data, void (*dojob)(void *), int numjobs, size_t elsize, void *jobdata) {
   int *tag = (int *)data;
   if (tag == NULL || *tag != 99) return;
   callback_calls++;
   callback_jobs += numjobs;
+  if (numjobs > callback_max_jobs) callback_max_jobs = numjobs;
   for (int i = 0; i < numjobs; i++) dojob((uint8_t *)jobdata + (size_t)i * elsize);
 }
 
@@ -277,22 +278,25 @@ static void test_threads_callback(void) {
   cp.filters[4] = BLOSC_DELTA;
   blosc2_context *cctx = blosc2_create_cctx(cp);
   CHECK_NOT_NULL(cctx);
-  callback_calls = callback_jobs = 0;
+  callback_calls = callback_jobs = callback_max_jobs = 0;
   int csize = blosc2_compress_ctx(cctx, src, N, chunk, sizeof chunk);
   blosc2_free_ctx(cctx);
   CHECK(csize > 32);
   CHECK(callback_calls >= 1);
   CHECK(callback_jobs >= 1);
+  /* nthreads bounds the number of jobs handed over */
+  CHECK(callback_max_jobs <= 4);
 
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
   dp.nthreads = 4;
   blosc2_context *dctx = blosc2_create_dctx(dp);
   CHECK_NOT_NULL(dctx);
-  callback_calls = 0;
+  callback_calls = callback_max_jobs = 0;
   memset(out, 0, N);
   CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, csize, out, N), N);
   CHECK_EQ_MEM(out, src, N);
   CHECK(callback_calls >= 1);
+  CHECK(callback_max_jobs >= 1 && callback_max_jobs <= 4);
   blosc2_free_ctx(dctx);
   blosc2_set_threads_callback(NULL, NULL);
 

@@ -22,9 +22,9 @@ use crate::chunk::{
 };
 use crate::env;
 use crate::error::{Error, Result};
-use std::cell::{RefCell, UnsafeCell};
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 // ---------------------------------------------------------------------------------------------
@@ -48,6 +48,9 @@ pub(crate) struct CHooks {
     ctx: AtomicPtr<blosc2_context>,
     /// `cparams.schunk` / `dparams.schunk`: where `nchunk` comes from.
     schunk: *mut c_void,
+    /// The context's thread count, which bounds the jobs handed to a threads callback
+    /// (`None`: the global API, bounded by `blosc2_get_nthreads()`).
+    nthreads: Option<i16>,
 }
 
 // SAFETY: the raw pointers are C-owned handles (schunk, callback params) whose thread-safety is
@@ -88,22 +91,12 @@ const ZERO_POSTPARAMS: blosc2_postfilter_params = blosc2_postfilter_params {
     ctx: std::ptr::null_mut(),
 };
 
-thread_local! {
-    /// `params->ttmp`: a per-thread scratch area callbacks may use (c-blosc2 lends its thread
-    /// context's temporary the same way).
-    static TTMP: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` with a per-thread scratch buffer of at least `n` bytes.
+/// Runs `f` with a scratch buffer of `n` bytes for `params->ttmp`, which c-blosc2 documents as
+/// a per-thread temporary callbacks may use. A fresh buffer per call keeps it private to the
+/// calling thread without any process-wide state.
 fn with_ttmp<R>(n: usize, f: impl FnOnce(*mut u8, usize) -> R) -> R {
-    TTMP.with(|t| {
-        let mut t = t.borrow_mut();
-        if t.len() < n {
-            t.resize(n, 0);
-        }
-        let len = t.len();
-        f(t.as_mut_ptr(), len)
-    })
+    let mut t = vec![0u8; n];
+    f(t.as_mut_ptr(), n)
 }
 
 impl CHooks {
@@ -118,6 +111,7 @@ impl CHooks {
             postparams: Box::new(UnsafeCell::new(ZERO_POSTPARAMS)),
             ctx: AtomicPtr::new(std::ptr::null_mut()),
             schunk: std::ptr::null_mut(),
+            nthreads: None,
         }
     }
 
@@ -316,13 +310,23 @@ impl Hooks for CHooks {
     }
 
     fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
-        match globals::threads_callback() {
-            Some(cb) => {
-                run_with_threads_callback(cb, njobs, job);
-                true
+        let Some(cb) = globals::threads_callback() else {
+            return false;
+        };
+        // The thread count bounds `numjobs`; each callback job claims blocks until none
+        // are left.
+        let bound = self.nthreads.unwrap_or_else(globals::nthreads).max(1) as usize;
+        let workers = njobs.min(bound);
+        let next = AtomicUsize::new(0);
+        let worker = |_: usize| loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= njobs {
+                break;
             }
-            None => false,
-        }
+            job(i);
+        };
+        run_with_threads_callback(cb, workers, &worker);
+        true
     }
 }
 
@@ -394,8 +398,9 @@ pub struct Context {
     cparams: blosc2_cparams,
     /// The parameters `blosc2_ctx_get_dparams` reports.
     dparams: blosc2_dparams,
-    /// A failure c-blosc2 reports at the first (de)compression rather than at creation
-    /// (invalid thread count, unknown `BLOSC_COMPRESSOR`).
+    /// A failure c-blosc2 reports at the first compression rather than at creation (an
+    /// unknown `BLOSC_COMPRESSOR`). A thread count <= 0 is not one: c-blosc2 then runs
+    /// serially, and so does this.
     deferred: Option<Error>,
     /// A decoder for `getitem` calls on a compression context (c-blosc2 allows them).
     aux: Option<Decompressor>,
@@ -554,9 +559,6 @@ pub(crate) fn create_cctx(
     cp.blocksize = env::positive_i32(&lookup, env::names::BLOCKSIZE).unwrap_or(cp.blocksize);
     cp.nthreads = env::nthreads_for_context(&lookup).unwrap_or(cp.nthreads);
     cp.splitmode = env::splitmode(&lookup).unwrap_or(cp.splitmode);
-    if cp.nthreads <= 0 {
-        deferred = Some(Error::InvalidParam);
-    }
     if cp.tuner_id > 0 && !registry::has_tuner(cp.tuner_id) {
         return None;
     }
@@ -572,6 +574,7 @@ pub(crate) fn create_cctx(
         prefilter: given.prefilter,
         preparams: Box::new(UnsafeCell::new(template)),
         schunk: given.schunk,
+        nthreads: Some(cp.nthreads),
         ..CHooks::plain()
     });
     let mut reported = cp;
@@ -598,7 +601,6 @@ pub(crate) fn create_dctx(
 ) -> Option<Box<Context>> {
     let mut dp = *given;
     dp.nthreads = env::nthreads_for_context(&lookup).unwrap_or(dp.nthreads);
-    let deferred = (dp.nthreads <= 0).then_some(Error::InvalidParam);
     let template = if given.postfilter.is_some() && !given.postparams.is_null() {
         // SAFETY: a non-NULL postparams is a valid struct by the C contract.
         unsafe { *given.postparams }
@@ -610,6 +612,7 @@ pub(crate) fn create_dctx(
         postfilter: given.postfilter,
         postparams: Box::new(UnsafeCell::new(template)),
         schunk: given.schunk,
+        nthreads: Some(dp.nthreads),
         ..CHooks::plain()
     });
     let mut reported = dp;
@@ -627,7 +630,7 @@ pub(crate) fn create_dctx(
         hooks,
         cparams: BLOSC2_CPARAMS_DEFAULTS,
         dparams: reported,
-        deferred,
+        deferred: None,
         aux: None,
     }))
 }
@@ -1701,7 +1704,6 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |name| {
@@ -1756,11 +1758,26 @@ mod tests {
         .unwrap();
         let mut dst = [0u8; 200];
         assert_eq!(c.compress(&[1u8; 100], &mut dst), Err(Error::CodecSupport));
+        // A thread count <= 0 runs serially, as in c-blosc2.
         let mut cp = BLOSC2_CPARAMS_DEFAULTS;
         cp.nthreads = 0;
         let mut c = create_cctx(&cp, env(&[])).unwrap();
-        assert_eq!(c.compress(&[1u8; 100], &mut dst), Err(Error::InvalidParam));
-        assert_eq!(c.decompress(&dst, &mut [0u8; 10]), Err(Error::InvalidParam));
+        assert_eq!(c.cparams.nthreads, 0);
+        let n = c.compress(&[1u8; 100], &mut dst).unwrap();
+        let mut d = create_dctx(
+            &blosc2_dparams {
+                nthreads: -1,
+                ..BLOSC2_DPARAMS_DEFAULTS
+            },
+            env(&[]),
+        )
+        .unwrap();
+        let mut out = [0u8; 100];
+        assert_eq!(d.decompress(&dst[..n], &mut out), Ok(100));
+        assert_eq!(out, [1u8; 100]);
+        // The compressor refuses decompression and vice versa.
+        assert_eq!(c.decompress(&dst[..n], &mut out), Err(Error::InvalidParam));
+        assert_eq!(d.compress(&out, &mut dst), Err(Error::InvalidParam));
     }
 
     #[test]
