@@ -139,6 +139,36 @@ impl Frame {
         Ok(f)
     }
 
+    /// Creates an empty frame with the parameters and metalayers of `template` (counters,
+    /// chunksize and vlmetalayers start afresh) in memory, or as an sframe in `sframe_dir`.
+    pub fn new_like(template: &FrameHeader, sframe_dir: Option<&Path>) -> Result<Frame> {
+        let mut header = template.clone();
+        header.nbytes = 0;
+        header.cbytes = 0;
+        header.chunksize = -1;
+        header.vl_blocks = false;
+        header.frame_len = 0;
+        let backing = match sframe_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
+                header.frame_type = FrameType::Sparse;
+                Backing::Sparse(dir.to_path_buf())
+            }
+            None => {
+                header.frame_type = FrameType::Contiguous;
+                Backing::Contiguous(Store::Memory(Vec::new()))
+            }
+        };
+        let mut f = Frame {
+            header,
+            locs: Vec::new(),
+            vlmeta: Vec::new(),
+            backing,
+        };
+        f.commit(true)?;
+        Ok(f)
+    }
+
     /// The parsed header (counters reflect the latest mutation).
     pub fn header(&self) -> &FrameHeader {
         &self.header

@@ -8,7 +8,7 @@
 //! its special chunks as stored 32-byte chunks; failed operations change nothing in memory.
 
 use super::chunkinfo::ChunkInfo;
-use super::header::{FrameType, MAX_METALAYERS, MAX_NCHUNKS};
+use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
 use super::offsets::{self, ChunkLoc, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, sframe, Backing, Frame};
@@ -26,12 +26,25 @@ impl Frame {
     /// Rewrites index, trailer and header after the data section and truncates there.
     /// The header length may only change when `may_resize` (empty frames).
     pub(super) fn commit(&mut self, may_resize: bool) -> Result<()> {
+        self.commit_with_room(may_resize, 0)
+    }
+
+    /// [`Frame::commit`] with `index_room` spare bytes for the index compressor (see
+    /// [`offsets::encode_index_with_room`]).
+    fn commit_with_room(&mut self, may_resize: bool, index_room: usize) -> Result<()> {
         let mut header = self.header.clone();
         header.has_vlmeta = !self.vlmeta.is_empty();
+        // Like c-blosc2, the flags follow the chunksize and the chunk kind at every write.
+        header.variable_chunks = header.chunksize == 0;
+        header.version = if header.variable_chunks || header.vl_blocks {
+            3
+        } else {
+            header::VERSION_RC1
+        };
         let index = if self.locs.is_empty() {
             Vec::new()
         } else {
-            offsets::encode_index(&self.locs)?
+            offsets::encode_index_with_room(&self.locs, index_room)?
         };
         let trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
@@ -65,8 +78,16 @@ impl Frame {
 
     /// Runs a mutation on a snapshot of the in-memory state and restores it if anything fails.
     fn transaction<T>(&mut self, f: impl FnOnce(&mut Frame) -> Result<T>) -> Result<T> {
+        self.transaction_with_room(0, f)
+    }
+
+    fn transaction_with_room<T>(
+        &mut self,
+        index_room: usize,
+        f: impl FnOnce(&mut Frame) -> Result<T>,
+    ) -> Result<T> {
         let saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
-        let r = f(self).and_then(|v| self.commit(false).map(|_| v));
+        let r = f(self).and_then(|v| self.commit_with_room(false, index_room).map(|_| v));
         if r.is_err() {
             (self.header, self.locs, self.vlmeta) = saved;
         }
@@ -90,33 +111,46 @@ impl Frame {
         Ok(info)
     }
 
-    /// Chunksize bookkeeping: keeps a fixed chunksize while every chunk but the last has it and
-    /// the last is not larger; otherwise switches to variable sizes (version 3, bit 6).
+    /// Chunksize bookkeeping, with c-blosc2's rules: `-1` (never set) takes the first chunk's
+    /// nbytes; a fixed chunksize switches to variable sizes (version 3, bit 6) when an insert
+    /// follows a short last chunk, a chunk is larger than the chunksize, or a chunk that is
+    /// not last has a different size. (c-blosc2 refuses a first chunk larger than a preset
+    /// chunksize; here that also just makes the frame variable.)
     fn account(&mut self, op: Op, nbytes: i64) -> Result<()> {
-        let n = self.locs.len();
+        if self.header.chunksize == 0 {
+            return Ok(());
+        }
+        let n = self.locs.len() as i64;
+        if self.header.chunksize < 0 {
+            self.header.chunksize = i32::try_from(nbytes).map_err(|_| Error::TwoGbLimit)?;
+        }
         let cs = i64::from(self.header.chunksize);
-        let keeps_fixed = if self.header.variable_chunks || cs == 0 {
-            false
-        } else if n == 0 || (cs < 0 && matches!(op, Op::Insert(_))) {
-            // The first chunk fixes the chunksize.
-            if nbytes > i64::from(i32::MAX) {
-                return Err(Error::TwoGbLimit);
+        let last_short = n > 0 && self.header.nbytes < n * cs;
+        let variable = match op {
+            Op::Insert(i) => {
+                nbytes > cs || (n > 0 && (last_short || (i as i64 != n && nbytes != cs)))
             }
-            self.header.chunksize = nbytes as i32;
-            true
-        } else {
-            let last_full = self.header.nbytes % cs == 0;
-            match op {
-                Op::Insert(i) if i == n => last_full && nbytes <= cs,
-                Op::Insert(_) => nbytes == cs,
-                Op::Update(i) if i + 1 == n => nbytes <= cs,
-                Op::Update(_) => nbytes == cs,
-            }
+            Op::Update(i) => nbytes > cs || (i as i64 != n - 1 && nbytes != cs),
         };
-        if !keeps_fixed && !self.header.variable_chunks {
+        if variable {
             self.switch_to_variable()?;
         }
         Ok(())
+    }
+
+    /// Presets the chunksize of an empty frame (what c-blosc2 does when a caller sets
+    /// `schunk->chunksize` before the first append, e.g. python-blosc2).
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if !self.locs.is_empty() || self.header.nbytes != 0 || chunksize < -1 {
+            return Err(Error::InvalidParam);
+        }
+        let saved = self.header.chunksize;
+        self.header.chunksize = chunksize;
+        let r = self.commit(false);
+        if r.is_err() {
+            self.header.chunksize = saved;
+        }
+        r
     }
 
     /// Variable chunk sizes: special offsets can no longer be sized, so their synthesised
@@ -130,8 +164,6 @@ impl Frame {
             }
         }
         self.header.chunksize = 0;
-        self.header.variable_chunks = true;
-        self.header.version = 3;
         Ok(())
     }
 
@@ -171,7 +203,7 @@ impl Frame {
     /// Places an incoming chunk: a special offset when the chunksize is fixed, else a payload.
     fn place(&mut self, chunk: &[u8], info: &ChunkInfo) -> Result<ChunkLoc> {
         match SpecialKind::from_special_id(info.special) {
-            Some(kind) if !self.header.variable_chunks => Ok(ChunkLoc::Special(kind)),
+            Some(kind) if self.header.chunksize != 0 => Ok(ChunkLoc::Special(kind)),
             _ => self.store_payload(chunk),
         }
     }
@@ -196,9 +228,6 @@ impl Frame {
         self.transaction(|f| {
             if f.locs.is_empty() {
                 f.header.vl_blocks = info.vl_blocks;
-                if info.vl_blocks {
-                    f.header.version = 3;
-                }
             }
             f.account(Op::Insert(i), i64::from(info.nbytes))?;
             let loc = f.place(chunk, &info)?;
@@ -224,7 +253,7 @@ impl Frame {
                 l => l,
             };
             let new_special = match SpecialKind::from_special_id(info.special) {
-                Some(k) if !f.header.variable_chunks => Some(k),
+                Some(k) if f.header.chunksize != 0 => Some(k),
                 _ => None,
             };
             match old_loc {
@@ -296,7 +325,8 @@ impl Frame {
             }
             _ => 0,
         };
-        self.transaction(|f| {
+        // c-blosc2 compresses the shortened index into a buffer sized for the old one.
+        self.transaction_with_room(8, |f| {
             f.locs.remove(i);
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;
@@ -327,7 +357,7 @@ impl Frame {
         self.transaction(|f| {
             let cs = i64::from(f.header.chunksize);
             let short_last = cs > 0 && f.header.nbytes % cs != 0;
-            if short_last && order[n - 1] as usize != n - 1 && !f.header.variable_chunks {
+            if short_last && order[n - 1] as usize != n - 1 {
                 f.switch_to_variable()?;
             }
             let old = f.locs.clone();
@@ -433,10 +463,10 @@ impl Frame {
             nthreads: h.nthreads_decomp,
         };
         let mut out = Frame::new_memory(&cparams, &dparams)?;
-        out.header.frame_type = FrameType::Contiguous;
         out.header.user_type = h.user_type;
         out.header.metalayers = h.metalayers.clone();
         out.vlmeta = self.vlmeta.clone();
+        out.header.chunksize = h.chunksize;
         out.commit(true)?;
         for i in 0..self.nchunks() {
             out.append_chunk(&self.chunk(i)?)?;

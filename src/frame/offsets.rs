@@ -130,7 +130,8 @@ pub fn decompress_index(chunk: &[u8]) -> Result<Vec<u8>> {
 }
 
 /// The cparams c-blosc2 uses whenever it rewrites the index: BloscLZ clevel 5, typesize 8,
-/// blocksize 16384, never split, shuffle in slot 5.
+/// blocksize 16384, never split, shuffle in slot 5, 4 threads (the thread count changes
+/// c-blosc2's output for some inputs, so it is part of the contract).
 pub fn index_cparams() -> CParams {
     CParams {
         compcode: 0,
@@ -138,7 +139,7 @@ pub fn index_cparams() -> CParams {
         clevel: 5,
         use_dict: false,
         typesize: 8,
-        nthreads: 1,
+        nthreads: 4,
         blocksize: 16 * 1024,
         splitmode: 2,
         filters: [0, 0, 0, 0, 0, 1],
@@ -146,14 +147,18 @@ pub fn index_cparams() -> CParams {
     }
 }
 
-/// Builds the index chunk for `locs`.
+/// Builds the index chunk for `locs`, compressed into a destination of
+/// `nbytes + 32 + extra_room` bytes.
 ///
-/// Indexes under 32 bytes are below `BLOSC_MIN_BUFFERSIZE`, which every Blosc2 compressor stores
-/// memcpyed; that exact chunk is built here (byte-identical to c-blosc2's). Larger indexes go
-/// through [`chunk::compress_vec`] with [`index_cparams`].
-pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
+/// The destination size matters for byte-exactness: a chunk whose encoded form does not fit
+/// falls back to memcpy, so c-blosc2's delete path, which compresses into a buffer sized for
+/// the index *before* the delete (8 bytes more), can keep an output the other paths would
+/// store memcpyed. Indexes under 32 bytes are below `BLOSC_MIN_BUFFERSIZE` and always memcpyed;
+/// that exact chunk is built here. Larger ones go through [`chunk::Compressor`] with
+/// [`index_cparams`].
+pub fn encode_index_with_room(locs: &[ChunkLoc], extra_room: usize) -> Result<Vec<u8>> {
     let raw = encode_entries(locs);
-    if raw.len() > i32::MAX as usize - EXTENDED_HEADER_LEN {
+    if raw.len() > i32::MAX as usize - EXTENDED_HEADER_LEN - extra_room {
         return Err(Error::TwoGbLimit);
     }
     if raw.len() < 32 {
@@ -167,7 +172,19 @@ pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
         c.extend_from_slice(&raw);
         return Ok(c);
     }
-    chunk::compress_vec(&index_cparams(), &raw)
+    let mut comp = chunk::Compressor::new(index_cparams(), chunk::no_hooks())?;
+    let mut dst = vec![0u8; raw.len() + EXTENDED_HEADER_LEN + extra_room];
+    let n = comp.compress(&raw, &mut dst)?;
+    if n == 0 {
+        return Err(Error::WriteBuffer);
+    }
+    dst.truncate(n);
+    Ok(dst)
+}
+
+/// Builds the index chunk for `locs` as append/insert/update/reorder write it.
+pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
+    encode_index_with_room(locs, 0)
 }
 
 /// The blocksize c-blosc2 writes into a synthesised special chunk: its automatic blocksize for

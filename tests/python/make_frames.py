@@ -6,6 +6,8 @@ Usage: python make_frames.py OUTDIR > expected.txt
 
 Output lines:  frame <path> <offset> <nchunks> | chunk <i> <hex|ERR> <decompressed hex|ERR> |
                meta <name> <hex> | vlmeta <name> <hex> | end
+               op chunksize <n> | op append <chunk hex> | op insert|update <i> <chunk hex> |
+               op delete <i>   (the mutations that produced the frame, for replaying)
 """
 
 import os
@@ -16,6 +18,7 @@ import numpy as np
 from blosc2 import blosc2_ext
 
 out = sys.argv[1]
+OPS = []
 rng = np.random.default_rng(20240611)
 
 
@@ -39,6 +42,9 @@ def record(path, offset=0):
     obj = blosc2.open(path, mode="r", offset=offset)  # keeps the C super-chunk alive
     s = schunk_of(obj)
     print(f"frame {path} {offset} {s.nchunks}")
+    for line in OPS:
+        print(line)
+    OPS.clear()
     for i in range(s.nchunks):
         try:
             c = bytes(s.get_chunk(i)).hex()
@@ -122,23 +128,56 @@ for contiguous in (True, False):
         s.append_chunk(blosc2.compress2(data(n), typesize=4))
     record(name)
 
-# 6. inserts, updates and deletes (cframe, sframe, in-memory cframe written out).
-for mode in ("c", "s", "m"):
-    name = fresh(p(f"ops_{mode}.b2frame"))
-    kw = {"urlpath": name, "contiguous": mode != "s"} if mode != "m" else {"contiguous": True}
-    s = blosc2.SChunk(chunksize=4000, cparams={"typesize": 4}, **kw)
-    for i in range(6):
-        s.append_data(data(1000))
-    s.insert_chunk(2, blosc2.compress2(data(1000), typesize=4))
-    s.update_chunk(0, blosc2.compress2(data(1000, "rand"), typesize=4))
-    s.update_chunk(4, blosc2.compress2(np.zeros(1000, dtype=np.int32), typesize=4))
-    s.delete_chunk(1)
-    s.update_chunk(3, blosc2.compress2(data(1000, "lin"), typesize=4))
-    s.delete_chunk(5)
-    if mode == "m":
-        with open(name, "wb") as f:
-            f.write(s.to_cframe())
-    record(name)
+# 6. inserts, updates and deletes (cframe, sframe, in-memory cframe written out), logged as
+#    "op" lines (with the exact chunks) so that a reader can replay them.
+OPS = []
+
+
+def op_append(s, arr):
+    s.append_data(arr)
+    OPS.append(f"op append {bytes(s.get_chunk(s.nchunks - 1)).hex()}")
+
+
+def op_chunk(s, kind, i, chunk):
+    getattr(s, f"{kind}_chunk")(i, chunk)
+    OPS.append(f"op {kind} {i} {bytes(chunk).hex()}")
+
+
+def op_delete(s, i):
+    s.delete_chunk(i)
+    OPS.append(f"op delete {i}")
+
+
+def zeros_chunk(n):
+    return blosc2.compress2(np.zeros(n, dtype=np.int32), typesize=4)
+
+
+for variant in ("fixed", "variable"):
+    for mode in ("c", "s", "m"):
+        name = fresh(p(f"ops_{variant}_{mode}.b2frame"))
+        kw = {"urlpath": name, "contiguous": mode != "s"} if mode != "m" else {"contiguous": True}
+        s = blosc2.SChunk(chunksize=4000, cparams={"typesize": 4}, **kw)
+        OPS.append("op chunksize 4000")
+        for i in range(6):
+            op_append(s, data(1000))
+        op_chunk(s, "insert", 2, blosc2.compress2(data(1000), typesize=4))
+        op_chunk(s, "update", 0, blosc2.compress2(data(1000, "rand"), typesize=4))
+        if variant == "fixed":
+            op_chunk(s, "update", 4, zeros_chunk(1000))
+            op_chunk(s, "insert", 1, zeros_chunk(1000))
+            op_delete(s, 2)
+            op_chunk(s, "update", 1, blosc2.compress2(data(1000, "lin"), typesize=4))
+            op_chunk(s, "update", 4, blosc2.compress2(data(1000), typesize=4))
+        else:
+            op_chunk(s, "insert", 3, blosc2.compress2(data(250), typesize=4))
+            op_chunk(s, "update", 5, blosc2.compress2(data(700, "rand"), typesize=4))
+            op_delete(s, 1)
+            op_append(s, data(100))
+        op_delete(s, 5)
+        if mode == "m":
+            with open(name, "wb") as f:
+                f.write(s.to_cframe())
+        record(name)
 
 # 7. a frame inside a larger file (prefix + frame + another frame).
 f0 = blosc2.SChunk(chunksize=1600, cparams={"typesize": 2}, meta={"part": 0})
