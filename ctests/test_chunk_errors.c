@@ -183,6 +183,37 @@ static void test_getitem_special_and_memcpyed(void) {
   blosc2_free_ctx(dctx);
 }
 
+static void test_more_invalid_inputs(void) {
+  /* NaN chunks only exist for 4- and 8-byte items: writing works, decoding fails */
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 3;
+  uint8_t sp[40];
+  uint8_t out[300];
+  CHECK_EQ_INT(blosc2_chunk_nans(cp, 300, sp, sizeof sp), 32);
+  blosc2_init();
+  CHECK_EQ_INT(blosc2_decompress(sp, 32, out, sizeof out), BLOSC2_ERROR_DATA);
+  CHECK_EQ_INT(blosc2_getitem(sp, 32, 0, 5, out, sizeof out), BLOSC2_ERROR_DATA);
+  blosc2_destroy();
+
+  /* nbytes above BLOSC2_MAX_BUFFERSIZE */
+  const uint8_t head[16] = {2, 1, 1, 4, 0xff, 0xff, 0xff, 0x7f, 0, 1, 0, 0, 16, 0, 0, 0};
+  size_t nbytes = 1;
+  CHECK_EQ_INT(blosc1_cbuffer_validate(head, 16, &nbytes), BLOSC2_ERROR_MEMORY_ALLOC);
+  CHECK_EQ_INT(nbytes, 0);
+
+  /* a block mask of the wrong length */
+  CHECK(make_chunk(1) > 0);
+  blosc2_context *dctx = blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
+  CHECK_NOT_NULL(dctx);
+  bool mask[3] = {false, false, false};
+  CHECK_EQ_INT(blosc2_set_maskout(dctx, mask, 3), 0);
+  static uint8_t big[N];
+  CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, csize, big, N), BLOSC2_ERROR_DATA);
+  /* ... which is dropped by that failed call */
+  CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, csize, big, N), N);
+  blosc2_free_ctx(dctx);
+}
+
 int main(void) {
   RUN(test_compress_argument_errors);
   RUN(test_undefined_filters_refuse_a_context);
@@ -190,5 +221,6 @@ int main(void) {
   RUN(test_decompress_errors);
   RUN(test_getitem_edges);
   RUN(test_getitem_special_and_memcpyed);
+  RUN(test_more_invalid_inputs);
   return harness_summary();
 }

@@ -255,6 +255,55 @@ static void test_prefilter_and_postfilter(void) {
   blosc2_free_ctx(dctx);
 }
 
+/* --- failing callbacks, worker ids --- */
+static int fail_on_block2(blosc2_prefilter_params *p) { return p->nblock == 2; }
+static int fail_on_block1(blosc2_postfilter_params *p) { return p->nblock == 1; }
+static int max_tid;
+static int copy_prefilter(blosc2_prefilter_params *p) {
+  if (p->tid > max_tid) max_tid = p->tid;
+  memcpy(p->output, p->input, (size_t)p->output_size);
+  return 0;
+}
+
+static void test_callback_failures_and_tids(void) {
+  fill();
+  blosc2_prefilter_params preparams;
+  memset(&preparams, 0, sizeof preparams);
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.blocksize = BLOCK;
+  cp.prefilter = fail_on_block2;
+  cp.preparams = &preparams;
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  CHECK_NOT_NULL(cctx);
+  CHECK_EQ_INT(blosc2_compress_ctx(cctx, src, N, chunk, sizeof chunk), BLOSC2_ERROR_FILTER_PIPELINE);
+  blosc2_free_ctx(cctx);
+
+  /* worker ids stay below nthreads */
+  cp.prefilter = copy_prefilter;
+  cp.nthreads = 3;
+  max_tid = -1;
+  cctx = blosc2_create_cctx(cp);
+  CHECK_NOT_NULL(cctx);
+  int csize = blosc2_compress_ctx(cctx, src, N, chunk, sizeof chunk);
+  blosc2_free_ctx(cctx);
+  CHECK(csize > 32);
+  CHECK(max_tid >= 0 && max_tid < 3);
+
+  blosc2_postfilter_params postparams;
+  memset(&postparams, 0, sizeof postparams);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.postfilter = fail_on_block1;
+  dp.postparams = &postparams;
+  blosc2_context *dctx = blosc2_create_dctx(dp);
+  CHECK_NOT_NULL(dctx);
+  CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, csize, out, N), BLOSC2_ERROR_POSTFILTER);
+  /* getitem runs the postfilter of the blocks it touches only */
+  CHECK_EQ_INT(blosc2_getitem_ctx(dctx, chunk, csize, BLOCK / 4, 10, out, N), BLOSC2_ERROR_POSTFILTER);
+  CHECK_EQ_INT(blosc2_getitem_ctx(dctx, chunk, csize, 0, 10, out, N), 40);
+  blosc2_free_ctx(dctx);
+}
+
 /* --- threads callback --- */
 static int callback_calls, callback_jobs, callback_max_jobs;
 
@@ -315,6 +364,7 @@ int main(void) {
   RUN(test_user_codec);
   RUN(test_user_filter);
   RUN(test_prefilter_and_postfilter);
+  RUN(test_callback_failures_and_tids);
   RUN(test_threads_callback);
   return harness_summary();
 }
