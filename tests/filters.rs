@@ -17,6 +17,8 @@ fn element_counts(ts: usize, rng: &mut Rng) -> Vec<usize> {
     v.extend([129, 136, 255, 256, 257, 264, 511, 520, 1000]);
     let cap = (1 << 16) / ts;
     v.push(cap / 2 + rng.below(64) as usize);
+    // Larger than the 16 KiB staging threshold, with a partial stage tile.
+    v.push((1 << 17) / ts - 1 - rng.below(40) as usize);
     if ts <= 8 {
         // Several bitshuffle tiles (16 KiB each).
         v.push(3 * 16384 / ts + 8 * rng.below(40) as usize + rng.below(8) as usize);
@@ -44,7 +46,10 @@ fn for_all_shapes(mut f: impl FnMut(usize, &[u8])) {
         let counts: Vec<usize> = if ts <= 32 {
             counts
         } else {
-            counts.into_iter().filter(|_| rng.below(3) == 0).collect()
+            let last = *counts.last().unwrap();
+            let mut c: Vec<usize> = counts.into_iter().filter(|_| rng.below(3) == 0).collect();
+            c.push(last);
+            c
         };
         for n in counts {
             for tail in tails(ts, &mut rng) {

@@ -34,7 +34,9 @@ pub(crate) unsafe fn bit_t<V: Vector>(
             let mut x: [V; 8] = [V::zero(); 8];
             for (m, r) in x.iter_mut().enumerate() {
                 let p = row.add(jo + 16 * m);
-                *r = V::load2(p, p.wrapping_add(128)).transpose_bits8();
+                // Lane 1 (AVX2 only) covers row bytes jo+128.., in bounds when LANES == 2.
+                let q = if V::LANES == 2 { p.add(128) } else { p };
+                *r = V::load2(p, q).transpose_bits8();
             }
             zip_rounds(&mut x, 4);
             for (k, r) in x.iter().enumerate() {

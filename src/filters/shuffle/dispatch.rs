@@ -66,23 +66,87 @@ static GENERIC: Kernels = Kernels {
     bit_u: bit_u_generic,
 };
 
+/// Bytes of the stack stage used by the (un)shuffle kernels.
+const STAGE: usize = 16384;
+
+/// Elements per staged tile, when staging pays off. Rows of a shuffled buffer are `n` bytes
+/// apart; with 8 or more rows and power-of-two `n` (the usual block sizes) every row maps to the
+/// same L1 cache set and 32-byte row accesses thrash it. Shuffling a tile into a small stage
+/// and copying each row's run out whole (or, to unshuffle, copying row runs in) avoids that.
+/// Only sizes whose SIMD kernels always cover a whole tile qualify (8 and >= 16); `min_es` is
+/// the smallest element size worth it (unshuffle reads 8 rows without trouble), and buffers
+/// that fit in L1 anyway (such as bitshuffle's tiles) are left alone.
+fn stage_elems(es: usize, n: usize, min_es: usize) -> Option<usize> {
+    if (es == 8 || (16..=256).contains(&es)) && es >= min_es && n * es > 16384 {
+        let t = (8192 / es).clamp(64, 512) & !31;
+        assert!(t * es <= STAGE);
+        Some(t)
+    } else {
+        None
+    }
+}
+
 /// Defines the four `#[target_feature]` entry points of one SIMD level: each runs the generic
 /// kernel with the level's vector types (widest first), returning how far it got.
 macro_rules! level_entry_points {
     ($feat:literal, $($v:ty),+) => {
-        #[target_feature(enable = $feat)]
-        unsafe fn shuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
-            let mut i = 0;
+        /// Runs the level's shuffle kernels (widest first) on elements `start..n`.
+        #[inline(always)]
+        unsafe fn shuffle_run(es: usize, src: *const u8, dst: *mut u8, n: usize, start: usize) -> usize {
+            let mut i = start;
             // SAFETY: forwarded contract (buffers of n*es bytes; CPU feature checked by caller).
             $( i = unsafe { crate::filters::shuffle::simd::shuffle::<$v>(es, src, dst, n, i) }; )+
             i
         }
+        #[inline(always)]
+        unsafe fn unshuffle_run(es: usize, src: *const u8, dst: *mut u8, n: usize, start: usize) -> usize {
+            let mut i = start;
+            // SAFETY: as in shuffle_run.
+            $( i = unsafe { crate::filters::shuffle::simd::unshuffle::<$v>(es, src, dst, n, i) }; )+
+            i
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn shuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
+            let mut i = 0;
+            if let Some(t) = super::stage_elems(es, n, 8) {
+                let mut stage = std::mem::MaybeUninit::<[u8; super::STAGE]>::uninit();
+                let sp = stage.as_mut_ptr() as *mut u8;
+                while i + t <= n {
+                    // SAFETY: the tile (elements i..i+t) is in bounds; `stage_elems` only
+                    // allows sizes whose kernels cover a whole tile (t a multiple of 32), so
+                    // every stage byte copied out was written by the kernel just before.
+                    unsafe {
+                        shuffle_run(es, src.add(i * es), sp, t, 0);
+                        for j in 0..es {
+                            std::ptr::copy_nonoverlapping(sp.add(j * t), dst.add(j * n + i), t);
+                        }
+                    }
+                    i += t;
+                }
+            }
+            // SAFETY: forwarded contract.
+            unsafe { shuffle_run(es, src, dst, n, i) }
+        }
         #[target_feature(enable = $feat)]
         unsafe fn unshuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
             let mut i = 0;
-            // SAFETY: as in shuffle_tf.
-            $( i = unsafe { crate::filters::shuffle::simd::unshuffle::<$v>(es, src, dst, n, i) }; )+
-            i
+            if let Some(t) = super::stage_elems(es, n, 16) {
+                let mut stage = std::mem::MaybeUninit::<[u8; super::STAGE]>::uninit();
+                let sp = stage.as_mut_ptr() as *mut u8;
+                while i + t <= n {
+                    // SAFETY: rows j < es hold elements i..i+t (in bounds); the stage gets all
+                    // t*es bytes before the kernel reads them.
+                    unsafe {
+                        for j in 0..es {
+                            std::ptr::copy_nonoverlapping(src.add(j * n + i), sp.add(j * t), t);
+                        }
+                        unshuffle_run(es, sp, dst.add(i * es), t, 0);
+                    }
+                    i += t;
+                }
+            }
+            // SAFETY: forwarded contract.
+            unsafe { unshuffle_run(es, src, dst, n, i) }
         }
         #[target_feature(enable = $feat)]
         unsafe fn bit_t_tf(row: *const u8, t: usize, bits: *mut u8, base: usize, stride: usize) -> usize {

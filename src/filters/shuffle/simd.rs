@@ -12,14 +12,14 @@
 //! All functions take raw pointers and a start element, process as many whole steps as fit, and
 //! return the next unprocessed element; the caller finishes with the scalar code.
 
-use super::vector::{zip_rounds, Vector};
+use super::vector::{unzip_rounds, zip_rounds, Vector};
 
 /// Shuffles elements `start..` of `src` (`n` elements of size `N`, a power of two 2..=16).
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `n * N` bytes; the CPU has `V`'s feature.
 #[inline(always)]
-unsafe fn shuffle_pow2<V: Vector, const N: usize>(
+unsafe fn shuffle_pow2<V: Vector, const N: usize, const LOG: u32>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
@@ -31,14 +31,14 @@ unsafe fn shuffle_pow2<V: Vector, const N: usize>(
         // SAFETY: elements i..i+g are in bounds (loop condition): lane 0 reads bytes
         // [i*N, i*N + 16N), lane 1 the next 16N; each row store writes g bytes of row j at i.
         unsafe {
-            let p = src.add(i * N);
-            let mut x: [V; N] = [V::zero(); N];
-            for (k, r) in x.iter_mut().enumerate() {
-                // Lane 1 (AVX2 only) holds elements i+16..i+32; wrapping_add keeps the unused
-                // SSE2/NEON address computation free of out-of-bounds pointer arithmetic.
-                *r = V::load2(p.add(16 * k), p.wrapping_add(16 * (N + k)));
+            let mut x: [V; N] = V::load_split::<N>(src.add(i * N));
+            // Rotating the address left by 4 = right by LOG: LOG unzip rounds, or 4 zip rounds
+            // where those are cheaper (byte packs cost two extra ALU ops per register).
+            if LOG >= 3 {
+                zip_rounds(&mut x, 4);
+            } else {
+                unzip_rounds(&mut x, LOG);
             }
-            zip_rounds(&mut x, 4);
             for (j, r) in x.iter().enumerate() {
                 r.store(dst.add(j * n + i));
             }
@@ -126,10 +126,10 @@ unsafe fn shuffle_any<V: Vector>(
             unsafe {
                 let mut x: [V; 16] = [V::zero(); 16];
                 for (e, r) in x.iter_mut().enumerate() {
-                    *r = V::load2(
-                        src.add((i + e) * es + c0),
-                        src.wrapping_add((i + 16 + e) * es + c0),
-                    );
+                    let p = src.add((i + e) * es + c0);
+                    // Lane 1 (AVX2 only): element i+16+e, in bounds when LANES == 2.
+                    let q = if V::LANES == 2 { p.add(16 * es) } else { p };
+                    *r = V::load2(p, q);
                 }
                 zip_rounds(&mut x, 4);
                 for (r, v) in x.iter().enumerate().take(rows) {
@@ -196,10 +196,10 @@ pub(crate) unsafe fn shuffle<V: Vector>(
     // SAFETY: forwarded contract.
     unsafe {
         match es {
-            2 => shuffle_pow2::<V, 2>(src, dst, n, start),
-            4 => shuffle_pow2::<V, 4>(src, dst, n, start),
-            8 => shuffle_pow2::<V, 8>(src, dst, n, start),
-            16 => shuffle_pow2::<V, 16>(src, dst, n, start),
+            2 => shuffle_pow2::<V, 2, 1>(src, dst, n, start),
+            4 => shuffle_pow2::<V, 4, 2>(src, dst, n, start),
+            8 => shuffle_pow2::<V, 8, 3>(src, dst, n, start),
+            16 => shuffle_pow2::<V, 16, 4>(src, dst, n, start),
             _ => shuffle_any::<V>(es, src, dst, n, start),
         }
     }

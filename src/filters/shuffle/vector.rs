@@ -25,6 +25,27 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// `p..p+16` (and `q..q+16` when `LANES == 2`) must be readable.
     unsafe fn load2(p: *const u8, q: *const u8) -> Self;
+    /// Loads `N` registers from the `16 * N * LANES` bytes at `p`: register `k` gets 16-byte
+    /// chunk `k` in lane 0 and chunk `N + k` in lane 1 (if any).
+    ///
+    /// # Safety
+    /// `p..p + 16*N*LANES` must be readable and the CPU must have the vector's feature.
+    #[inline(always)]
+    unsafe fn load_split<const N: usize>(p: *const u8) -> [Self; N] {
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            let mut x = [Self::zero(); N];
+            for (k, r) in x.iter_mut().enumerate() {
+                let q = if Self::LANES == 2 {
+                    p.add(16 * (N + k))
+                } else {
+                    p
+                };
+                *r = Self::load2(p.add(16 * k), q);
+            }
+            x
+        }
+    }
     /// Stores `16 * LANES` bytes at `p`.
     ///
     /// # Safety
@@ -45,6 +66,17 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// As [`Vector::zip_lo`].
     unsafe fn zip_hi(a: Self, b: Self) -> Self;
+    /// Even bytes of each lane of `a` followed by the even bytes of the same lane of `b`
+    /// (the inverse of the zips: `unzip_even(zip_lo(a, b), zip_hi(a, b)) == a`).
+    ///
+    /// # Safety
+    /// As [`Vector::zip_lo`].
+    unsafe fn unzip_even(a: Self, b: Self) -> Self;
+    /// Odd bytes of each lane of `a` followed by the odd bytes of the same lane of `b`.
+    ///
+    /// # Safety
+    /// As [`Vector::zip_lo`].
+    unsafe fn unzip_odd(a: Self, b: Self) -> Self;
     /// All-zero register.
     ///
     /// # Safety
@@ -89,6 +121,38 @@ pub(crate) unsafe fn zip_rounds<V: Vector, const N: usize>(x: &mut [V; N], k: u3
     for _ in 0..k {
         // SAFETY: forwarded caller guarantee.
         unsafe { zip_round(x) };
+    }
+}
+
+/// Inverse of [`zip_round`]: rotates the address bits right by one.
+///
+/// # Safety
+/// The CPU must have `V`'s feature.
+#[inline(always)]
+pub(crate) unsafe fn unzip_round<V: Vector, const N: usize>(x: &mut [V; N]) {
+    let h = N / 2;
+    let mut y = *x;
+    let mut i = 0;
+    while i < h {
+        // SAFETY: the caller guarantees the CPU feature.
+        unsafe {
+            y[i] = V::unzip_even(x[2 * i], x[2 * i + 1]);
+            y[i + h] = V::unzip_odd(x[2 * i], x[2 * i + 1]);
+        }
+        i += 1;
+    }
+    *x = y;
+}
+
+/// `k` [`unzip_round`]s.
+///
+/// # Safety
+/// The CPU must have `V`'s feature.
+#[inline(always)]
+pub(crate) unsafe fn unzip_rounds<V: Vector, const N: usize>(x: &mut [V; N], k: u32) {
+    for _ in 0..k {
+        // SAFETY: forwarded caller guarantee.
+        unsafe { unzip_round(x) };
     }
 }
 
@@ -150,6 +214,27 @@ pub(crate) mod x86 {
             Sse2(unsafe { _mm_unpackhi_epi8(a.0, b.0) })
         }
         #[inline(always)]
+        unsafe fn unzip_even(a: Self, b: Self) -> Self {
+            // SAFETY: SSE2 is baseline on x86-64; pure register arithmetic.
+            unsafe {
+                let m = _mm_set1_epi16(0x00FF);
+                Sse2(_mm_packus_epi16(
+                    _mm_and_si128(a.0, m),
+                    _mm_and_si128(b.0, m),
+                ))
+            }
+        }
+        #[inline(always)]
+        unsafe fn unzip_odd(a: Self, b: Self) -> Self {
+            // SAFETY: SSE2 is baseline on x86-64; pure register arithmetic.
+            unsafe {
+                Sse2(_mm_packus_epi16(
+                    _mm_srli_epi16::<8>(a.0),
+                    _mm_srli_epi16::<8>(b.0),
+                ))
+            }
+        }
+        #[inline(always)]
         unsafe fn zero() -> Self {
             // SAFETY: SSE2 is baseline on x86-64.
             Sse2(unsafe { _mm_setzero_si128() })
@@ -198,6 +283,27 @@ pub(crate) mod x86 {
             }
         }
         #[inline(always)]
+        unsafe fn load_split<const N: usize>(p: *const u8) -> [Self; N] {
+            // SAFETY: the caller guarantees 32*N readable bytes and AVX2. Whole 256-bit loads,
+            // then one lane permute per register instead of a 128-bit insert.
+            unsafe {
+                let mut l = [_mm256_setzero_si256(); N];
+                for (m, r) in l.iter_mut().enumerate() {
+                    *r = _mm256_loadu_si256(p.add(32 * m) as *const __m256i);
+                }
+                let mut x = [Avx2(_mm256_setzero_si256()); N];
+                for (k, r) in x.iter_mut().enumerate() {
+                    let (a, b) = (l[k / 2], l[N / 2 + k / 2]);
+                    r.0 = if k % 2 == 0 {
+                        _mm256_permute2x128_si256::<0x20>(a, b)
+                    } else {
+                        _mm256_permute2x128_si256::<0x31>(a, b)
+                    };
+                }
+                x
+            }
+        }
+        #[inline(always)]
         unsafe fn store(self, p: *mut u8) {
             // SAFETY: the caller guarantees 32 writable bytes and AVX2.
             unsafe { _mm256_storeu_si256(p as *mut __m256i, self.0) }
@@ -223,6 +329,27 @@ pub(crate) mod x86 {
         unsafe fn zip_hi(a: Self, b: Self) -> Self {
             // SAFETY: the caller guarantees AVX2.
             Avx2(unsafe { _mm256_unpackhi_epi8(a.0, b.0) })
+        }
+        #[inline(always)]
+        unsafe fn unzip_even(a: Self, b: Self) -> Self {
+            // SAFETY: the caller guarantees AVX2; pure register arithmetic.
+            unsafe {
+                let m = _mm256_set1_epi16(0x00FF);
+                Avx2(_mm256_packus_epi16(
+                    _mm256_and_si256(a.0, m),
+                    _mm256_and_si256(b.0, m),
+                ))
+            }
+        }
+        #[inline(always)]
+        unsafe fn unzip_odd(a: Self, b: Self) -> Self {
+            // SAFETY: the caller guarantees AVX2; pure register arithmetic.
+            unsafe {
+                Avx2(_mm256_packus_epi16(
+                    _mm256_srli_epi16::<8>(a.0),
+                    _mm256_srli_epi16::<8>(b.0),
+                ))
+            }
         }
         #[inline(always)]
         unsafe fn zero() -> Self {
@@ -295,6 +422,16 @@ pub(crate) mod neon {
         unsafe fn zip_hi(a: Self, b: Self) -> Self {
             // SAFETY: NEON is baseline on aarch64.
             Neon(unsafe { vzip2q_u8(a.0, b.0) })
+        }
+        #[inline(always)]
+        unsafe fn unzip_even(a: Self, b: Self) -> Self {
+            // SAFETY: NEON is baseline on aarch64.
+            Neon(unsafe { vuzp1q_u8(a.0, b.0) })
+        }
+        #[inline(always)]
+        unsafe fn unzip_odd(a: Self, b: Self) -> Self {
+            // SAFETY: NEON is baseline on aarch64.
+            Neon(unsafe { vuzp2q_u8(a.0, b.0) })
         }
         #[inline(always)]
         unsafe fn zero() -> Self {
