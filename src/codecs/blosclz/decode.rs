@@ -101,27 +101,58 @@ fn copy_literals(dst: &mut [u8], op: usize, src: &[u8], ip: usize, run: usize) {
 #[inline(always)]
 fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
     let from = op - back;
-    if back == 1 {
-        let b = dst[from];
-        dst[op..op + len].fill(b);
-    } else if back >= 8 && dst.len() - op >= len + 8 {
-        // Source at least 8 bytes behind: 8-byte steps read only bytes already in place.
-        let mut i = 0;
-        while i < len {
-            let w: [u8; 8] = dst[from + i..from + i + 8].try_into().unwrap();
-            dst[op + i..op + i + 8].copy_from_slice(&w);
-            i += 8;
+    if dst.len() - op >= len + 16 {
+        // Room for whole-word steps that may write up to 15 bytes past the match (they are
+        // overwritten by the next instructions, or lie past the produced length).
+        if back >= 16 {
+            step_copy::<16>(dst, from, op, len);
+        } else if back >= 8 {
+            step_copy::<8>(dst, from, op, len);
+        } else {
+            // Period < 8: one 8-byte pattern word, stored every `step` bytes (the largest
+            // multiple of the period that is <= 8, so every store starts at phase 0).
+            let mut pat = [0u8; 8];
+            let mut k = 0;
+            for p in pat.iter_mut() {
+                *p = dst[from + k];
+                k += 1;
+                if k == back {
+                    k = 0;
+                }
+            }
+            let step = back * (8 / back);
+            let out = &mut dst[op..op + len + 8];
+            let mut i = 0;
+            while i < len {
+                out[i..i + 8].copy_from_slice(&pat);
+                i += step;
+            }
         }
     } else if back >= len {
         dst.copy_within(from..from + len, op);
     } else {
-        // Short period: grow the copied prefix by doubling, keeping it a multiple of `back` so
-        // every chunk starts at `from`.
+        // Near the end of the output: grow the copied prefix by doubling, keeping it a
+        // multiple of `back` so every chunk starts at `from`.
         let mut done = 0;
         while done < len {
             let chunk = (done + back).min(len - done);
             dst.copy_within(from..from + chunk, op + done);
             done += chunk;
         }
+    }
+}
+
+/// Copies `len` bytes from `from` to `op` in `S`-byte words (`op - from >= S`, so every word
+/// read is already in place; `op + len + S <= dst.len()`).
+#[inline(always)]
+fn step_copy<const S: usize>(dst: &mut [u8], from: usize, op: usize, len: usize) {
+    let mut s = from;
+    let mut d = op;
+    let end = op + len;
+    while d < end {
+        let w: [u8; S] = dst[s..s + S].try_into().unwrap();
+        dst[d..d + S].copy_from_slice(&w);
+        s += S;
+        d += S;
     }
 }

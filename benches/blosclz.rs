@@ -1,0 +1,180 @@
+//! BloscLZ throughput: ours vs c-blosc2 3.3.5's (through a single-block, unsplit, unfiltered
+//! chunk with typesize 1, which adds only the chunk header and a run check to the codec).
+//!
+//! `cargo bench --bench blosclz` (release build). Prints GB/s of uncompressed bytes (per thread
+//! CPU time) and compression ratios. "ref" columns are the reference. When the codec gives up
+//! (ratio 1.00), the reference's time includes copying the block into the chunk, ours does not.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use b2frame::capi::types::{BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS, BLOSC_NEVER_SPLIT};
+use b2frame::codecs::blosclz;
+use std::ffi::c_void;
+use std::hint::black_box;
+
+/// CPU time of this thread: the machine is shared, so wall-clock time would mostly measure the
+/// other processes.
+fn thread_cpu_secs() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer for clock_gettime.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Best throughput (GB/s of `bytes`, thread CPU time) over a few timed batches of `f`.
+fn measure(bytes: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut best = f64::MAX;
+    for _ in 0..7 {
+        let mut iters = 0u64;
+        let t = thread_cpu_secs();
+        let mut el = 0.0;
+        while el < 0.08 {
+            f();
+            iters += 1;
+            el = thread_cpu_secs() - t;
+        }
+        best = best.min(el / iters as f64);
+    }
+    bytes as f64 / best / 1e9
+}
+
+fn data(kind: &str, len: usize) -> Vec<u8> {
+    let mut rng = common::Rng::new(42);
+    match kind {
+        "mixed" => {
+            let mut v = vec![0u8; len];
+            let mut i = 0;
+            while i < len {
+                if i >= 64 && rng.below(3) != 0 {
+                    let dist = 1 + rng.below(i.min(9000) as u64) as usize;
+                    let n = (4 + rng.below(40) as usize).min(len - i);
+                    for k in 0..n {
+                        v[i + k] = v[i + k - dist];
+                    }
+                    i += n;
+                } else {
+                    v[i] = rng.next_u64() as u8;
+                    i += 1;
+                }
+            }
+            v
+        }
+        "sparse" => (0..len)
+            .map(|_| {
+                if rng.below(10) == 0 {
+                    rng.next_u64() as u8
+                } else {
+                    7
+                }
+            })
+            .collect(),
+        other => common::data_kind(other, len, 42),
+    }
+}
+
+fn main() {
+    let r = common::reference::reference();
+    println!(
+        "{:<10} {:>7} {:>2} | {:>7} {:>7} | {:>7} {:>7} {:>6} | {:>7} {:>7} {:>6}",
+        "kind", "size", "cl", "ratio", "ref", "comp", "ref", "x", "decomp", "ref", "x"
+    );
+    for &len in &[64 << 10, 4 << 20] {
+        for kind in [
+            "text",
+            "mixed",
+            "small_int",
+            "sparse",
+            "f64_series",
+            "random",
+        ] {
+            let src = data(kind, len);
+            for clevel in [1u8, 5, 9] {
+                // Ours.
+                let mut comp = vec![0u8; len];
+                let n = blosclz::compress(clevel, &src, &mut comp);
+                let c_ours = measure(len, || {
+                    black_box(blosclz::compress(clevel, black_box(&src), &mut comp));
+                });
+                let mut out = vec![0u8; len];
+                let d_ours = if n > 0 {
+                    assert_eq!(blosclz::decompress(&comp[..n], &mut out), Ok(len));
+                    assert!(out == src);
+                    measure(len, || {
+                        black_box(blosclz::decompress(black_box(&comp[..n]), &mut out).unwrap());
+                    })
+                } else {
+                    f64::NAN
+                };
+                // The reference, one context each way, reused.
+                let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+                cp.compcode = 0;
+                cp.clevel = clevel;
+                cp.typesize = 1;
+                cp.filters = [0; 6];
+                cp.splitmode = BLOSC_NEVER_SPLIT;
+                cp.blocksize = len as i32;
+                let mut chunk = vec![0u8; len + 32];
+                let (c_ref, d_ref, ref_n);
+                // SAFETY: contexts are created and freed here; buffers are sized as declared.
+                unsafe {
+                    let cctx = (r.create_cctx)(cp);
+                    let dctx = (r.create_dctx)(BLOSC2_DPARAMS_DEFAULTS);
+                    let mut csize = 0;
+                    c_ref = measure(len, || {
+                        csize = (r.compress_ctx)(
+                            cctx,
+                            src.as_ptr() as *const c_void,
+                            len as i32,
+                            chunk.as_mut_ptr() as *mut c_void,
+                            chunk.len() as i32,
+                        );
+                    });
+                    assert!(csize > 0);
+                    ref_n = (csize as usize).saturating_sub(40);
+                    d_ref = if chunk[2] & 2 == 0 {
+                        measure(len, || {
+                            let m = (r.decompress_ctx)(
+                                dctx,
+                                chunk.as_ptr() as *const c_void,
+                                csize,
+                                out.as_mut_ptr() as *mut c_void,
+                                len as i32,
+                            );
+                            assert_eq!(m, len as i32);
+                        })
+                    } else {
+                        f64::NAN
+                    };
+                    (r.free_ctx)(cctx);
+                    (r.free_ctx)(dctx);
+                }
+                let ratio = |n: usize| {
+                    if n == 0 || n >= len {
+                        1.0
+                    } else {
+                        len as f64 / n as f64
+                    }
+                };
+                let ref_ratio = if chunk[2] & 2 != 0 { 1.0 } else { ratio(ref_n) };
+                println!(
+                    "{:<10} {:>7} {:>2} | {:>7.2} {:>7.2} | {:>7.2} {:>7.2} {:>6.2} | {:>7.2} {:>7.2} {:>6.2}",
+                    kind,
+                    if len < 1 << 20 { format!("{}K", len >> 10) } else { format!("{}M", len >> 20) },
+                    clevel,
+                    ratio(n),
+                    ref_ratio,
+                    c_ours,
+                    c_ref,
+                    c_ours / c_ref,
+                    d_ours,
+                    d_ref,
+                    d_ours / d_ref
+                );
+            }
+        }
+    }
+}
