@@ -1,15 +1,16 @@
-//! Contexts and the chunk-level C API: `blosc2_create_cctx/dctx`, `blosc2_*_ctx`, the global
-//! (Blosc1-style) `blosc2_compress/decompress/getitem`, `blosc1_*`, the `cbuffer_*` inspectors
-//! and the special-value chunk constructors.
+//! Contexts and the chunk-level C API: `blosc2_create_cctx/dctx`, `blosc2_*_ctx`, the VL-block
+//! entry points, the `cbuffer_*` inspectors and the special-value chunk constructors. (The
+//! global Blosc1-style API lives in [`super::globals`], next to the state it uses.)
 //!
 //! A `blosc2_context*` is a `Box<Context>`: the safe [`Compressor`] or [`Decompressor`], the
 //! parameters as the caller sees them through `blosc2_ctx_get_cparams/dparams` (after the
 //! `BLOSC_*` environment overrides c-blosc2 applies at creation), and [`CHooks`], the bridge
 //! that lets the chunk engine call user codecs, user filters and the pre/postfilter callbacks.
 //!
-//! Deliberate differences from the reference, all where it would crash or read garbage: NULL
+//! Deliberate differences from the reference, all where it would crash or write garbage: NULL
 //! pointers give `BLOSC2_ERROR_NULL_POINTER` (or NULL), a zero typesize gives
-//! `INVALID_PARAM`, negative sizes are treated as 0.
+//! `INVALID_PARAM`, a negative source size is `INVALID_PARAM` (c-blosc2 writes a chunk with
+//! nbytes -1) and a negative destination size counts as 0.
 
 use super::boundary::{guard_int, guard_or, guard_ptr, guard_void, malloc_copy, slice, slice_mut};
 use super::globals::{self, ThreadsCallback};

@@ -6,5 +6,6 @@ pub mod boundary;
 pub mod filters;
 pub mod chunk;
 pub mod globals;
+pub mod info;
 pub mod registry;
 pub mod types;
