@@ -12,11 +12,15 @@
 #      (and the b2nd metalayer helpers of b2nd.h) must be declared by our headers, and the
 #      reference prototypes, compiled in one translation unit after our headers, must not
 #      conflict with ours (C: incompatible redeclaration; C++: conflicting extern "C").
-# Exits non-zero on any failure. Usage: scripts/abi-check.sh   (CC/CXX may be overridden)
+#   5. (only when a library is given) link: tests/abi/link_smoke.c, built at -O0 against our
+#      headers and linked with that libb2frame.so, runs and passes.
+# Exits non-zero on any failure.
+# Usage: scripts/abi-check.sh [path/to/libb2frame.so]   (CC/CXX may be overridden)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 ours="$root/include"
+lib=${1:-}
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
 
@@ -159,6 +163,27 @@ if $CC -std=gnu11 -Wall -Wextra -Werror -I"$ours" -c "$tmp/compat.c" -o "$tmp/c.
 else
   grep -E "error|note: previous" "$tmp/compat.err" | head -40
   fail "$(grep -c "error" "$tmp/compat.err" || true) conflicting prototype(s)"
+fi
+
+# --- 5. link a consumer against the built library ---------------------------------------------
+if [ -n "$lib" ]; then
+  if [ ! -f "$lib" ]; then
+    fail "library $lib does not exist"
+  else
+    # The library's SONAME is libb2frame.so.<major>: give the loader that name.
+    mkdir -p "$tmp/lib"
+    soname=$(objdump -p "$lib" 2>/dev/null | awk '/SONAME/ { print $2 }')
+    cp "$lib" "$tmp/lib/libb2frame.so"
+    [ -n "$soname" ] && [ "$soname" != libb2frame.so ] && cp "$lib" "$tmp/lib/$soname"
+    if $CC -std=gnu11 -O0 -Wall -Wextra -Werror -I"$ours" "$root/tests/abi/link_smoke.c" \
+        -L"$tmp/lib" -lb2frame -o "$tmp/link_smoke" 2>"$tmp/link.err" \
+      && LD_LIBRARY_PATH="$tmp/lib" "$tmp/link_smoke"; then
+      echo "abi-check: ok: a c-blosc2-style program builds at -O0, links and runs against $lib"
+    else
+      cat "$tmp/link.err"
+      fail "linking/running tests/abi/link_smoke.c against $lib"
+    fi
+  fi
 fi
 
 if [ $failures -ne 0 ]; then
