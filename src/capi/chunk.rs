@@ -593,7 +593,11 @@ pub(crate) fn create_cctx(
     } else {
         std::ptr::null_mut()
     };
-    let compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
+    let mut compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
+    if cp.nthreads > 1 {
+        let pool = globals::shared_pool(cp.nthreads as usize).ok()?;
+        compressor.set_pool(pool).ok()?;
+    }
     Some(Box::new(Context {
         engine: Engine::Compress(compressor),
         hooks,
@@ -634,7 +638,11 @@ pub(crate) fn create_dctx(
     let core = DParams {
         nthreads: dp.nthreads.max(1),
     };
-    let decompressor = Decompressor::new(core, hooks.clone()).ok()?;
+    let mut decompressor = Decompressor::new(core, hooks.clone()).ok()?;
+    if core.nthreads > 1 {
+        let pool = globals::shared_pool(core.nthreads as usize).ok()?;
+        decompressor.set_pool(pool).ok()?;
+    }
     Some(Box::new(Context {
         engine: Engine::Decompress(decompressor),
         hooks,

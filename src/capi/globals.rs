@@ -24,8 +24,9 @@ use crate::chunk::header::{self, ChunkHeader, EXTENDED_HEADER_LEN, MIN_HEADER_LE
 use crate::chunk::{CParams, Compressor, DParams, Decompressor};
 use crate::env;
 use crate::error::{Error, Result};
+use crate::pool::Pool;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// A user threads callback and its data pointer, as registered.
 #[derive(Clone, Copy)]
@@ -99,6 +100,26 @@ fn release_engines() {
     let mut e = engines();
     e.compressor = None;
     e.decompressor = None;
+}
+
+/// Worker pools shared by all contexts with the same thread count, as c-blosc2 shares one
+/// pool per distinct `nthreads`. Held weakly: a pool lives while some context uses it.
+static POOLS: Mutex<Vec<(usize, Weak<Pool>)>> = Mutex::new(Vec::new());
+
+/// The shared pool of `nthreads` workers, started on first use.
+pub(crate) fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    pools.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(p) = pools
+        .iter()
+        .find(|(n, _)| *n == nthreads)
+        .and_then(|(_, w)| w.upgrade())
+    {
+        return Ok(p);
+    }
+    let p = Pool::new(nthreads)?;
+    pools.push((nthreads, Arc::downgrade(&p)));
+    Ok(p)
 }
 
 /// Locks the globals (a poisoned lock is still usable: the state is plain data).
@@ -385,6 +406,9 @@ pub(crate) fn global_compress(
         }
         slot => slot.insert(Compressor::new(cp, Arc::new(CHooks::plain()))?),
     };
+    if cp.nthreads > 1 {
+        comp.set_pool(shared_pool(cp.nthreads as usize)?)?;
+    }
     let n = comp.compress(src, dst)?;
     if blosc1_header && n > 0 {
         to_blosc1_header(dst, n, src, &cp)
@@ -526,7 +550,11 @@ pub(crate) fn global_decompress(
         let dp = DParams {
             nthreads: nthreads.max(1),
         };
-        engines.decompressor = Some(Decompressor::new(dp, Arc::new(CHooks::plain()))?);
+        let mut d = Decompressor::new(dp, Arc::new(CHooks::plain()))?;
+        if dp.nthreads > 1 {
+            d.set_pool(shared_pool(dp.nthreads as usize)?)?;
+        }
+        engines.decompressor = Some(d);
     }
     let d = engines.decompressor.as_mut().ok_or(Error::Failure)?;
     d.decompress(src, dst)
@@ -701,6 +729,18 @@ pub(crate) mod tests {
         assert_eq!(blosc1_get_blocksize(), 4096);
         assert!(is_initialized());
         blosc1_set_blocksize(0);
+    }
+
+    #[test]
+    fn pools_are_shared_per_thread_count_while_in_use() {
+        let a = shared_pool(7).unwrap();
+        let b = shared_pool(7).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        let c = shared_pool(9).unwrap();
+        assert_eq!(c.nthreads(), 9);
+        let weak = Arc::downgrade(&a);
+        drop((a, b));
+        assert!(weak.upgrade().is_none());
     }
 
     #[test]
