@@ -60,12 +60,13 @@ pub fn serialize(
     msgpack::write_fixarray(&mut out, 7);
     out.push(METALAYER_VERSION);
     out.push(ndim as u8);
-    msgpack::write_fixarray(&mut out, ndim as u8);
+    // `0x90 + ndim` even for ndim 16 (0xA0), exactly as c-blosc2 writes it; readers skip it.
+    out.push(msgpack::marker::FIXARRAY + ndim as u8);
     for &s in shape {
         msgpack::write_int64(&mut out, s);
     }
     for dims in [chunkshape, blockshape] {
-        msgpack::write_fixarray(&mut out, ndim as u8);
+        out.push(msgpack::marker::FIXARRAY + ndim as u8);
         for &d in dims {
             msgpack::write_int32(&mut out, d);
         }

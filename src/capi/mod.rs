@@ -2,6 +2,7 @@
 //! and mirrors results into the C structs callers read. Every `unsafe` block of the crate outside
 //! the SIMD kernels lives here, each with a `// SAFETY:` line.
 
+pub mod b2nd;
 pub mod boundary;
 pub mod filters;
 pub mod chunk;
