@@ -163,6 +163,15 @@ static void test_env_global_compress(void) {
   CHECK((chunk[2] & 0x05) != 0x05);
   CHECK_EQ_INT(chunk[2] & BLOSC_DOSHUFFLE, BLOSC_DOSHUFFLE);
   CHECK_EQ_INT(rd32(chunk + 12), csize);
+  /* all zeros: no special chunk in a Blosc1 header, but still compressed */
+  static int32_t zeros[NITEMS];
+  setenv("BLOSC_BLOSC1_COMPAT", "1", 1);
+  csize = blosc2_compress(5, BLOSC_SHUFFLE, 4, zeros, N, chunk, sizeof chunk);
+  unsetenv("BLOSC_BLOSC1_COMPAT");
+  CHECK(csize > 16 && csize < N / 10);
+  CHECK((chunk[2] & 0x05) != 0x05);
+  CHECK_EQ_INT(blosc2_decompress(chunk, csize, out, N), N);
+  CHECK_EQ_MEM(out, zeros, N);
 
   /* a private context per call: same format */
   setenv("BLOSC_NOLOCK", "1", 1);

@@ -426,8 +426,10 @@ fn rd_i32(b: &[u8], at: usize) -> Result<i32> {
 /// The streams of a regular extended chunk, re-laid out after a 16-byte header: bstarts move
 /// down 16 bytes and every run-encoded stream (which Blosc1 readers do not know) is encoded
 /// with the chunk's codec instead, or stored raw when that gains nothing, as c-blosc2's writer
-/// does for 16-byte headers.
+/// does for 16-byte headers. A whole-chunk zero (special) chunk is treated as one whose
+/// streams are all zero runs, which is what the writer found before replacing it.
 fn blosc1_body(chunk: &[u8], h: &ChunkHeader, compcode: u8, clevel: u8) -> Result<Vec<u8>> {
+    let all_zero = h.special_code() == 1;
     let nblocks = len_of(h.nblocks());
     let blocksize = len_of(h.blocksize);
     let mut out = vec![0u8; MIN_HEADER_LEN + 4 * nblocks];
@@ -450,9 +452,13 @@ fn blosc1_body(chunk: &[u8], h: &ChunkHeader, compcode: u8, clevel: u8) -> Resul
         let start = i32::try_from(out.len()).map_err(|_| Error::TwoGbLimit)?;
         out[MIN_HEADER_LEN + 4 * j..MIN_HEADER_LEN + 4 * j + 4]
             .copy_from_slice(&start.to_le_bytes());
-        let mut at = len_of(rd_i32(chunk, EXTENDED_HEADER_LEN + 4 * j)?);
+        let mut at = if all_zero {
+            0
+        } else {
+            len_of(rd_i32(chunk, EXTENDED_HEADER_LEN + 4 * j)?)
+        };
         for _ in 0..nstreams {
-            let csize = rd_i32(chunk, at)?;
+            let csize = if all_zero { 0 } else { rd_i32(chunk, at)? };
             if csize > 0 {
                 let end = at + 4 + len_of(csize);
                 out.extend_from_slice(chunk.get(at..end).ok_or(Error::ReadBuffer)?);
@@ -488,12 +494,13 @@ fn blosc1_body(chunk: &[u8], h: &ChunkHeader, compcode: u8, clevel: u8) -> Resul
 
 /// Rewrites a freshly written extended chunk (`dst[..n]`) with a 16-byte Blosc1 header, as
 /// `BLOSC_BLOSC1_COMPAT` asks: the shuffle/bitshuffle/delta flag bits carry the pipeline and
-/// run-encoded streams are re-encoded (see [`blosc1_body`]). Chunks Blosc1 cannot express
-/// (special values) and chunks that no longer fit are stored memcpyed (`16 + nbytes` bytes;
-/// 0 if even that does not fit), like c-blosc2's fallback.
+/// run-encoded streams and all-zero chunks are re-encoded (see [`blosc1_body`]). Chunks that
+/// no longer fit are stored memcpyed (`16 + nbytes` bytes; 0 if even that does not fit), like
+/// c-blosc2's fallback.
 fn to_blosc1_header(dst: &mut [u8], n: usize, src: &[u8], cp: &CParams) -> Result<usize> {
     let h = ChunkHeader::read(&dst[..n], true)?;
-    let body = if h.is_memcpyed() || h.special_code() != 0 || h.uses_dict() {
+    let expressible = h.special_code() == 0 || (h.special_code() == 1 && h.nbytes > 0);
+    let body = if h.is_memcpyed() || !expressible || h.uses_dict() {
         None
     } else {
         Some(blosc1_body(&dst[..n], &h, cp.compcode, cp.clevel)?)
@@ -779,19 +786,34 @@ pub(crate) mod tests {
                 at += 4 + csize as usize;
             }
         }
-        // An all-zero buffer is a special chunk in Blosc2; Blosc1 gets it memcpyed.
-        let zeros = vec![0u8; 4000];
+        // An all-zero buffer is a special chunk in Blosc2; Blosc1 gets it codec-encoded.
+        let zeros = vec![0u8; 40000];
         let n = comp.compress(&zeros, &mut dst).unwrap();
         assert_eq!(n, 32);
         let m = to_blosc1_header(&mut dst, n, &zeros, &cp).unwrap();
-        assert_eq!(m, 4016);
-        assert_eq!(dst[2], header::flags::MEMCPYED);
+        assert!(m > 16 && m < 2000, "{m}");
+        assert_eq!(dst[2] & 0x07, header::flags::DOSHUFFLE);
         assert_eq!(crate::chunk::decompress_vec(&dst[..m]).unwrap(), zeros);
-        // ... or 0 when that does not fit.
-        let n = comp.compress(&zeros, &mut dst[..100]).unwrap();
-        assert_eq!(
-            to_blosc1_header(&mut dst[..100], n, &zeros, &cp).unwrap(),
-            0
-        );
+        // Random bytes that no longer fit are stored memcpyed, or give 0 when even that
+        // does not fit.
+        let mut x = 1u32;
+        let noise: Vec<u8> = (0..4000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        let n = comp.compress(&noise, &mut dst[..4032]).unwrap();
+        assert!(n > 0);
+        let m = to_blosc1_header(&mut dst[..4032], n, &noise, &cp).unwrap();
+        assert_eq!(crate::chunk::decompress_vec(&dst[..m]).unwrap(), noise);
+        // The memcpyed fallback of a 4000-byte input does not fit in 1000 bytes: 0.
+        let n = comp.compress(&noise, &mut dst[..4032]).unwrap();
+        let mut small = dst[..n].to_vec();
+        small.resize(1000, 0);
+        let n = n.min(1000);
+        assert_eq!(to_blosc1_header(&mut small, n, &noise, &cp).unwrap(), 0);
     }
 }
