@@ -7,7 +7,7 @@
 //! fails the test instead of skipping it.
 
 use b2frame::frame::chunkinfo::special;
-use b2frame::frame::Frame;
+use b2frame::frame::{Frame, Target};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -209,53 +209,112 @@ fn chunks_and_vlmetalayers_decompress_like_the_reference() {
     }
 }
 
+/// Applies logged ops (from `ops[from..]`, skipping the snapshot marker) to `f`.
+fn replay(f: &mut Frame, e: &Expected, ops: &[Vec<String>]) {
+    for op in ops {
+        let chunk = || unhex(op.last().unwrap()).unwrap();
+        let idx = || op[1].parse::<i64>().unwrap();
+        let r = match op[0].as_str() {
+            "snapshot" => Ok(0),
+            "chunksize" => f.set_chunksize(op[1].parse().unwrap()).map(|_| 0),
+            "append" => f.append_chunk(&chunk()),
+            "insert" => f.insert_chunk(idx(), &chunk()),
+            "update" => f.update_chunk(idx(), &chunk()),
+            "delete" => f.delete_chunk(idx()),
+            other => panic!("unknown op {other}"),
+        };
+        r.unwrap_or_else(|err| panic!("{}: {op:?}: {err:?}", e.path));
+    }
+}
+
+/// The sframe directories `ours` and `theirs` hold the same files with the same bytes.
+fn assert_same_dirs(ours: &Path, theirs: &Path) {
+    for name in std::fs::read_dir(theirs)
+        .unwrap()
+        .map(|d| d.unwrap().file_name())
+    {
+        let a = std::fs::read(ours.join(&name));
+        let b = std::fs::read(theirs.join(&name)).unwrap();
+        assert_eq!(a.ok().as_ref(), Some(&b), "{} {name:?}", theirs.display());
+    }
+    assert_eq!(
+        std::fs::read_dir(ours).unwrap().count(),
+        std::fs::read_dir(theirs).unwrap().count(),
+        "{}",
+        theirs.display()
+    );
+}
+
 /// Replays c-blosc2's mutations (append, insert, update, delete; special chunks; switches to
-/// variable chunk sizes) with our writer: the resulting frame must be byte-identical.
+/// variable chunk sizes) with our writer, into a new frame in memory, in a file and as an
+/// sframe: the result must be byte-identical to c-blosc2's.
 #[test]
 fn replayed_mutations_write_the_same_bytes() {
     let mut replayed = 0;
     for e in expected().iter().filter(|e| !e.ops.is_empty()) {
         let reference = open(e);
         let p = Path::new(&e.path);
-        let sdir = p.with_extension("replay");
-        let _ = std::fs::remove_dir_all(&sdir);
-        let mut f =
-            Frame::new_like(reference.header(), p.is_dir().then_some(sdir.as_path())).unwrap();
-        for op in &e.ops {
-            let chunk = || unhex(op.last().unwrap()).unwrap();
-            let idx = || op[1].parse::<i64>().unwrap();
-            let r = match op[0].as_str() {
-                "chunksize" => f.set_chunksize(op[1].parse().unwrap()).map(|_| 0),
-                "append" => f.append_chunk(&chunk()),
-                "insert" => f.insert_chunk(idx(), &chunk()),
-                "update" => f.update_chunk(idx(), &chunk()),
-                "delete" => f.delete_chunk(idx()),
-                other => panic!("unknown op {other}"),
-            };
-            r.unwrap_or_else(|err| panic!("{}: {op:?}: {err:?}", e.path));
-        }
-        if p.is_dir() {
-            for name in std::fs::read_dir(p)
-                .unwrap()
-                .map(|d| d.unwrap().file_name())
-            {
-                let ours = std::fs::read(sdir.join(&name));
-                let theirs = std::fs::read(p.join(&name)).unwrap();
-                assert_eq!(ours.ok().as_ref(), Some(&theirs), "{} {name:?}", e.path);
+        let out = p.with_extension("replay");
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_file(&out);
+        let targets: Vec<Target> = if p.is_dir() {
+            vec![Target::Sparse(&out)]
+        } else {
+            vec![Target::Memory, Target::File(&out)]
+        };
+        for target in targets {
+            let mut f = Frame::new_like(reference.header(), target).unwrap();
+            replay(&mut f, e, &e.ops);
+            if p.is_dir() {
+                assert_same_dirs(&out, p);
+            } else {
+                let theirs = std::fs::read(p).unwrap();
+                assert_eq!(f.to_cframe().unwrap(), theirs, "{} {target:?}", e.path);
+                if let Target::File(path) = target {
+                    assert_eq!(std::fs::read(path).unwrap(), theirs, "{}", e.path);
+                }
             }
-            assert_eq!(
-                std::fs::read_dir(&sdir).unwrap().count(),
-                std::fs::read_dir(p).unwrap().count()
-            );
+            replayed += 1;
+        }
+    }
+    assert_eq!(replayed, 10);
+}
+
+/// Opens a frame c-blosc2 wrote (file or directory) and applies the rest of its mutations in
+/// place: the files must end up byte-identical to what c-blosc2 produced.
+#[test]
+fn in_place_mutations_of_reference_frames_match() {
+    let mut done = 0;
+    for e in expected() {
+        let Some(at) = e.ops.iter().position(|op| op[0] == "snapshot") else {
+            continue;
+        };
+        let snap = Path::new(&e.ops[at][1]);
+        let work = snap.with_extension("inplace");
+        let _ = std::fs::remove_dir_all(&work);
+        if snap.is_dir() {
+            std::fs::create_dir_all(&work).unwrap();
+            for d in std::fs::read_dir(snap).unwrap() {
+                let d = d.unwrap();
+                std::fs::copy(d.path(), work.join(d.file_name())).unwrap();
+            }
+        } else {
+            std::fs::copy(snap, &work).unwrap();
+        }
+        let mut f = Frame::open(&work).unwrap();
+        replay(&mut f, e, &e.ops[at + 1..]);
+        let p = Path::new(&e.path);
+        if p.is_dir() {
+            assert_same_dirs(&work, p);
         } else {
             assert_eq!(
-                f.to_cframe().unwrap(),
+                std::fs::read(&work).unwrap(),
                 std::fs::read(p).unwrap(),
                 "{}",
                 e.path
             );
         }
-        replayed += 1;
+        done += 1;
     }
-    assert_eq!(replayed, 6);
+    assert_eq!(done, 4);
 }

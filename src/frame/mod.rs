@@ -35,6 +35,39 @@ pub enum Backing {
     Sparse(PathBuf),
 }
 
+/// Where a new frame is created.
+#[derive(Clone, Copy, Debug)]
+pub enum Target<'a> {
+    /// An owned in-memory cframe.
+    Memory,
+    /// A cframe file (created or truncated).
+    File(&'a Path),
+    /// An sframe directory (created if missing).
+    Sparse(&'a Path),
+}
+
+impl Target<'_> {
+    fn create(self) -> Result<Backing> {
+        Ok(match self {
+            Target::Memory => Backing::Contiguous(Store::Memory(Vec::new())),
+            Target::File(path) => {
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(path)
+                    .map_err(|_| Error::FileOpen)?;
+                Backing::Contiguous(Store::File { file, base: 0 })
+            }
+            Target::Sparse(dir) => {
+                std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
+                Backing::Sparse(dir.to_path_buf())
+            }
+        })
+    }
+}
+
 /// An open frame: validated header, offsets index and vlmetalayers, plus its storage.
 #[derive(Debug)]
 pub struct Frame {
@@ -95,70 +128,49 @@ impl Frame {
 
     /// Creates an empty in-memory cframe with these default parameters.
     pub fn new_memory(cparams: &CParams, dparams: &DParams) -> Result<Frame> {
-        let header = new_header(FrameType::Contiguous, cparams, dparams);
-        let mut f = Frame {
-            header,
-            locs: Vec::new(),
-            vlmeta: Vec::new(),
-            backing: Backing::Contiguous(Store::Memory(Vec::new())),
-        };
-        f.commit(true)?;
-        Ok(f)
+        Frame::create(Target::Memory, cparams, dparams)
     }
 
     /// Creates (or truncates) the file `path` holding a new empty cframe.
     pub fn new_file(path: &Path, cparams: &CParams, dparams: &DParams) -> Result<Frame> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path)
-            .map_err(|_| Error::FileOpen)?;
-        let mut f = Frame {
-            header: new_header(FrameType::Contiguous, cparams, dparams),
-            locs: Vec::new(),
-            vlmeta: Vec::new(),
-            backing: Backing::Contiguous(Store::File { file, base: 0 }),
-        };
-        f.commit(true)?;
-        Ok(f)
+        Frame::create(Target::File(path), cparams, dparams)
     }
 
-    /// Creates a new empty sframe in directory `dir` (created if missing; must not hold an
-    /// index already).
+    /// Creates a new empty sframe in directory `dir` (created if missing).
     pub fn new_sframe(dir: &Path, cparams: &CParams, dparams: &DParams) -> Result<Frame> {
-        std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
+        Frame::create(Target::Sparse(dir), cparams, dparams)
+    }
+
+    /// Creates an empty frame with these default parameters at `target`.
+    pub fn create(target: Target<'_>, cparams: &CParams, dparams: &DParams) -> Result<Frame> {
+        let ft = match target {
+            Target::Sparse(_) => FrameType::Sparse,
+            _ => FrameType::Contiguous,
+        };
         let mut f = Frame {
-            header: new_header(FrameType::Sparse, cparams, dparams),
+            header: new_header(ft, cparams, dparams),
             locs: Vec::new(),
             vlmeta: Vec::new(),
-            backing: Backing::Sparse(dir.to_path_buf()),
+            backing: target.create()?,
         };
         f.commit(true)?;
         Ok(f)
     }
 
     /// Creates an empty frame with the parameters and metalayers of `template` (counters,
-    /// chunksize and vlmetalayers start afresh) in memory, or as an sframe in `sframe_dir`.
-    pub fn new_like(template: &FrameHeader, sframe_dir: Option<&Path>) -> Result<Frame> {
+    /// chunksize and vlmetalayers start afresh) at `target`.
+    pub fn new_like(template: &FrameHeader, target: Target<'_>) -> Result<Frame> {
         let mut header = template.clone();
         header.nbytes = 0;
         header.cbytes = 0;
         header.chunksize = -1;
         header.vl_blocks = false;
         header.frame_len = 0;
-        let backing = match sframe_dir {
-            Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
-                header.frame_type = FrameType::Sparse;
-                Backing::Sparse(dir.to_path_buf())
-            }
-            None => {
-                header.frame_type = FrameType::Contiguous;
-                Backing::Contiguous(Store::Memory(Vec::new()))
-            }
+        header.frame_type = match target {
+            Target::Sparse(_) => FrameType::Sparse,
+            _ => FrameType::Contiguous,
         };
+        let backing = target.create()?;
         let mut f = Frame {
             header,
             locs: Vec::new(),

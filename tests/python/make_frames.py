@@ -7,10 +7,12 @@ Usage: python make_frames.py OUTDIR > expected.txt
 Output lines:  frame <path> <offset> <nchunks> | chunk <i> <hex|ERR> <decompressed hex|ERR> |
                meta <name> <hex> | vlmeta <name> <hex> | end
                op chunksize <n> | op append <chunk hex> | op insert|update <i> <chunk hex> |
-               op delete <i>   (the mutations that produced the frame, for replaying)
+               op delete <i> | op snapshot <copy of the frame at this point>
+               (the mutations that produced the frame, for replaying)
 """
 
 import os
+import shutil
 import sys
 
 import blosc2
@@ -160,6 +162,15 @@ for variant in ("fixed", "variable"):
         OPS.append("op chunksize 4000")
         for i in range(6):
             op_append(s, data(1000))
+        if mode != "m":
+            # A copy of the frame as it is now, for replaying the remaining ops in place.
+            snap = p(f"ops_{variant}_{mode}.snapshot")
+            blosc2.remove_urlpath(snap)
+            if mode == "c":
+                shutil.copyfile(name, snap)
+            else:
+                shutil.copytree(name, snap)
+            OPS.append(f"op snapshot {snap}")
         op_chunk(s, "insert", 2, blosc2.compress2(data(1000), typesize=4))
         op_chunk(s, "update", 0, blosc2.compress2(data(1000, "rand"), typesize=4))
         if variant == "fixed":
