@@ -457,7 +457,7 @@ impl Compressor {
         let job = |j: usize| {
             let (tid, mut w) = acquire(workers);
             let mut o = lock(&outs[j]);
-            let r = encode_block(plan, &mut w, j, tid, &mut o);
+            let r = encode_block(plan, &mut w, j, tid, &mut o, None).map(|_| ());
             o.result = Some(r);
         };
         if self.cp.nthreads > 1 && n > 1 {
@@ -497,25 +497,31 @@ impl Compressor {
     ) -> Result<Option<(usize, bool)>> {
         let mut nt = start;
         let mut all_zero = plan.dict.is_none() && !plan.is_vl();
-        if self.cp.nthreads > 1 && plan.nblocks > 1 {
+        if self.outs.is_empty() {
+            self.outs.push(Mutex::new(BlockOut::default()));
+        }
+        let parallel = self.cp.nthreads > 1 && plan.nblocks > 1;
+        if parallel {
             self.encode_blocks(plan)?;
-            for j in 0..plan.nblocks {
-                let mut o = lock(&self.outs[j]);
+        }
+        let mut w = lock(&self.workers[0]);
+        for j in 0..plan.nblocks {
+            let mut o = lock(&self.outs[if parallel { j } else { 0 }]);
+            if parallel {
                 o.result.take().unwrap_or(Err(Error::Failure))?;
-                if !place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero) {
-                    return Ok(None);
-                }
+            } else {
+                encode_block(plan, &mut w, j, 0, &mut o, None)?;
             }
-        } else {
-            if self.outs.is_empty() {
-                self.outs.push(Mutex::new(BlockOut::default()));
-            }
-            let mut w = lock(&self.workers[0]);
-            let mut o = lock(&self.outs[0]);
-            for j in 0..plan.nblocks {
-                encode_block(plan, &mut w, j, 0, &mut o)?;
-                if !place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero) {
-                    return Ok(None);
+            match place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero, false) {
+                Fit::Yes => {}
+                Fit::No => return Ok(None),
+                Fit::Redo => {
+                    if !encode_block(plan, &mut w, j, 0, &mut o, Some((nt, destsize)))? {
+                        return Ok(None);
+                    }
+                    if place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero, true) != Fit::Yes {
+                        return Ok(None);
+                    }
                 }
             }
         }
@@ -662,13 +668,20 @@ fn run_prefilter<'p>(
 }
 
 /// Encodes block `j` of `plan` into `out` (streams with their csize fields).
+///
+/// `limit = Some((start, destsize))` reproduces c-blosc2's serial writer exactly for a block
+/// that lands at `start` near the end of the output: each codec call gets only the room left
+/// (some codecs give up with less room even when their output would fit), and the result is
+/// `Ok(false)` as soon as the block does not fit. Without a limit every stream may use
+/// `neblock` bytes (blocks are then independent of their position, hence parallel).
 fn encode_block(
     plan: &Plan<'_>,
     w: &mut Worker,
     j: usize,
     tid: usize,
     out: &mut BlockOut,
-) -> Result<()> {
+    limit: Option<(usize, usize)>,
+) -> Result<bool> {
     let (input, offset, is_left) = plan.block(j);
     let bsize = input.len();
     let ts = plan.typesize;
@@ -699,8 +712,9 @@ fn encode_block(
     };
     if plan.training {
         out.bytes.extend_from_slice(filtered);
-        return Ok(());
+        return Ok(true);
     }
+    let (mut n, destsize) = limit.unwrap_or((0, usize::MAX));
     let vl = plan.is_vl();
     let nstreams = if !plan.dont_split && !is_left { ts } else { 1 };
     let neblock = bsize / nstreams;
@@ -708,6 +722,7 @@ fn encode_block(
     let disposable = plan.hooks.prefilter_output_is_disposable();
     for s in 0..nstreams {
         let data = &filtered[s * neblock..(s + 1) * neblock];
+        n += 4;
         if plan.runs() && disposable {
             out.bytes.extend_from_slice(&0i32.to_le_bytes());
             out.streams.push(Stream::Zero);
@@ -715,22 +730,40 @@ fn encode_block(
         }
         if plan.runs() && is_run(data) {
             let v = data[0];
+            if n > destsize {
+                return Ok(false);
+            }
             out.bytes.extend_from_slice(&(-(v as i32)).to_le_bytes());
             if v == 0 {
                 out.streams.push(Stream::Zero);
             } else {
+                n += 1;
+                if n > destsize {
+                    return Ok(false);
+                }
                 out.bytes.push(1);
                 out.streams.push(Stream::Run);
             }
             continue;
+        }
+        let mut maxout = neblock;
+        if n.saturating_add(maxout) > destsize {
+            if destsize <= n {
+                return Ok(false);
+            }
+            maxout = destsize - n;
         }
         let pos = out.bytes.len();
         out.bytes.resize(pos + 4 + neblock, 0);
         let c = if plan.clevel == 0 {
             0
         } else {
-            compress_stream(plan, codec, data, &mut out.bytes[pos + 4..])?
+            compress_stream(plan, codec, data, &mut out.bytes[pos + 4..pos + 4 + maxout])?
         };
+        if c == 0 && n + neblock > destsize {
+            return Ok(false);
+        }
+        n += if c == 0 { neblock } else { c };
         let csize = if c == 0 {
             out.bytes[pos + 4..].copy_from_slice(data);
             out.streams.push(Stream::Raw);
@@ -746,7 +779,7 @@ fn encode_block(
         };
         out.bytes[pos..pos + 4].copy_from_slice(&(csize as i32).to_le_bytes());
     }
-    Ok(())
+    Ok(true)
 }
 
 /// All bytes equal (c-blosc2's `get_run`; any length ≥ 1).
@@ -793,8 +826,22 @@ fn compress_stream(
     Ok(if n >= data.len() { 0 } else { n })
 }
 
+/// Outcome of laying out one block.
+#[derive(PartialEq, Eq)]
+enum Fit {
+    /// Copied.
+    Yes,
+    /// The chunk does not fit.
+    No,
+    /// A codec stream would get less room than `neblock` here: encode the block again with
+    /// that limit (see [`encode_block`]) and retry.
+    Redo,
+}
+
 /// Copies block `j`'s encoded streams to `dst` at `*nt`, applying c-blosc2's serial
-/// fit checks stream by stream; false when the chunk does not fit in `destsize`.
+/// fit checks stream by stream.
+/// `exact`: the block was encoded for this position (no [`Fit::Redo`]).
+#[allow(clippy::too_many_arguments)]
 fn place(
     plan: &Plan<'_>,
     o: &BlockOut,
@@ -803,52 +850,53 @@ fn place(
     nt: &mut usize,
     destsize: usize,
     all_zero: &mut bool,
-) -> bool {
+    exact: bool,
+) -> Fit {
     let bpos = plan.hlen + 4 * j;
-    dst[bpos..bpos + 4].copy_from_slice(&(*nt as i32).to_le_bytes());
     let neblock = o.neblock;
     let mut n = *nt;
+    let mut zero = true;
     for s in &o.streams {
         n += 4;
         match *s {
             Stream::Zero => {
                 if n > destsize {
-                    return false;
+                    return Fit::No;
                 }
             }
             Stream::Run => {
-                *all_zero = false;
-                if n > destsize {
-                    return false;
-                }
+                zero = false;
                 n += 1;
                 if n > destsize {
-                    return false;
+                    return Fit::No;
                 }
             }
-            Stream::Codec(_) | Stream::Raw => {
-                *all_zero = false;
-                let mut maxout = neblock;
-                if n + maxout > destsize {
-                    if destsize <= n {
-                        return false;
+            Stream::Raw => {
+                zero = false;
+                if n + neblock > destsize {
+                    return Fit::No;
+                }
+                n += neblock;
+            }
+            Stream::Codec(c) => {
+                zero = false;
+                if n + neblock > destsize {
+                    if destsize <= n || c > destsize - n {
+                        return Fit::No;
                     }
-                    maxout = destsize - n;
+                    if !exact {
+                        return Fit::Redo;
+                    }
                 }
-                let len = match *s {
-                    Stream::Codec(c) => c,
-                    _ => neblock,
-                };
-                if len > maxout {
-                    return false;
-                }
-                n += len;
+                n += c;
             }
         }
     }
     let len = o.bytes.len();
     debug_assert_eq!(n - *nt, len);
+    dst[bpos..bpos + 4].copy_from_slice(&(*nt as i32).to_le_bytes());
     dst[*nt..*nt + len].copy_from_slice(&o.bytes);
     *nt += len;
-    true
+    *all_zero &= zero;
+    Fit::Yes
 }
