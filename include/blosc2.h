@@ -635,7 +635,8 @@ BLOSC_EXPORT int64_t blosc2_get_slice_nchunks(blosc2_schunk *schunk, int64_t *st
 static inline int blosc2_meta_exists(blosc2_schunk *schunk, const char *name) {
   int i;
   if (name == NULL || strlen(name) > BLOSC2_METALAYER_NAME_MAXLEN) {
-    BLOSC_TRACE_ERROR("Metalayer names are at most %d chars long.", BLOSC2_METALAYER_NAME_MAXLEN);
+    BLOSC_TRACE_ERROR("Metalayer names are at most %d chars long.",
+                      BLOSC2_METALAYER_NAME_MAXLEN);
     return BLOSC2_ERROR_INVALID_PARAM;
   }
   if (schunk == NULL) {
