@@ -102,9 +102,9 @@ pub fn validate_locs(locs: &[ChunkLoc], header: &FrameHeader) -> Result<()> {
     Ok(())
 }
 
-/// Reads the chunk stored at data offset `at`, re-validating its cbytes against the data
-/// section.
-pub fn read_chunk<'a>(store: &'a Store, header: &FrameHeader, at: u64) -> Result<Cow<'a, [u8]>> {
+/// Header fields of the chunk stored at data offset `at`, its cbytes checked against the data
+/// section (reads at most 32 bytes).
+pub fn read_chunk_info(store: &Store, header: &FrameHeader, at: u64) -> Result<ChunkInfo> {
     let cbytes = header.cbytes as u64;
     let room = cbytes.checked_sub(at).ok_or(Error::ReadBuffer)?;
     if room < MIN_HEADER_LEN as u64 {
@@ -113,10 +113,18 @@ pub fn read_chunk<'a>(store: &'a Store, header: &FrameHeader, at: u64) -> Result
     let pos = u64::from(header.header_len) + at;
     let head = store.read_at(pos, room.min(EXTENDED_HEADER_LEN as u64))?;
     let info = ChunkInfo::parse(&head)?;
-    let len = info.cbytes as u64;
-    if len > room {
+    if info.cbytes as u64 > room {
         return Err(Error::ReadBuffer);
     }
+    Ok(info)
+}
+
+/// Reads the chunk stored at data offset `at`, re-validating its cbytes against the data
+/// section.
+pub fn read_chunk<'a>(store: &'a Store, header: &FrameHeader, at: u64) -> Result<Cow<'a, [u8]>> {
+    let info = read_chunk_info(store, header, at)?;
+    let pos = u64::from(header.header_len) + at;
+    let len = info.cbytes as u64;
     match store.slice(pos, len) {
         Some(s) => Ok(Cow::Borrowed(s)),
         None => store.read_at(pos, len).map(Cow::Owned),

@@ -275,7 +275,10 @@ impl Frame {
                 self.special_nbytes(i)?,
                 self.header.blocksize,
             )),
-            ChunkLoc::Stored(_) => ChunkInfo::parse(&self.chunk(i)?),
+            ChunkLoc::Stored(at) => match &self.backing {
+                Backing::Contiguous(store) => cframe::read_chunk_info(store, &self.header, at),
+                Backing::Sparse(_) => ChunkInfo::parse(&self.chunk(i)?),
+            },
         }
     }
 

@@ -13,7 +13,8 @@ use crate::msgpack::{self, marker, Reader};
 pub const TRAILER_VERSION: u8 = 1;
 /// Most vlmetalayers a trailer may declare on read (`BLOSC2_MAX_VLMETALAYERS`).
 pub const MAX_VLMETALAYERS_READ: usize = 8 * 1024;
-/// Most vlmetalayers the reference's trailer writer accepts on a frame.
+/// Most vlmetalayers c-blosc2 lets a frame gain (`blosc2_vlmeta_add` fails with -1 beyond);
+/// enforced when adding. The trailer writer itself accepts what the reader accepts.
 pub const MAX_VLMETALAYERS_WRITE: usize = 16;
 /// Bytes from `trailer_len`'s marker to the frame end: `0xCE` + u32 + fixext16 (18).
 const TAIL_LEN: usize = 23;
@@ -60,7 +61,7 @@ pub fn parse(trailer: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
 
 /// Serialises a trailer for `vlmeta` (name, compressed content).
 pub fn to_bytes(vlmeta: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
-    if vlmeta.len() > MAX_VLMETALAYERS_WRITE {
+    if vlmeta.len() > MAX_VLMETALAYERS_READ {
         return Err(Error::Failure);
     }
     if vlmeta
@@ -181,8 +182,9 @@ mod tests {
 
     #[test]
     fn writer_limits() {
-        let many: Vec<_> = (0..17).map(|i| (format!("m{i}"), vec![])).collect();
+        let many: Vec<_> = (0..8193).map(|i| (format!("m{i}"), vec![])).collect();
         assert_eq!(to_bytes(&many), Err(Error::Failure));
+        assert_eq!(parse(&to_bytes(&many[..17]).unwrap()).unwrap().len(), 17);
         assert_eq!(
             to_bytes(&[("x".repeat(32), vec![])]),
             Err(Error::InvalidParam)
