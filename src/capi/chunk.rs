@@ -469,7 +469,9 @@ impl Context {
 
     /// Decompresses a whole chunk; returns nbytes.
     pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.decompressor()?.decompress(src, dst)
+        let n = self.decompressor()?.decompress(src, dst)?;
+        self.dparams.typesize = i32::from(src.get(3).copied().unwrap_or(0));
+        Ok(n)
     }
 
     fn into_raw(self: Box<Self>) -> *mut blosc2_context {
@@ -602,7 +604,13 @@ pub(crate) fn create_cctx(
         engine: Engine::Compress(compressor),
         hooks,
         cparams: reported,
-        dparams: BLOSC2_DPARAMS_DEFAULTS,
+        // What c-blosc2 reports for the other kind of parameters: the context's own fields.
+        dparams: blosc2_dparams {
+            nthreads: cp.nthreads,
+            schunk: cp.schunk,
+            typesize: cp.typesize,
+            ..BLOSC2_DPARAMS_DEFAULTS
+        },
         deferred,
         aux: None,
     }))
@@ -630,6 +638,8 @@ pub(crate) fn create_dctx(
         ..CHooks::plain()
     });
     let mut reported = dp;
+    // The typesize reported is the one of the last chunk decoded (none yet: 0), as in c-blosc2.
+    reported.typesize = 0;
     reported.postparams = if dp.postfilter.is_some() {
         hooks.postparams.get()
     } else {
@@ -646,7 +656,17 @@ pub(crate) fn create_dctx(
     Some(Box::new(Context {
         engine: Engine::Decompress(decompressor),
         hooks,
-        cparams: BLOSC2_CPARAMS_DEFAULTS,
+        // c-blosc2 reports a decompression context's unset compression fields as zeros.
+        cparams: blosc2_cparams {
+            compcode: 0,
+            clevel: 0,
+            typesize: 0,
+            splitmode: 0,
+            filters: [0; 6],
+            nthreads: dp.nthreads,
+            schunk: dp.schunk,
+            ..BLOSC2_CPARAMS_DEFAULTS
+        },
         dparams: reported,
         deferred: None,
         aux: None,
