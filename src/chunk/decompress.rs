@@ -44,7 +44,8 @@ struct VlInfo {
 
 /// A validated chunk, ready for block decoding.
 struct Layout<'a> {
-    /// The chunk, truncated to `cbytes`.
+    /// The chunk (and whatever follows it in the caller's buffer: reads are bounded by the
+    /// source size, as in c-blosc2).
     src: &'a [u8],
     h: ChunkHeader,
     hlen: usize,
@@ -99,18 +100,11 @@ fn prepare<'a>(
             return Err(Error::WriteBuffer);
         }
     }
-    if h.is_lazy() {
-        // Lazy chunks only exist between a frame and its own decoder; frames hand this
-        // decoder whole chunks.
-        return Err(Error::InvalidParam);
-    }
-    if h.cbytes as i64 > src.len() as i64 {
+    let lazy = h.is_lazy();
+    if !lazy && h.cbytes as i64 > src.len() as i64 {
         return Err(Error::InvalidHeader);
     }
-    if h.nbytes < 0 {
-        return Err(Error::InvalidHeader);
-    }
-    let src = &src[..h.cbytes as usize];
+    // Like c-blosc2, bound every read by the source size the caller gave (not by cbytes).
     let nblocks = h.nblocks().max(0) as usize;
     if let Some(m) = mask_len {
         if m != nblocks {
@@ -145,7 +139,13 @@ fn prepare<'a>(
         return Err(Error::ReadBuffer);
     }
     let mut dict = None;
-    if h.uses_dict() && regular {
+    // c-blosc2 reads a flagged dictionary whatever the chunk kind; we skip it in memcpyed chunks
+    // only (c-blosc2's own dict writer leaves the flag set when it falls back to memcpy, which
+    // its reader then rejects: tolerate those chunks).
+    if h.uses_dict() && !memcpyed {
+        if lazy {
+            return Err(Error::InvalidParam);
+        }
         let rest = &src[bstarts_end..];
         if rest.len() < 4 {
             return Err(Error::ReadBuffer);
@@ -162,6 +162,11 @@ fn prepare<'a>(
         {
             dict = Some(DecompressDict::new(cc, bytes).map_err(|_| Error::CodecDict)?);
         }
+    }
+    if lazy && special == SpecialKind::None {
+        // Lazy chunks only exist between a frame and its own decoder (c-blosc2 needs the
+        // owning super-chunk to read them); frames hand this decoder whole chunks.
+        return Err(Error::InvalidParam);
     }
     let mut vl = None;
     if h.is_vl() && regular {
@@ -470,7 +475,8 @@ impl Decompressor {
         else {
             return Ok(0);
         };
-        let nbytes = lay.h.nbytes as usize;
+        // A negative nbytes (forged) means no blocks: c-blosc2 then reports 0 bytes.
+        let nbytes = lay.h.nbytes.max(0) as usize;
         self.decode_all(&lay, &mut dst[..nbytes], mask.as_deref())?;
         Ok(nbytes)
     }
