@@ -4,8 +4,9 @@
 //!
 //! Deliberate differences (the reference's bugs, §2.16): chunks with `nbytes == 0` are refused
 //! (a frame cannot count them); special offsets are only used while the chunksize is fixed
-//! (their size is derived from it), so a frame switching to variable chunk sizes materialises
-//! its special chunks as stored 32-byte chunks; failed operations change nothing in memory.
+//! (their size is derived from it), so in a frame with variable chunk sizes ZERO/NaN/UNINIT
+//! chunks are stored as regular chunks with the same contents
+//! ([`offsets::regular_equivalent`]); failed operations change nothing in memory.
 
 use super::chunkinfo::ChunkInfo;
 use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
@@ -153,12 +154,13 @@ impl Frame {
         r
     }
 
-    /// Variable chunk sizes: special offsets can no longer be sized, so their synthesised
-    /// chunks are stored.
+    /// Variable chunk sizes: special offsets can no longer be sized, so they are replaced by
+    /// stored regular chunks with the same contents ([`offsets::regular_equivalent`]).
     fn switch_to_variable(&mut self) -> Result<()> {
         for i in 0..self.locs.len() {
-            if let ChunkLoc::Special(_) = self.locs[i] {
-                let c = self.chunk(i as i64)?.into_owned();
+            if let ChunkLoc::Special(kind) = self.locs[i] {
+                let nbytes = self.special_nbytes(i as i64)?;
+                let c = offsets::regular_equivalent(kind, self.header.typesize, nbytes)?;
                 let loc = self.store_payload(&c)?;
                 self.locs[i] = loc;
             }
@@ -200,11 +202,16 @@ impl Frame {
         Ok(loc)
     }
 
-    /// Places an incoming chunk: a special offset when the chunksize is fixed, else a payload.
+    /// Places an incoming chunk: a special offset when the chunksize is fixed, else a payload
+    /// (a regular equivalent for ZERO/NaN/UNINIT chunks).
     fn place(&mut self, chunk: &[u8], info: &ChunkInfo) -> Result<ChunkLoc> {
         match SpecialKind::from_special_id(info.special) {
             Some(kind) if self.header.chunksize != 0 => Ok(ChunkLoc::Special(kind)),
-            _ => self.store_payload(chunk),
+            Some(kind) => {
+                let c = offsets::regular_equivalent(kind, self.header.typesize, info.nbytes)?;
+                self.store_payload(&c)
+            }
+            None => self.store_payload(chunk),
         }
     }
 
@@ -255,6 +262,15 @@ impl Frame {
             let new_special = match SpecialKind::from_special_id(info.special) {
                 Some(k) if f.header.chunksize != 0 => Some(k),
                 _ => None,
+            };
+            // In variable mode a special chunk is stored as its regular equivalent.
+            let owned;
+            let chunk: &[u8] = match SpecialKind::from_special_id(info.special) {
+                Some(k) if new_special.is_none() => {
+                    owned = offsets::regular_equivalent(k, f.header.typesize, info.nbytes)?;
+                    &owned
+                }
+                _ => chunk,
             };
             match old_loc {
                 ChunkLoc::Special(_) => {

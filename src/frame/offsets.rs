@@ -216,6 +216,66 @@ pub fn special_blocksize(typesize: i32, nbytes: i32, requested: i32) -> i32 {
     bs as i32
 }
 
+/// A regular (non-special) chunk with the same contents as a ZERO/UNINIT/NaN special chunk of
+/// `nbytes`, for frames with variable chunk sizes: there a special offset cannot be sized on
+/// read (c-blosc2 3.3.5 fails on it), and a *stored* special chunk makes c-blosc2's lazy-chunk
+/// path fail (it refuses to even open a file frame whose chunk 0 is one).
+///
+/// Zeros (and uninit, whose contents are undefined) become blocks whose single stream has
+/// `csize == 0` ("all zero"), 8 bytes per block; NaNs become a memcpyed chunk of the NaN
+/// pattern (typesize 4 or 8, as the special chunk requires).
+pub fn regular_equivalent(kind: SpecialKind, typesize: i32, nbytes: i32) -> Result<Vec<u8>> {
+    if nbytes <= 0 {
+        return Err(Error::InvalidParam);
+    }
+    let ts_byte = if (1..=255).contains(&typesize) {
+        typesize as u8
+    } else {
+        1
+    };
+    let header = |flags: u8, blocksize: i32, cbytes: i32| {
+        let mut c = vec![0u8; EXTENDED_HEADER_LEN];
+        c[..4].copy_from_slice(&[5, 1, flags, ts_byte]);
+        c[4..8].copy_from_slice(&nbytes.to_le_bytes());
+        c[8..12].copy_from_slice(&blocksize.to_le_bytes());
+        c[12..16].copy_from_slice(&cbytes.to_le_bytes());
+        c
+    };
+    match kind {
+        SpecialKind::Zeros | SpecialKind::Uninit => {
+            let bs = special_blocksize(typesize, nbytes, 0).max(1);
+            let nblocks = (nbytes as i64 + bs as i64 - 1) / bs as i64;
+            let cbytes = EXTENDED_HEADER_LEN as i64 + 8 * nblocks;
+            let cbytes = i32::try_from(cbytes).map_err(|_| Error::TwoGbLimit)?;
+            // Extended header, never split: one stream per block.
+            let mut c = header(0x15, bs, cbytes);
+            let streams = EXTENDED_HEADER_LEN as i64 + 4 * nblocks;
+            for j in 0..nblocks {
+                c.extend_from_slice(&((streams + 4 * j) as i32).to_le_bytes());
+            }
+            c.resize(cbytes as usize, 0);
+            Ok(c)
+        }
+        SpecialKind::Nan => {
+            let pattern: &[u8] = match typesize {
+                4 => &[0x00, 0x00, 0xc0, 0x7f],
+                8 => &[0, 0, 0, 0, 0, 0, 0xf8, 0x7f],
+                _ => return Err(Error::Data),
+            };
+            if nbytes as usize % pattern.len() != 0 {
+                return Err(Error::Data);
+            }
+            let cbytes = nbytes
+                .checked_add(EXTENDED_HEADER_LEN as i32)
+                .ok_or(Error::TwoGbLimit)?;
+            let bs = special_blocksize(typesize, nbytes, 0).max(1);
+            let mut c = header(0x17, bs, cbytes);
+            c.extend_from_slice(&pattern.repeat(nbytes as usize / pattern.len()));
+            Ok(c)
+        }
+    }
+}
+
 /// A 32-byte special chunk as c-blosc2 synthesises it for a special offset.
 pub fn synthesise_special(
     kind: SpecialKind,
@@ -354,5 +414,39 @@ mod tests {
             assert_eq!(h, hex, "ts {ts} nbytes {nb}");
         }
         assert_eq!(special_blocksize(8, 4, 0), 1);
+    }
+
+    #[test]
+    fn regular_equivalents_decode_to_the_special_contents() {
+        for (kind, ts, nb) in [
+            (SpecialKind::Zeros, 8, 800_000),
+            (SpecialKind::Zeros, 3, 1001),
+            (SpecialKind::Uninit, 1, 5),
+            (SpecialKind::Nan, 8, 8000),
+            (SpecialKind::Nan, 4, 44),
+        ] {
+            let c = regular_equivalent(kind, ts, nb).unwrap();
+            let out = crate::chunk::decompress_vec(&c).unwrap();
+            assert_eq!(out.len(), nb as usize);
+            let info = super::super::chunkinfo::ChunkInfo::parse(&c).unwrap();
+            assert_eq!(
+                (info.cbytes as usize, info.special),
+                (c.len(), special::NONE)
+            );
+            match kind {
+                SpecialKind::Nan if ts == 8 => assert!(out
+                    .chunks(8)
+                    .all(|x| f64::from_le_bytes(x.try_into().unwrap()).is_nan())),
+                SpecialKind::Nan => assert!(out
+                    .chunks(4)
+                    .all(|x| f32::from_le_bytes(x.try_into().unwrap()).is_nan())),
+                _ => assert!(out.iter().all(|&b| b == 0)),
+            }
+        }
+        assert_eq!(regular_equivalent(SpecialKind::Nan, 2, 8), Err(Error::Data));
+        assert_eq!(
+            regular_equivalent(SpecialKind::Zeros, 8, 0),
+            Err(Error::InvalidParam)
+        );
     }
 }
