@@ -429,3 +429,44 @@ fn random_corruption_never_panics() {
         let _ = read_all(&b);
     }
 }
+
+#[test]
+fn hostile_sframes_are_errors() {
+    let dir = tmpdir("hostile-sframe");
+    let (c, d) = params();
+    let sdir = dir.join("s.b2frame");
+    let mut s = Frame::new_sframe(&sdir, &c, &d).unwrap();
+    let a = memcpyed(&data(400, 1), 8);
+    s.append_chunk(&a).unwrap();
+    s.append_chunk(&memcpyed(&data(400, 2), 8)).unwrap();
+    drop(s);
+    // A chunk file truncated behind the index's back.
+    let f0 = sdir.join("00000000.chunk");
+    std::fs::write(&f0, &a[..100]).unwrap();
+    let s = Frame::open(&sdir).unwrap();
+    assert_eq!(s.chunk(0).unwrap_err(), Error::ReadBuffer);
+    assert_eq!(s.chunk(1).unwrap().len(), 432);
+    // A missing chunk file.
+    std::fs::remove_file(&f0).unwrap();
+    assert_eq!(s.chunk(0).unwrap_err(), Error::FileOpen);
+    // A chunk file larger than the whole frame's cbytes.
+    std::fs::write(&f0, vec![0u8; 10_000]).unwrap();
+    assert_eq!(s.chunk(0).unwrap_err(), Error::ReadBuffer);
+    // An index entry beyond the %08X id space, and a cframe header in the index file.
+    let idx = sdir.join("chunks.b2frame");
+    let good = std::fs::read(&idx).unwrap();
+    let hl = u32::from_be_bytes(good[11..15].try_into().unwrap()) as usize;
+    let mut b = good.clone();
+    b[hl + 32..hl + 40].copy_from_slice(&(1u64 << 32).to_le_bytes());
+    std::fs::write(&idx, &b).unwrap();
+    assert_eq!(Frame::open(&sdir).unwrap_err(), Error::Data);
+    let mut b = good.clone();
+    b[26] = 0;
+    std::fs::write(&idx, &b).unwrap();
+    assert_eq!(Frame::open(&sdir).unwrap_err(), Error::FrameType);
+    std::fs::write(&idx, &good).unwrap();
+    assert!(Frame::open(&sdir).is_ok());
+    // A cframe file is not an sframe, and vice versa.
+    assert_eq!(Frame::open_file_at(&idx, 0).unwrap_err(), Error::FrameType);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
