@@ -482,8 +482,10 @@ fn forged_chunks_get_reference_error_codes() {
         };
         bases.push(ref_compress(c.theirs(), &data));
     }
-    let mut c0 = CParams::default();
-    c0.clevel = 0;
+    let c0 = CParams {
+        clevel: 0,
+        ..Default::default()
+    };
     bases.push(our_compress(c0, &data)); // memcpyed
     let mut buf = [0u8; 64];
     let cpz = CParams::default();
@@ -576,4 +578,132 @@ fn forged_chunks_get_reference_error_codes() {
         }
     }
     println!("forged chunks: {compared} compared, error codes seen {errors:?}");
+}
+
+type VlCompress = unsafe extern "C" fn(
+    *mut c_void,
+    *const *const c_void,
+    *const i32,
+    i32,
+    *mut c_void,
+    i32,
+) -> i32;
+type VlDecompress =
+    unsafe extern "C" fn(*mut c_void, *const c_void, i32, *mut *mut c_void, *mut i32, i32) -> i32;
+
+/// VL-block chunks: same bytes as the reference (serial), and each side decodes the other's.
+#[test]
+fn vl_chunks_both_ways() {
+    let r = reference();
+    let mut cases = 0;
+    for &(codec, pipe, ts) in &[
+        (0u8, 1usize, 4),
+        (5, 3, 8),
+        (1, 0, 1),
+        (4, 2, 2),
+        (2, 1, 300),
+    ] {
+        for &use_dict in &[false, true] {
+            if use_dict && !matches!(codec, 1 | 2 | 5) {
+                continue;
+            }
+            let blocks: Vec<Vec<u8>> = (0..12)
+                .map(|i| {
+                    data_kind(
+                        ["text", "f64_series", "small_int"][i % 3],
+                        800 + 1331 * i,
+                        i as u64,
+                    )
+                })
+                .map(|mut b| {
+                    let w = if ts > 8 { 8 } else { ts as usize };
+                    b.truncate(b.len() / w * w);
+                    b
+                })
+                .collect();
+            let c = Case {
+                codec,
+                clevel: 5,
+                pipe,
+                typesize: ts,
+                size: 0,
+                kind: "text",
+                nthreads: 1,
+                splitmode: 4,
+                blocksize: 0,
+                use_dict,
+            };
+            let ptrs: Vec<*const c_void> =
+                blocks.iter().map(|b| b.as_ptr() as *const c_void).collect();
+            let sizes: Vec<i32> = blocks.iter().map(|b| b.len() as i32).collect();
+            let total: usize = blocks.iter().map(|b| b.len()).sum();
+            let mut theirs = vec![0u8; total + 1024];
+            // SAFETY: signatures from blosc2.h; buffers sized as declared; context freed.
+            let tn = unsafe {
+                let f: VlCompress = std::mem::transmute(r.sym("blosc2_vlcompress_ctx"));
+                let ctx = (r.create_cctx)(c.theirs());
+                let n = f(
+                    ctx,
+                    ptrs.as_ptr(),
+                    sizes.as_ptr(),
+                    blocks.len() as i32,
+                    theirs.as_mut_ptr() as *mut c_void,
+                    theirs.len() as i32,
+                );
+                (r.free_ctx)(ctx);
+                n
+            };
+            assert!(tn > 0, "reference vlcompress {tn}");
+            theirs.truncate(tn as usize);
+            let refs: Vec<&[u8]> = blocks.iter().map(|b| &b[..]).collect();
+            let mut comp = Compressor::new(c.ours(), no_hooks()).unwrap();
+            let mut ours = vec![0u8; total + 1024];
+            let on = comp.vlcompress(&refs, &mut ours).unwrap();
+            ours.truncate(on);
+            let ctx = format!("{c:?}");
+            let mut a = ours[..32].to_vec();
+            let mut b = theirs[..32].to_vec();
+            a[12..16].fill(0);
+            b[12..16].fill(0);
+            assert_eq!(a, b, "VL header: {ctx}");
+            if !use_dict {
+                assert!(ours == theirs, "VL bytes differ ({on} vs {tn}): {ctx}");
+            } else {
+                assert!(
+                    (on as f64 / tn as f64 - 1.0).abs() < 0.05,
+                    "{on} vs {tn}: {ctx}"
+                );
+            }
+            // Each side decodes the other's, block by block.
+            let mut d = Decompressor::new(DParams::default(), no_hooks()).unwrap();
+            assert!(
+                d.vldecompress(&theirs).unwrap() == blocks,
+                "ours on theirs: {ctx}"
+            );
+            let mut dests = vec![std::ptr::null_mut::<c_void>(); blocks.len()];
+            let mut dsizes = vec![0i32; blocks.len()];
+            // SAFETY: as above; the reference mallocs each block, freed here with libc::free.
+            unsafe {
+                let f: VlDecompress = std::mem::transmute(r.sym("blosc2_vldecompress_ctx"));
+                let ctx2 = (r.create_dctx)(BLOSC2_DPARAMS_DEFAULTS);
+                let k = f(
+                    ctx2,
+                    ours.as_ptr() as *const c_void,
+                    ours.len() as i32,
+                    dests.as_mut_ptr(),
+                    dsizes.as_mut_ptr(),
+                    blocks.len() as i32,
+                );
+                (r.free_ctx)(ctx2);
+                assert_eq!(k, blocks.len() as i32, "reference vldecompress: {ctx}");
+                for (i, p) in dests.iter().enumerate() {
+                    let got = std::slice::from_raw_parts(*p as *const u8, dsizes[i] as usize);
+                    assert!(got == &blocks[i][..], "reference block {i}: {ctx}");
+                    libc::free(*p);
+                }
+            }
+            cases += 1;
+        }
+    }
+    println!("VL chunks: {cases} cases checked both ways");
 }
