@@ -470,3 +470,25 @@ fn hostile_sframes_are_errors() {
     assert_eq!(Frame::open_file_at(&idx, 0).unwrap_err(), Error::FrameType);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn hostile_sizes_are_refused_before_allocating() {
+    // An empty frame whose header claims a huge data section: writers would append after it.
+    let mut b = hex_to_bytes(EMPTY_FRAME);
+    b[39..47].copy_from_slice(&(1i64 << 60).to_be_bytes());
+    assert_eq!(Frame::from_bytes(&b).unwrap_err(), Error::InvalidHeader);
+    // An index chunk claiming far more entries than the header's nchunks (a 40-byte
+    // SPECIAL_VALUE chunk could expand to 2 GB).
+    let s = sample();
+    let f = Frame::from_bytes(&s).unwrap();
+    let index = f.header().header_len as usize + f.header().cbytes as usize;
+    let mut b = s.clone();
+    b[index + 4..index + 8].copy_from_slice(&(i32::MAX - 7).to_le_bytes());
+    assert_eq!(Frame::from_bytes(&b).unwrap_err(), Error::Data);
+}
+
+fn hex_to_bytes(h: &str) -> Vec<u8> {
+    (0..h.len() / 2)
+        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}

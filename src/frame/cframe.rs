@@ -56,13 +56,32 @@ pub fn read_frame(store: &Store, expect: FrameType) -> Result<FrameParts> {
             .ok_or(Error::InvalidHeader)?,
         FrameType::Sparse => u64::from(header_len),
     };
+    // The data section must lie inside the frame even when it holds no chunks (writers
+    // append after it).
+    if index_pos > trailer_start {
+        return Err(Error::InvalidHeader);
+    }
     let locs = match header.fixed_nchunks()? {
         Some(0) => Vec::new(),
         fixed => {
-            if index_pos > trailer_start {
-                return Err(Error::InvalidHeader);
-            }
             let region = store.read_at(index_pos, trailer_start - index_pos)?;
+            // Bound the index size before expanding it: exactly nchunks entries for fixed
+            // chunksizes; for variable ones each entry needs a byte of nbytes (special) or 16
+            // bytes of data section (stored).
+            let index_nbytes = i64::from(ChunkInfo::parse(&region)?.nbytes);
+            let max_entries = match fixed {
+                Some(n) => n,
+                None => header
+                    .nbytes
+                    .saturating_add(header.cbytes / MIN_HEADER_LEN as i64)
+                    .min(header::MAX_NCHUNKS),
+            };
+            if index_nbytes % 8 != 0
+                || index_nbytes / 8 > max_entries
+                || (fixed.is_some() && index_nbytes / 8 != max_entries)
+            {
+                return Err(Error::Data);
+            }
             let raw = offsets::decompress_index(&region)?;
             let locs = offsets::decode_entries(&raw)?;
             if let Some(n) = fixed {

@@ -239,7 +239,11 @@ impl Frame {
             f.account(Op::Insert(i), i64::from(info.nbytes))?;
             let loc = f.place(chunk, &info)?;
             f.locs.insert(i, loc);
-            f.header.nbytes += i64::from(info.nbytes);
+            f.header.nbytes = f
+                .header
+                .nbytes
+                .checked_add(i64::from(info.nbytes))
+                .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
     }
@@ -288,7 +292,11 @@ impl Frame {
                     }
                 }
             }
-            f.header.nbytes += i64::from(info.nbytes) - old_nbytes;
+            f.header.nbytes = f
+                .header
+                .nbytes
+                .checked_add(i64::from(info.nbytes) - old_nbytes)
+                .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
     }
