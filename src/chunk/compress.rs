@@ -29,6 +29,8 @@ struct Worker {
     buf1: Vec<u8>,
     buf2: Vec<u8>,
     pre: Vec<u8>,
+    /// Codec output scratch (one stream), so block outputs never need zero-filling.
+    cbuf: Vec<u8>,
 }
 
 /// How one stream of a block was stored.
@@ -692,6 +694,7 @@ fn encode_block(
         buf1,
         buf2,
         pre,
+        cbuf,
     } = w;
     let staged: &[u8] = if plan.hooks.has_prefilter() {
         run_prefilter(plan.hooks, pre, input, offset, j, ts, tid)?
@@ -753,31 +756,25 @@ fn encode_block(
             }
             maxout = destsize - n;
         }
-        let pos = out.bytes.len();
-        out.bytes.resize(pos + 4 + neblock, 0);
+        grow(cbuf, maxout);
         let c = if plan.clevel == 0 {
             0
         } else {
-            compress_stream(plan, codec, data, &mut out.bytes[pos + 4..pos + 4 + maxout])?
+            compress_stream(plan, codec, data, &mut cbuf[..maxout])?
         };
         if c == 0 && n + neblock > destsize {
             return Ok(false);
         }
         n += if c == 0 { neblock } else { c };
-        let csize = if c == 0 {
-            out.bytes[pos + 4..].copy_from_slice(data);
+        let csize = if c == 0 || vl { neblock } else { c };
+        out.bytes.extend_from_slice(&(csize as i32).to_le_bytes());
+        if c == 0 {
+            out.bytes.extend_from_slice(data);
             out.streams.push(Stream::Raw);
-            neblock
         } else {
-            out.bytes.truncate(pos + 4 + c);
+            out.bytes.extend_from_slice(&cbuf[..c]);
             out.streams.push(Stream::Codec(c));
-            if vl {
-                neblock
-            } else {
-                c
-            }
-        };
-        out.bytes[pos..pos + 4].copy_from_slice(&(csize as i32).to_le_bytes());
+        }
     }
     Ok(true)
 }

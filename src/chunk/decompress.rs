@@ -364,6 +364,13 @@ fn decode_block(
         let from = lay.hlen + j * lay.blocksize;
         let s = lay.src.get(from..from + bsize).ok_or(Error::ReadBuffer)?;
         target.copy_from_slice(s);
+    } else if let Some(u) = lay.pipeline.single_unshuffle() {
+        // Streams into scratch, then one unshuffle into place (no copy back).
+        if tmp.len() < bsize {
+            tmp.resize(bsize, 0);
+        }
+        decode_streams(lay, codec, j, &mut tmp[..bsize])?;
+        lay.pipeline.unshuffle_into(u, &tmp[..bsize], target);
     } else {
         decode_streams(lay, codec, j, target)?;
         if lay.pipeline.backward_active() {

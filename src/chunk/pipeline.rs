@@ -58,6 +58,38 @@ impl Pipeline<'_> {
         self.filters.contains(&filters::DELTA)
     }
 
+    /// The pipeline undoes as one byte/bit unshuffle (the common case): `(filter id, element
+    /// size)`. Lets the reader decode streams into scratch and unshuffle straight into place.
+    pub fn single_unshuffle(&self) -> Option<(u8, usize)> {
+        let mut found = None;
+        for i in 0..6 {
+            match self.filters[i] {
+                filters::NOFILTER | filters::TRUNC_PREC => {}
+                id @ (filters::SHUFFLE | filters::BITSHUFFLE) if found.is_none() => {
+                    let es = if id == filters::SHUFFLE && self.meta[i] != 0 {
+                        self.meta[i] as usize
+                    } else {
+                        self.typesize
+                    };
+                    found = Some((id, es));
+                }
+                _ => return None,
+            }
+        }
+        found
+    }
+
+    /// Runs the single unshuffle of [`Pipeline::single_unshuffle`] from `src` into `dst`.
+    pub fn unshuffle_into(&self, (id, es): (u8, usize), src: &[u8], dst: &mut [u8]) {
+        if id == filters::SHUFFLE {
+            filters::unshuffle(es, src, dst);
+        } else if self.version == 2 {
+            filters::bitunshuffle_legacy(es, src, dst);
+        } else {
+            filters::bitunshuffle(es, src, dst);
+        }
+    }
+
     fn info<'r>(&self, offset: usize, dref: &'r [u8]) -> filters::BlockInfo<'r> {
         filters::BlockInfo {
             typesize: self.typesize,
