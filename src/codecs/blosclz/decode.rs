@@ -61,16 +61,27 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
             if ip >= n {
                 break;
             }
-            ctrl = src[ip] as usize;
-            ip += 1;
             copy_match(dst, op, back, len);
             op += len;
+            ctrl = src[ip] as usize;
+            ip += 1;
         } else {
             let run = ctrl + 1;
+            if cap - op >= 32 && n - ip > 32 {
+                // Fast path: a fixed 32-byte copy (two vector moves, no memcpy call) surely
+                // fits, and the next control byte exists. The bytes copied past `run` are
+                // overwritten by the next instructions (or lie past the produced length).
+                dst[op..][..32].copy_from_slice(&src[ip..][..32]);
+                op += run;
+                ip += run;
+                ctrl = src[ip] as usize;
+                ip += 1;
+                continue;
+            }
             if run > cap - op || run > n - ip {
                 return Err(Error::Data);
             }
-            copy_literals(dst, op, src, ip, run);
+            dst[op..op + run].copy_from_slice(&src[ip..ip + run]);
             op += run;
             ip += run;
             if ip >= n {
@@ -83,25 +94,17 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
     Ok(op)
 }
 
-/// Copies `run` (1..=32) literal bytes; the caller checked both ranges.
-#[inline(always)]
-fn copy_literals(dst: &mut [u8], op: usize, src: &[u8], ip: usize, run: usize) {
-    // A fixed 32-byte copy is two vector moves instead of a memcpy call; the bytes past `run`
-    // are overwritten by the next instructions (or lie past the produced length).
-    if let (Some(d), Some(s)) = (dst.get_mut(op..op + 32), src.get(ip..ip + 32)) {
-        d.copy_from_slice(s);
-    } else {
-        dst[op..op + run].copy_from_slice(&src[ip..ip + run]);
-    }
-}
-
 /// Copies `len` bytes from `back` bytes behind `op` to `op` (LZ77 semantics: the source may
 /// overlap the destination, repeating the last `back` bytes). The caller checked
 /// `back <= op` and `op + len <= dst.len()`.
 #[inline(always)]
 fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
     let from = op - back;
-    if dst.len() - op >= len + 16 {
+    if back == 1 && len >= 64 {
+        // A long run: memset.
+        let b = dst[from];
+        dst[op..op + len].fill(b);
+    } else if dst.len() - op >= len + 16 {
         // Room for whole-word steps that may write up to 15 bytes past the match (they are
         // overwritten by the next instructions, or lie past the produced length).
         if back >= 16 {
@@ -120,7 +123,8 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
                     k = 0;
                 }
             }
-            let step = back * (8 / back);
+            const STEP: [usize; 8] = [8, 8, 8, 6, 8, 5, 6, 7];
+            let step = STEP[back];
             let out = &mut dst[op..op + len + 8];
             let mut i = 0;
             while i < len {

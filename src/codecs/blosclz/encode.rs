@@ -108,21 +108,23 @@ fn read_u64(s: &[u8], i: usize) -> u64 {
 /// (`r < ip < bound <= s.len()`). The "+1" is the reference's convention; the caller backs
 /// off by [`IPSHIFT`].
 #[inline(always)]
-fn match_end(s: &[u8], mut ip: usize, mut r: usize, bound: usize) -> usize {
-    while ip + 8 <= bound {
-        let x = read_u64(s, ip) ^ read_u64(s, r);
+fn match_end(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
+    // Equal-length views (one bounds check here, none in the loops).
+    let a = &s[ip..bound];
+    let b = &s[r..r + a.len()];
+    let mut k = 0;
+    while k + 8 <= a.len() {
+        let x = read_u64(a, k) ^ read_u64(b, k);
         if x != 0 {
-            return ip + (x.trailing_zeros() / 8) as usize + 1;
+            return ip + k + (x.trailing_zeros() / 8) as usize + 1;
         }
-        ip += 8;
-        r += 8;
+        k += 8;
     }
-    while ip < bound {
-        if s[ip] != s[r] {
-            return ip + 1;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return ip + k + 1;
         }
-        ip += 1;
-        r += 1;
+        k += 1;
     }
     bound
 }
