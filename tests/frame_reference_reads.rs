@@ -240,3 +240,139 @@ fn reference_reads_our_frames_on_disk() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+type AppendChunk = unsafe extern "C" fn(*mut blosc2_schunk, *mut u8, bool) -> i64;
+type PosChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut u8, bool) -> i64;
+type DeleteChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64) -> i64;
+type Reorder = unsafe extern "C" fn(*mut blosc2_schunk, *mut i64) -> c_int;
+type VlmetaSet =
+    unsafe extern "C" fn(*mut blosc2_schunk, *const c_char, *mut u8, i32, *mut c_void) -> c_int;
+type VlmetaDelete = unsafe extern "C" fn(*mut blosc2_schunk, *const c_char) -> c_int;
+
+/// The same mutations applied by c-blosc2 to a copy of a file frame we wrote, and by us to the
+/// original: after every step both files must be byte-identical (chunk payload placement,
+/// compaction on update, dead space on delete, index compression, header and trailer).
+#[test]
+fn reference_and_we_mutate_our_files_identically() {
+    let api = api();
+    let r = common::reference::reference();
+    // SAFETY: each symbol has exactly the C signature declared by blosc2.h 3.3.5.
+    let (append, insert, update, delete, reorder, vl_add, vl_update, vl_delete) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, AppendChunk>(r.sym("blosc2_schunk_append_chunk")),
+            std::mem::transmute::<*mut c_void, PosChunk>(r.sym("blosc2_schunk_insert_chunk")),
+            std::mem::transmute::<*mut c_void, PosChunk>(r.sym("blosc2_schunk_update_chunk")),
+            std::mem::transmute::<*mut c_void, DeleteChunk>(r.sym("blosc2_schunk_delete_chunk")),
+            std::mem::transmute::<*mut c_void, Reorder>(r.sym("blosc2_schunk_reorder_offsets")),
+            std::mem::transmute::<*mut c_void, VlmetaSet>(r.sym("blosc2_vlmeta_add")),
+            std::mem::transmute::<*mut c_void, VlmetaSet>(r.sym("blosc2_vlmeta_update")),
+            std::mem::transmute::<*mut c_void, VlmetaDelete>(r.sym("blosc2_vlmeta_delete")),
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("b2frame-refmut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut steps = 0;
+    for seed in 100..130 {
+        let ours_path = dir.join(format!("ours{seed}.b2frame"));
+        let theirs_path = dir.join(format!("theirs{seed}.b2frame"));
+        drop(build(seed, Target::File(&ours_path)));
+        std::fs::copy(&ours_path, &theirs_path).unwrap();
+        let mut f = Frame::open(&ours_path).unwrap();
+        let c = CString::new(theirs_path.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        let s = unsafe { (api.open)(c.as_ptr()) };
+        assert!(!s.is_null());
+        let mut rng = Rng::new(seed * 7);
+        let cp = CParams {
+            typesize: f.header().typesize,
+            compcode: f.header().compcode,
+            clevel: f.header().clevel,
+            filters: f.header().filters,
+            ..CParams::default()
+        };
+        let variable = f.header().chunksize == 0;
+        let size = f.header().chunksize.max(1000) as usize;
+        for step in 0..12 {
+            let nch = f.nchunks();
+            let i = rng.below(nch as u64) as i64;
+            let n = if variable {
+                size / (1 + rng.below(3) as usize)
+            } else {
+                size
+            };
+            let kind = if variable {
+                "small_int"
+            } else {
+                ["small_int", "zeros"][rng.below(2) as usize]
+            };
+            let mut chunk = chunk::compress_vec(&cp, &data_kind(kind, n, rng.next_u64())).unwrap();
+            let what = format!("seed {seed} step {step}");
+            // SAFETY: live schunk; `chunk` outlives the calls (copy = true); the order array
+            // holds nchunks entries; names are NUL-terminated.
+            unsafe {
+                match rng.below(7) {
+                    0 => {
+                        assert!(append(s, chunk.as_mut_ptr(), true) >= 0, "{what}");
+                        f.append_chunk(&chunk).unwrap();
+                    }
+                    1 => {
+                        assert!(insert(s, i, chunk.as_mut_ptr(), true) >= 0, "{what}");
+                        f.insert_chunk(i, &chunk).unwrap();
+                    }
+                    2 | 3 => {
+                        assert!(update(s, i, chunk.as_mut_ptr(), true) >= 0, "{what}");
+                        f.update_chunk(i, &chunk).unwrap();
+                    }
+                    4 if nch > 1 => {
+                        assert!(delete(s, i) >= 0, "{what}");
+                        f.delete_chunk(i).unwrap();
+                    }
+                    5 => {
+                        let mut order: Vec<i64> = (0..nch).collect();
+                        order.rotate_left(i as usize);
+                        assert!(reorder(s, order.as_mut_ptr()) >= 0, "{what}");
+                        f.reorder(&order).unwrap();
+                    }
+                    _ => {
+                        let name = CString::new(format!("v{}", rng.below(3))).unwrap();
+                        let mut content = data_kind("text", 10 + rng.below(200) as usize, seed);
+                        let stored = meta::encode_vlmeta(&content, None).unwrap();
+                        let exists = f.vlmetalayer_raw(name.to_str().unwrap()).is_some();
+                        if exists && rng.below(2) == 0 {
+                            assert!(vl_delete(s, name.as_ptr()) >= 0, "{what}");
+                            f.delete_vlmetalayer(name.to_str().unwrap()).unwrap();
+                        } else if exists {
+                            let p = content.as_mut_ptr();
+                            let len = content.len() as i32;
+                            let rc = vl_update(s, name.as_ptr(), p, len, std::ptr::null_mut());
+                            assert!(rc >= 0, "{what}");
+                            f.update_vlmetalayer_raw(name.to_str().unwrap(), &stored)
+                                .unwrap();
+                        } else {
+                            let p = content.as_mut_ptr();
+                            let len = content.len() as i32;
+                            let rc = vl_add(s, name.as_ptr(), p, len, std::ptr::null_mut());
+                            assert!(rc >= 0, "{what}");
+                            f.add_vlmetalayer_raw(name.to_str().unwrap(), &stored)
+                                .unwrap();
+                        }
+                    }
+                }
+            }
+            let a = std::fs::read(&ours_path).unwrap();
+            let b = std::fs::read(&theirs_path).unwrap();
+            assert!(
+                a == b,
+                "{what}: files differ (ours {} bytes, theirs {})",
+                a.len(),
+                b.len()
+            );
+            steps += 1;
+        }
+        // SAFETY: live schunk, freed once.
+        unsafe { (api.free)(s) };
+    }
+    assert_eq!(steps, 30 * 12);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

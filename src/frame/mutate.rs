@@ -10,11 +10,22 @@
 
 use super::chunkinfo::ChunkInfo;
 use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
+use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, sframe, Backing, Frame};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
+
+/// How a commit produces the index chunk.
+#[derive(Clone, Copy)]
+enum Index {
+    /// Keep the stored one (metadata-only operations; c-blosc2 does not rewrite it then).
+    Keep,
+    /// Compress it anew with this many spare destination bytes (see
+    /// [`offsets::encode_index_with_room`]).
+    Encode(usize),
+}
 
 /// What a mutation does to the chunk list (for the chunksize bookkeeping).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -27,12 +38,33 @@ impl Frame {
     /// Rewrites index, trailer and header after the data section and truncates there.
     /// The header length may only change when `may_resize` (empty frames).
     pub(super) fn commit(&mut self, may_resize: bool) -> Result<()> {
-        self.commit_with_room(may_resize, 0)
+        self.commit_with(may_resize, Index::Encode(0))
     }
 
-    /// [`Frame::commit`] with `index_room` spare bytes for the index compressor (see
-    /// [`offsets::encode_index_with_room`]).
-    fn commit_with_room(&mut self, may_resize: bool, index_room: usize) -> Result<()> {
+    /// The stored index chunk as it is now (before this commit writes anything).
+    fn current_index_chunk(&self) -> Result<Vec<u8>> {
+        let pos = u64::from(self.header.header_len)
+            + match self.backing {
+                Backing::Contiguous(_) => self.header.cbytes as u64,
+                Backing::Sparse(_) => 0,
+            };
+        let read = |store: &Store| -> Result<Vec<u8>> {
+            let head = store.read_at(pos, 32)?;
+            let info = ChunkInfo::parse(&head)?;
+            store.read_at(pos, info.cbytes as u64)
+        };
+        match &self.backing {
+            Backing::Contiguous(store) => read(store),
+            Backing::Sparse(dir) => {
+                let file = std::fs::File::open(dir.join(sframe::INDEX_FILE))
+                    .map_err(|_| Error::FileOpen)?;
+                read(&Store::File { file, base: 0 })
+            }
+        }
+    }
+
+    /// [`Frame::commit`] choosing how the index chunk is produced.
+    fn commit_with(&mut self, may_resize: bool, index_mode: Index) -> Result<()> {
         let mut header = self.header.clone();
         header.has_vlmeta = !self.vlmeta.is_empty();
         // Like c-blosc2, the flags follow the chunksize and the chunk kind at every write.
@@ -42,10 +74,10 @@ impl Frame {
         } else {
             header::VERSION_RC1
         };
-        let index = if self.locs.is_empty() {
-            Vec::new()
-        } else {
-            offsets::encode_index_with_room(&self.locs, index_room)?
+        let index = match index_mode {
+            _ if self.locs.is_empty() => Vec::new(),
+            Index::Keep => self.current_index_chunk()?,
+            Index::Encode(room) => offsets::encode_index_with_room(&self.locs, room)?,
         };
         let trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
@@ -79,16 +111,16 @@ impl Frame {
 
     /// Runs a mutation on a snapshot of the in-memory state and restores it if anything fails.
     fn transaction<T>(&mut self, f: impl FnOnce(&mut Frame) -> Result<T>) -> Result<T> {
-        self.transaction_with_room(0, f)
+        self.transaction_with(Index::Encode(0), f)
     }
 
-    fn transaction_with_room<T>(
+    fn transaction_with<T>(
         &mut self,
-        index_room: usize,
+        index_mode: Index,
         f: impl FnOnce(&mut Frame) -> Result<T>,
     ) -> Result<T> {
         let saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
-        let r = f(self).and_then(|v| self.commit_with_room(false, index_room).map(|_| v));
+        let r = f(self).and_then(|v| self.commit_with(false, index_mode).map(|_| v));
         if r.is_err() {
             (self.header, self.locs, self.vlmeta) = saved;
         }
@@ -350,7 +382,7 @@ impl Frame {
             _ => 0,
         };
         // c-blosc2 compresses the shortened index into a buffer sized for the old one.
-        self.transaction_with_room(8, |f| {
+        self.transaction_with(Index::Encode(8), |f| {
             f.locs.remove(i);
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;
@@ -427,7 +459,7 @@ impl Frame {
         } else {
             return Err(Error::InvalidParam);
         }
-        let r = self.commit(empty);
+        let r = self.commit_with(empty, Index::Keep);
         if r.is_err() {
             self.header = saved;
         }
@@ -443,7 +475,7 @@ impl Frame {
         if self.vlmeta.len() >= MAX_VLMETALAYERS_WRITE {
             return Err(Error::Failure);
         }
-        self.transaction(|f| {
+        self.transaction_with(Index::Keep, |f| {
             f.vlmeta.push((name.to_string(), stored.to_vec()));
             Ok(f.vlmeta.len() - 1)
         })
@@ -452,7 +484,7 @@ impl Frame {
     /// Replaces the compressed content of an existing vlmetalayer.
     pub fn update_vlmetalayer_raw(&mut self, name: &str, stored: &[u8]) -> Result<usize> {
         let idx = meta::find(&self.vlmeta, name).ok_or(Error::MetalayerNotFound)?;
-        self.transaction(|f| {
+        self.transaction_with(Index::Keep, |f| {
             f.vlmeta[idx].1 = stored.to_vec();
             Ok(idx)
         })
@@ -461,7 +493,7 @@ impl Frame {
     /// Deletes a vlmetalayer; returns how many remain.
     pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
         let idx = meta::find(&self.vlmeta, name).ok_or(Error::MetalayerNotFound)?;
-        self.transaction(|f| {
+        self.transaction_with(Index::Keep, |f| {
             f.vlmeta.remove(idx);
             Ok(f.vlmeta.len())
         })
