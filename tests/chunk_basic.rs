@@ -292,3 +292,40 @@ fn forged_headers_give_reference_codes() {
         (4, 7, 50_000 - 6 * 8192)
     );
 }
+
+#[test]
+fn contexts_on_different_threads_do_not_interfere() {
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let data = data_kind(
+                    ["f64_series", "text", "small_int", "seq_i32"][t],
+                    300_000,
+                    t as u64,
+                );
+                let mut p = cp([0u8, 1, 5, 4][t], 5, 8, [0, 0, 0, 0, 0, 1]);
+                p.nthreads = 2;
+                p.blocksize = 16 * 1024;
+                let mut c = Compressor::new(p, no_hooks()).unwrap();
+                let mut d = Decompressor::new(DParams { nthreads: 2 }, no_hooks()).unwrap();
+                let first = {
+                    let mut dst = vec![0u8; data.len() + 32];
+                    let n = c.compress(&data, &mut dst).unwrap();
+                    dst.truncate(n);
+                    dst
+                };
+                for _ in 0..20 {
+                    let mut dst = vec![0u8; data.len() + 32];
+                    let n = c.compress(&data, &mut dst).unwrap();
+                    assert!(dst[..n] == first[..]);
+                    let mut out = vec![0u8; data.len()];
+                    assert_eq!(d.decompress(&dst[..n], &mut out).unwrap(), data.len());
+                    assert!(out == data);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}

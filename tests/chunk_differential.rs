@@ -404,7 +404,7 @@ fn special_constructors_match_reference_bytes() {
                         blocksize: bs,
                         use_dict: false,
                     };
-                    let value: Vec<u8> = (0..ts as usize).map(|i| i as u8 + 1).collect();
+                    let value: Vec<u8> = (0..ts as usize).map(|i| (i % 250) as u8 + 1).collect();
                     let mut theirs = vec![0u8; 32 + ts as usize];
                     let mut ours = vec![0u8; 32 + ts as usize];
                     // SAFETY: the symbol has the declared blosc2.h signature; buffers are sized.
