@@ -709,8 +709,6 @@ fn vl_chunks_both_ways() {
 }
 
 type SetMaskout = unsafe extern "C" fn(*mut c_void, *const bool, i32) -> i32;
-type DecompressBlock =
-    unsafe extern "C" fn(*mut c_void, *const c_void, i32, i32, *mut c_void, i32) -> i32;
 type GetitemBytes =
     unsafe extern "C" fn(*mut c_void, *const c_void, i32, i32, i32, *mut c_void, i32) -> i32;
 
