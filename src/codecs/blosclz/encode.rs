@@ -129,6 +129,21 @@ fn match_end(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
     bound
 }
 
+/// For a candidate `r < anchor` with `anchor + 8 < bound`: `None` when the first 4 bytes
+/// differ, else [`match_end`] from `anchor`. One 8-byte comparison does both the 4-byte check
+/// and, usually, the whole extension (most candidates stop within 8 bytes).
+#[inline(always)]
+fn candidate_end(s: &[u8], anchor: usize, r: usize, bound: usize) -> Option<usize> {
+    let x = read_u64(s, anchor) ^ read_u64(s, r);
+    if x as u32 != 0 {
+        return None;
+    }
+    if x != 0 {
+        return Some(anchor + (x.trailing_zeros() / 8) as usize + 1);
+    }
+    Some(match_end(s, anchor + 8, r + 8, bound))
+}
+
 /// Estimated compression ratio of `win` (input bytes consumed / output bytes counted) under
 /// the same parse as [`encode`], with the reference's probe bookkeeping: the count starts as if
 /// a 4-literal run had been written, while the parse itself starts at byte 0.
@@ -150,11 +165,16 @@ fn probe_ratio<const H: u32>(win: &[u8], htab: &mut HashTable) -> f64 {
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let distance = anchor - r;
-        let mut is_match = distance != 0 && distance < MAX_FARDISTANCE && read_u32(win, r) == seq;
         let mut end = 0;
+        let mut is_match = distance != 0 && distance < MAX_FARDISTANCE;
         if is_match {
-            end = match_end(win, anchor + 4, r + 4, bound) - IPSHIFT;
-            is_match = end - anchor >= MINLEN;
+            match candidate_end(win, anchor, r, bound) {
+                Some(e) => {
+                    end = e - IPSHIFT;
+                    is_match = end - anchor >= MINLEN;
+                }
+                None => is_match = false,
+            }
         }
         if !is_match {
             oc += 1;
@@ -300,11 +320,15 @@ fn encode<const H: u32, const DOUBLE_HASH: bool>(
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let distance = anchor - r;
-        if distance == 0 || distance >= MAX_FARDISTANCE || read_u32(src, r) != seq {
+        if distance == 0 || distance >= MAX_FARDISTANCE {
             ip += 1;
             continue;
         }
-        let end = match_end(src, anchor + 4, r + 4, bound) - IPSHIFT;
+        let Some(end) = candidate_end(src, anchor, r, bound) else {
+            ip += 1;
+            continue;
+        };
+        let end = end - IPSHIFT;
         let len = end - anchor;
         // Far matches (biased distance >= MAX_DISTANCE) cost 4 bytes: not worth it when short.
         if len < MINLEN || (len <= 5 && distance > MAX_DISTANCE) {
