@@ -807,3 +807,62 @@ fn maskout_block_and_byte_ranges_match_reference() {
         assert!(bad_mask_ours, "mask is one-shot and length-checked");
     }
 }
+
+/// Output buffers of every size around the compressed size and around `nbytes + 32`: both
+/// libraries make the same choice (compressed, memcpyed, or 0 = does not fit), byte for byte.
+#[test]
+fn tight_output_buffers_match_reference() {
+    let r = reference();
+    let mut checked = 0;
+    for &(codec, clevel, kind, size, ts) in &[
+        (0u8, 5u8, "text", 3000usize, 4i32),
+        (5, 9, "small_int", 5000, 4),
+        (1, 5, "random", 2000, 8),
+        (4, 5, "f64_series", 40_000, 8),
+        (2, 9, "constant", 64, 2),
+        (5, 1, "random", 100, 1),
+    ] {
+        let data = data_kind(kind, size, 11);
+        let c = Case {
+            codec,
+            clevel,
+            pipe: 1,
+            typesize: ts,
+            size,
+            kind,
+            nthreads: 1,
+            splitmode: 4,
+            blocksize: 1024 * ts,
+            use_dict: false,
+        };
+        let full = our_compress(c.ours(), &data).len();
+        let mut sizes: Vec<usize> = (full.saturating_sub(64)..full + 8).collect();
+        sizes.extend(size + 24..size + 40);
+        sizes.retain(|&d| d >= 32);
+        for dsize in sizes {
+            let mut theirs = vec![0u8; dsize];
+            // SAFETY: buffers sized as declared; the context is freed.
+            let tn = unsafe {
+                let ctx = (r.create_cctx)(c.theirs());
+                let n = (r.compress_ctx)(
+                    ctx,
+                    data.as_ptr() as *const c_void,
+                    data.len() as i32,
+                    theirs.as_mut_ptr() as *mut c_void,
+                    dsize as i32,
+                );
+                (r.free_ctx)(ctx);
+                n
+            };
+            let mut ours = vec![0u8; dsize];
+            let on = Compressor::new(c.ours(), no_hooks())
+                .unwrap()
+                .compress(&data, &mut ours)
+                .unwrap();
+            assert_eq!(on as i32, tn, "destsize {dsize}: {c:?}");
+            assert!(ours[..on] == theirs[..on], "destsize {dsize}: {c:?}");
+            checked += 1;
+        }
+    }
+    println!("tight output buffers: {checked} destsizes, same outcome and bytes");
+}
