@@ -6,8 +6,9 @@
 //!
 //! * [`Compressor::new`]`(CParams, hooks)`; [`Compressor::compress`]`(src, dst)` returns the
 //!   chunk size, or `Ok(0)` when the chunk does not fit in `dst` (like c-blosc2, whose callers
-//!   treat 0 as "not enough room"); [`Compressor::vlcompress`]`(srcs, dst)` writes a VL-block
-//!   chunk (version 6) with one block per source.
+//!   treat 0 as "not enough room"); [`Compressor::compress_blosc1`] writes a 16-byte
+//!   Blosc1-style header (`BLOSC_BLOSC1_COMPAT`); [`Compressor::vlcompress`]`(srcs, dst)` writes
+//!   a VL-block chunk (version 6) with one block per source.
 //! * [`Decompressor::new`]`(DParams, hooks)`; [`Decompressor::decompress`]`(src, dst)` returns
 //!   nbytes; [`Decompressor::getitem`] / [`Decompressor::getitem_bytes`] decode a range
 //!   without decoding the whole chunk; [`Decompressor::set_maskout`] skips blocks in the next
@@ -20,13 +21,27 @@
 //! Errors are [`Error`] values carrying the `BLOSC2_ERROR_*` code c-blosc2 returns for the same
 //! input. Nothing here panics on bad input; every offset read from a chunk is checked.
 //!
+//! Output matches c-blosc2 3.3.5: same block sizes, split decisions, stream encodings and
+//! fallbacks, hence the same bytes (serial writer) or the same bytes up to block order. On
+//! purpose we differ where c-blosc2 has bugs (notes §2.16): the header always holds the
+//! *effective* block size; memcpyed chunks never carry the dictionary flag; LZ4 dictionaries
+//! are the samples as they are. The reader tolerates c-blosc2's quirky chunks (memcpyed chunks
+//! flagged with a dictionary, legacy Blosc1 versions, bstarts in any order) and decodes DELTA
+//! correctly in `getitem`, `decompress_block` and flat decoding of VL chunks, where c-blosc2
+//! does not. Runtime-only *lazy* chunks are rejected with `InvalidParam` (frames hand this
+//! layer whole chunks). Instrumented-codec chunks (`instr_codec`) are not produced.
+//!
 //! # Determinism and threads
 //!
 //! Blocks are encoded independently and laid out in block order, so the bytes of a chunk do
 //! not depend on `nthreads` (c-blosc2's do: it writes blocks in completion order). With
 //! `nthreads > 1` and more than one block, blocks run on a persistent [`crate::pool::Pool`]
-//! owned by the (de)compressor (or shared with [`Compressor::set_pool`]); otherwise everything
-//! runs on the caller's thread.
+//! owned by the (de)compressor (or shared with [`Compressor::set_pool`] /
+//! [`Decompressor::set_pool`], which the C layer can use to share one pool per `nthreads` like
+//! c-blosc2), or on a user threads callback ([`Hooks::run_parallel`]); otherwise everything runs
+//! on the caller's thread. Block `j`'s compressed bytes never depend on where the block lands,
+//! except near the end of a too-small output buffer, where the block is re-encoded serially
+//! with c-blosc2's room limits.
 //!
 //! # Hooks
 //!
