@@ -160,6 +160,32 @@ fn bitshuffle_exact_bytes() {
 }
 
 #[test]
+fn large_blocks_take_the_staged_paths() {
+    // Bit rows >= 4 KiB apart (typesize >= 16) and rows of a 16+ KiB shuffle are staged.
+    let mut rng = Rng::new(21);
+    let generic = Simd::get("generic").unwrap();
+    for (ts, n) in [(16usize, 32768 + 24), (24, 40000), (32, 32768), (8, 9000)] {
+        let mut data = vec![0u8; n * ts + 5];
+        rng.fill(&mut data);
+        for (name, op) in OPS {
+            let want = apply(generic, op, ts, &data);
+            for s in Simd::available() {
+                assert!(
+                    apply(s, op, ts, &data) == want,
+                    "{name} {} ts {ts}",
+                    s.name()
+                );
+            }
+        }
+        let (_, theirs) = call(theirs()[2], ts as i32, &data);
+        assert!(
+            apply(Simd::active(), OPS[2].1, ts, &data) == theirs,
+            "ts {ts}"
+        );
+    }
+}
+
+#[test]
 fn legacy_bitunshuffle_copies_blocks_with_partial_groups() {
     let mut rng = Rng::new(7);
     let mut data = vec![0u8; 4 * 13 + 2];
