@@ -452,6 +452,20 @@ impl Decompressor {
         &self.dp
     }
 
+    /// Replaces the parameters (a different `nthreads` drops the current pool).
+    pub fn set_dparams(&mut self, dparams: DParams) -> Result<()> {
+        if dparams.nthreads < 1 {
+            return Err(Error::InvalidParam);
+        }
+        if dparams.nthreads != self.dp.nthreads {
+            self.pool = None;
+            let n = dparams.nthreads as usize;
+            self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
+        }
+        self.dp = dparams;
+        Ok(())
+    }
+
     /// Uses `pool` (shared with other contexts); its size must equal `nthreads`.
     pub fn set_pool(&mut self, pool: Arc<Pool>) -> Result<()> {
         if pool.nthreads() != self.dp.nthreads as usize {
