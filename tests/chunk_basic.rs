@@ -329,3 +329,43 @@ fn contexts_on_different_threads_do_not_interfere() {
         h.join().unwrap();
     }
 }
+
+#[test]
+fn one_pool_can_serve_several_contexts() {
+    let pool = b2frame::pool::Pool::new(2).unwrap();
+    let data = data_kind("f64_series", 500_000, 8);
+    let mut p = cp(1, 5, 8, [0, 0, 0, 0, 0, 1]);
+    p.nthreads = 2;
+    p.blocksize = 32 * 1024;
+    let mut c1 = Compressor::new(p, no_hooks()).unwrap();
+    let mut c2 = Compressor::new(p, no_hooks()).unwrap();
+    c1.set_pool(pool.clone()).unwrap();
+    c2.set_pool(pool.clone()).unwrap();
+    let mut d = Decompressor::new(DParams { nthreads: 2 }, no_hooks()).unwrap();
+    d.set_pool(pool.clone()).unwrap();
+    let mut single = Decompressor::new(DParams::default(), no_hooks()).unwrap();
+    assert_eq!(
+        single.set_pool(pool.clone()),
+        Err(Error::InvalidParam),
+        "pool size must match nthreads"
+    );
+    let mut a = vec![0u8; data.len() + 32];
+    let mut b = vec![0u8; data.len() + 32];
+    let na = c1.compress(&data, &mut a).unwrap();
+    let nb = c2.compress(&data, &mut b).unwrap();
+    assert!(a[..na] == b[..nb]);
+    let mut out = vec![0u8; data.len()];
+    assert_eq!(d.decompress(&a[..na], &mut out).unwrap(), data.len());
+    assert!(out == data);
+    // Changing nthreads drops the shared pool and still gives the same bytes.
+    p.nthreads = 3;
+    c1.set_cparams(p).unwrap();
+    let nc = c1.compress(&data, &mut b).unwrap();
+    assert!(a[..na] == b[..nc]);
+    d.set_dparams(DParams { nthreads: 1 }).unwrap();
+    assert_eq!(d.decompress(&a[..na], &mut out).unwrap(), data.len());
+    assert_eq!(
+        Compressor::new(CParams { nthreads: 0, ..p }, no_hooks()).err(),
+        Some(Error::InvalidParam)
+    );
+}
