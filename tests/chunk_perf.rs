@@ -68,13 +68,14 @@ fn throughput_vs_reference() {
                     rn = k;
                     let t = Instant::now();
                     for _ in 0..reps {
-                        (r.decompress_ctx)(
+                        let got = (r.decompress_ctx)(
                             dc,
                             chunk.as_ptr() as *const c_void,
                             k,
                             out.as_mut_ptr() as *mut c_void,
                             size as i32,
                         );
+                        assert_eq!(got, size as i32, "reference decompress");
                     }
                     ref_d = t.elapsed().as_secs_f64();
                     (r.free_ctx)(cc);
