@@ -492,3 +492,18 @@ fn hex_to_bytes(h: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
         .collect()
 }
+
+#[test]
+fn chunks_shorter_than_an_extended_header_are_refused() {
+    // A Blosc1 chunk (16-byte header) of 5 bytes: 21 bytes in all. A frame holding it as its
+    // last chunk could not be reopened (offsets must be <= cbytes - 32).
+    let mut c = vec![2u8, 1, 0x02, 1];
+    c.extend_from_slice(&5i32.to_le_bytes());
+    c.extend_from_slice(&5i32.to_le_bytes());
+    c.extend_from_slice(&21i32.to_le_bytes());
+    c.extend_from_slice(b"hello");
+    let mut f = new_mem();
+    assert_eq!(f.append_chunk(&c), Err(Error::InvalidParam));
+    assert_eq!(f.nchunks(), 0);
+    assert_eq!(hex(&f.to_cframe().unwrap()), EMPTY_FRAME);
+}

@@ -8,7 +8,7 @@
 //! chunks are stored as regular chunks with the same contents
 //! ([`offsets::regular_equivalent`]); failed operations change nothing in memory.
 
-use super::chunkinfo::ChunkInfo;
+use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
 use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
@@ -134,7 +134,12 @@ impl Frame {
     /// Checks a chunk before it enters the frame and returns its header fields.
     fn check_incoming(&self, chunk: &[u8]) -> Result<ChunkInfo> {
         let info = ChunkInfo::parse(chunk)?;
-        if info.cbytes as usize > chunk.len() || info.nbytes == 0 {
+        // Readers (c-blosc2's too) require every stored offset to leave room for a 32-byte
+        // header, so shorter (Blosc1) chunks cannot be stored.
+        if info.cbytes as usize > chunk.len()
+            || (info.cbytes as usize) < EXTENDED_HEADER_LEN
+            || info.nbytes == 0
+        {
             return Err(Error::InvalidParam);
         }
         let vl_frame = self.header.vl_blocks;
