@@ -5,6 +5,7 @@
 //! against the current length before any allocation, so hostile lengths cannot trigger huge
 //! allocations.
 
+use super::udio::UdioStore;
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -21,6 +22,8 @@ pub enum Store {
         /// Offset of the frame inside the file.
         base: u64,
     },
+    /// A file reached through a user-defined I/O backend ([`super::udio`]).
+    User(UdioStore),
 }
 
 impl Store {
@@ -32,6 +35,7 @@ impl Store {
                 let size = file.metadata().map_err(|_| Error::FileRead)?.len();
                 Ok(size.saturating_sub(*base))
             }
+            Store::User(u) => u.available(),
         }
     }
 
@@ -50,6 +54,7 @@ impl Store {
                     .map_err(|_| Error::FileRead)?;
                 Ok(buf)
             }
+            Store::User(u) => u.read_at(pos, len),
         }
     }
 
@@ -60,7 +65,7 @@ impl Store {
                 let end = pos.checked_add(len)?;
                 v.get(pos as usize..usize::try_from(end).ok()?)
             }
-            Store::File { .. } => None,
+            Store::File { .. } | Store::User(_) => None,
         }
     }
 
@@ -80,6 +85,7 @@ impl Store {
                 let at = base.checked_add(pos).ok_or(Error::FileWrite)?;
                 file.write_all_at(data, at).map_err(|_| Error::FileWrite)
             }
+            Store::User(u) => u.write_at(pos, data),
         }
     }
 
@@ -94,6 +100,7 @@ impl Store {
                 let at = base.checked_add(len).ok_or(Error::FileTruncate)?;
                 file.set_len(at).map_err(|_| Error::FileTruncate)
             }
+            Store::User(u) => u.truncate(len),
         }
     }
 
@@ -115,7 +122,7 @@ impl Store {
                 v.copy_within(f..f + l, t);
                 Ok(())
             }
-            Store::File { .. } => {
+            Store::File { .. } | Store::User(_) => {
                 // Bounded-size pieces, ordered so that overlapping moves are safe.
                 const PIECE: u64 = 1 << 20;
                 let mut done = 0u64;
@@ -134,7 +141,7 @@ impl Store {
     /// Flushes file contents to the OS (no-op in memory).
     pub fn sync(&self) -> Result<()> {
         match self {
-            Store::Memory(_) => Ok(()),
+            Store::Memory(_) | Store::User(_) => Ok(()),
             Store::File { file, .. } => file.sync_data().map_err(|_| Error::FileWrite),
         }
     }

@@ -11,11 +11,13 @@ pub mod cframe;
 pub mod chunkinfo;
 pub mod header;
 pub mod io;
+pub mod lock;
 pub mod meta;
 mod mutate;
 pub mod offsets;
 pub mod sframe;
 pub mod trailer;
+pub mod udio;
 
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
