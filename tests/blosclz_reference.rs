@@ -298,3 +298,51 @@ fn reference_decodes_streams_at_the_exact_output_budget() {
         }
     }
 }
+
+#[test]
+fn decoder_accepts_exactly_what_the_reference_accepts() {
+    // Mutated and truncated valid streams: the reference decodes the block (exactly nbytes)
+    // iff we produce exactly nbytes, and then to the same bytes.
+    let mut rng = Rng::new(99);
+    let (mut agree_ok, mut agree_err) = (0, 0);
+    for (k, kind) in ["text", "mixed", "far", "sparse", "shuf_i32"]
+        .iter()
+        .enumerate()
+    {
+        let len = [3000, 20_000, 70_000][k % 3];
+        let data = dataset(kind, len, 500 + k as u64);
+        let Some(valid) = our_stream(&data, 9) else {
+            panic!("{kind} must compress");
+        };
+        for i in 0..400 {
+            let mut s = valid.clone();
+            for _ in 0..1 + rng.below(3) {
+                let p = rng.below(s.len() as u64) as usize;
+                s[p] = if i % 2 == 0 {
+                    rng.next_u64() as u8
+                } else {
+                    s[p] ^ (1 << rng.below(8))
+                };
+            }
+            if i % 5 == 0 {
+                s.truncate(1 + rng.below(s.len() as u64) as usize);
+            }
+            let mut out = vec![0u8; len];
+            let ours = blosclz::decompress(&s, &mut out);
+            let reference = ref_decompress(&wrap_stream(&s, len), len, 1);
+            match reference {
+                Ok(r) => {
+                    assert_eq!(ours, Ok(len), "{kind} case {i}: the reference accepts");
+                    assert!(r == out, "{kind} case {i}: same bytes");
+                    agree_ok += 1;
+                }
+                Err(_) => {
+                    assert_ne!(ours, Ok(len), "{kind} case {i}: the reference rejects");
+                    agree_err += 1;
+                }
+            }
+        }
+    }
+    println!("mutated streams: {agree_ok} accepted by both, {agree_err} rejected by both");
+    assert!(agree_ok > 0 && agree_err > 0);
+}
