@@ -1,6 +1,9 @@
 //! Arbitrary bytes into the zstd decoder (through the codec dispatch, with a reused per-worker
 //! state and an optional dictionary) for an arbitrary expected size: must return exactly that
 //! size or an error, never crash. Mode bit 1 also round-trips the input through the encoder.
+//! cc builds the C codec with gcc, which gives libFuzzer no edge coverage of it; for guidance
+//! inside the C decoder build with `CFLAGS="-fsanitize-coverage=trace-cmp"` (plus the flag
+//! below) and run with `-- -use_value_profile=1`, seeded with valid streams.
 //! The C codecs are ASan-instrumented through cc (gcc here); gcc 12 reports a false
 //! "stack-use-after-scope" on a constant table it promotes to a global inside zstd's optimal
 //! parser (zstd_opt.c, getAllMatchesFns), so run with
