@@ -14,6 +14,8 @@ use std::sync::Arc;
 pub struct Pool {
     inner: rayon::ThreadPool,
     nthreads: usize,
+    /// Process that started the workers: after `fork()` a child has none of them.
+    pid: u32,
 }
 
 impl std::fmt::Debug for Pool {
@@ -35,12 +37,22 @@ impl Pool {
             .thread_name(|i| format!("b2frame-worker-{i}"))
             .build()
             .map_err(|_| Error::ThreadCreate)?;
-        Ok(Arc::new(Pool { inner, nthreads }))
+        Ok(Arc::new(Pool {
+            inner,
+            nthreads,
+            pid: std::process::id(),
+        }))
     }
 
     /// Number of workers.
     pub fn nthreads(&self) -> usize {
         self.nthreads
+    }
+
+    /// Whether the workers exist in this process (false in the child of a `fork()` made after
+    /// the pool started, where using it would wait forever).
+    pub fn is_usable(&self) -> bool {
+        self.pid == std::process::id()
     }
 
     /// Runs `f` inside the pool; parallel iterators used within it run on the pool's workers.

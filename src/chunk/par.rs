@@ -42,6 +42,10 @@ pub(crate) fn run_jobs(
     if hooks.run_parallel(njobs, job) {
         return Ok(());
     }
+    if let Some(stale) = pool.take_if(|p| !p.is_usable()) {
+        // Forked child: the pool's threads stayed in the parent; never touch it again.
+        std::mem::forget(stale);
+    }
     if pool.is_none() {
         *pool = Some(Pool::new(nthreads)?);
     }
