@@ -74,6 +74,15 @@ impl Frame {
         } else {
             header::VERSION_RC1
         };
+        // Never write a frame that readers would refuse: the chunk count derived from the header
+        // must match the index, and every stored offset must be readable. (A hostile frame whose
+        // chunk headers disagree with its counters can otherwise lead there.)
+        match header.fixed_nchunks()? {
+            Some(n) if n != self.locs.len() as i64 => return Err(Error::Data),
+            None if self.locs.is_empty() => return Err(Error::Data),
+            _ => {}
+        }
+        super::cframe::validate_locs(&self.locs, &header)?;
         let index = match index_mode {
             _ if self.locs.is_empty() => Vec::new(),
             Index::Keep => self.current_index_chunk()?,
