@@ -88,7 +88,7 @@ fn bitshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
                 while i0 < n8 {
                     let t = tile.min(n8 - i0);
                     let s = &mut scratch[..t * ts];
-                    (k.shuffle)(ts, &src[i0 * ts..(i0 + t) * ts], s);
+                    (k.shuffle)(ts, t, &src[i0 * ts..(i0 + t) * ts], s);
                     for (b, row) in s.chunks_exact(t).enumerate() {
                         (k.bit_t)(row, &mut dst[..body], 8 * b * r + i0 / 8, r);
                     }
@@ -133,7 +133,7 @@ fn bitunshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
                             (k.bit_u)(&src[..body], base, r, row);
                         }
                     }
-                    (k.unshuffle)(ts, s, &mut dst[i0 * ts..(i0 + t) * ts]);
+                    (k.unshuffle)(ts, t, s, &mut dst[i0 * ts..(i0 + t) * ts]);
                     i0 += t;
                 }
             });

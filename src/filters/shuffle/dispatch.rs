@@ -10,8 +10,10 @@ use std::sync::OnceLock;
 use super::generic as sg;
 use crate::filters::bitshuffle::generic as bg;
 
-/// Byte (un)shuffle of exactly `n * es` bytes, `es >= 2`.
-pub(crate) type ShuffleFn = fn(usize, &[u8], &mut [u8]);
+/// Byte (un)shuffle of `n` elements of `es >= 2` bytes (`es`, `n`, `src`, `dst`; both buffers
+/// exactly `n * es` bytes). `n` is passed in because a run-time division costs as much as a
+/// few dozen bytes of shuffling on a cache-resident block.
+pub(crate) type ShuffleFn = fn(usize, usize, &[u8], &mut [u8]);
 /// Byte row → bit rows (`row`, `bits`, `base`, `stride`).
 pub(crate) type BitTFn = fn(&[u8], &mut [u8], usize, usize);
 /// Bit rows → byte row (`bits`, `base`, `stride`, `row`).
@@ -28,9 +30,8 @@ pub(crate) struct Kernels {
 
 /// Checks the contract shared by every (un)shuffle kernel. A violation is a bug in b2frame (all
 /// callers derive the lengths themselves), never a data error.
-fn check_shuffle(es: usize, src: &[u8], dst: &[u8]) -> usize {
-    assert!(es >= 2 && src.len() == dst.len() && src.len() % es == 0);
-    src.len() / es
+fn check_shuffle(es: usize, n: usize, src: &[u8], dst: &[u8]) {
+    assert!(es >= 2 && src.len() == dst.len() && n.checked_mul(es) == Some(src.len()));
 }
 
 /// Checks the bit-transpose contract; see [`check_shuffle`].
@@ -41,13 +42,13 @@ fn check_bits(row_len: usize, bits_len: usize, base: usize, stride: usize) {
     }
 }
 
-fn shuffle_generic(es: usize, src: &[u8], dst: &mut [u8]) {
-    check_shuffle(es, src, dst);
-    sg::shuffle_from(es, src, dst, 0);
+fn shuffle_generic(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+    check_shuffle(es, n, src, dst);
+    sg::shuffle_from(es, n, src, dst, 0);
 }
-fn unshuffle_generic(es: usize, src: &[u8], dst: &mut [u8]) {
-    check_shuffle(es, src, dst);
-    sg::unshuffle_from(es, src, dst, 0);
+fn unshuffle_generic(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+    check_shuffle(es, n, src, dst);
+    sg::unshuffle_from(es, n, src, dst, 0);
 }
 fn bit_t_generic(row: &[u8], bits: &mut [u8], base: usize, stride: usize) {
     check_bits(row.len(), bits.len(), base, stride);
@@ -163,18 +164,18 @@ macro_rules! level_entry_points {
             j
         }
 
-        fn shuffle(es: usize, src: &[u8], dst: &mut [u8]) {
-            let n = super::check_shuffle(es, src, dst);
+        fn shuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+            super::check_shuffle(es, n, src, dst);
             // SAFETY: lengths checked above; this table is only reachable after the CPU check
             // in `kernels_for`.
             let done = unsafe { shuffle_tf(es, src.as_ptr(), dst.as_mut_ptr(), n) };
-            super::sg::shuffle_from(es, src, dst, done);
+            super::sg::shuffle_from(es, n, src, dst, done);
         }
-        fn unshuffle(es: usize, src: &[u8], dst: &mut [u8]) {
-            let n = super::check_shuffle(es, src, dst);
+        fn unshuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+            super::check_shuffle(es, n, src, dst);
             // SAFETY: as in `shuffle`.
             let done = unsafe { unshuffle_tf(es, src.as_ptr(), dst.as_mut_ptr(), n) };
-            super::sg::unshuffle_from(es, src, dst, done);
+            super::sg::unshuffle_from(es, n, src, dst, done);
         }
         fn bit_t(row: &[u8], bits: &mut [u8], base: usize, stride: usize) {
             super::check_bits(row.len(), bits.len(), base, stride);

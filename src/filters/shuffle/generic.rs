@@ -1,9 +1,11 @@
 //! Portable byte shuffle/unshuffle: the reference semantics every SIMD kernel is tested against,
 //! the fallback level, and the finisher for the elements a SIMD step cannot cover.
 
-/// Shuffles elements `start..n` (`n = src.len() / es`): `dst[j*n + i] = src[i*es + j]`.
-pub(crate) fn shuffle_from(es: usize, src: &[u8], dst: &mut [u8], start: usize) {
-    let n = src.len() / es;
+/// Shuffles elements `start..n` (`n * es == src.len()`): `dst[j*n + i] = src[i*es + j]`.
+pub(crate) fn shuffle_from(es: usize, n: usize, src: &[u8], dst: &mut [u8], start: usize) {
+    if start >= n {
+        return;
+    }
     for (i, elem) in src.chunks_exact(es).enumerate().skip(start) {
         for (j, &b) in elem.iter().enumerate() {
             dst[j * n + i] = b;
@@ -12,8 +14,10 @@ pub(crate) fn shuffle_from(es: usize, src: &[u8], dst: &mut [u8], start: usize) 
 }
 
 /// Unshuffles elements `start..n`: `dst[i*es + j] = src[j*n + i]`.
-pub(crate) fn unshuffle_from(es: usize, src: &[u8], dst: &mut [u8], start: usize) {
-    let n = src.len() / es;
+pub(crate) fn unshuffle_from(es: usize, n: usize, src: &[u8], dst: &mut [u8], start: usize) {
+    if start >= n {
+        return;
+    }
     for (i, elem) in dst.chunks_exact_mut(es).enumerate().skip(start) {
         for (j, b) in elem.iter_mut().enumerate() {
             *b = src[j * n + i];

@@ -47,13 +47,14 @@ impl Simd {
     /// [`shuffle`] with this level's kernels.
     pub fn shuffle(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
         assert_eq!(src.len(), dst.len(), "shuffle: src and dst lengths differ");
-        let body = if typesize > 1 {
-            src.len() / typesize * typesize
+        let n = if typesize > 1 {
+            src.len() / typesize
         } else {
             0
         };
-        if body > 0 {
-            (self.0.shuffle)(typesize, &src[..body], &mut dst[..body]);
+        let body = n * typesize;
+        if n > 0 {
+            (self.0.shuffle)(typesize, n, &src[..body], &mut dst[..body]);
         }
         dst[body..].copy_from_slice(&src[body..]);
     }
@@ -65,13 +66,14 @@ impl Simd {
             dst.len(),
             "unshuffle: src and dst lengths differ"
         );
-        let body = if typesize > 1 {
-            src.len() / typesize * typesize
+        let n = if typesize > 1 {
+            src.len() / typesize
         } else {
             0
         };
-        if body > 0 {
-            (self.0.unshuffle)(typesize, &src[..body], &mut dst[..body]);
+        let body = n * typesize;
+        if n > 0 {
+            (self.0.unshuffle)(typesize, n, &src[..body], &mut dst[..body]);
         }
         dst[body..].copy_from_slice(&src[body..]);
     }
