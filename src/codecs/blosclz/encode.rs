@@ -18,9 +18,6 @@
 
 use super::{MAX_COPY, MAX_DISTANCE, MAX_FARDISTANCE};
 
-/// Hash-table slots are allocated for the largest hash log.
-const HASH_LOG_MAX: u32 = 14;
-const HTAB_LEN: usize = 1 << HASH_LOG_MAX;
 /// How far the emitted match length backs off from the first mismatching byte.
 const IPSHIFT: usize = 4;
 /// Shortest match length value (before the +2 bias of the format) worth encoding.
@@ -36,8 +33,6 @@ const HASH_LOG: [u32; 10] = [0, 12, 13, 14, 14, 14, 14, 14, 14, 14];
 /// Per-clevel minimum estimated compression ratio to go on compressing (index 0 unused).
 const MIN_RATIO: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0];
 
-type HashTable = [u32; HTAB_LEN];
-
 /// Compresses `src` into `dst` at `clevel` (1..=9; 0 means "do not compress", larger values
 /// act as 9). Returns the stream length, or 0 when the input is too small or too poorly
 /// compressible, the stream does not fit in `dst`, or it would not be smaller than `src`;
@@ -47,9 +42,17 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
         return 0;
     }
     let clevel = clevel.min(9) as usize;
+    match HASH_LOG[clevel] {
+        12 => compress_with::<{ 1 << 12 }>(clevel, src, dst),
+        13 => compress_with::<{ 1 << 13 }>(clevel, src, dst),
+        _ => compress_with::<{ 1 << 14 }>(clevel, src, dst),
+    }
+}
+
+/// [`compress`] with a hash table of `N` slots, on the stack.
+fn compress_with<const N: usize>(clevel: usize, src: &[u8], dst: &mut [u8]) -> usize {
     let length = src.len();
-    let hash_log = HASH_LOG[clevel];
-    let mut htab: HashTable = [0; HTAB_LEN];
+    let mut htab = [0u32; N];
 
     // Entropy probing on a window ending at the end of the input.
     let maxlen = match clevel {
@@ -59,13 +62,8 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
         _ => length,
     };
     let start = length - maxlen;
-    let window = &src[start..start + maxlen.min(1 << hash_log)];
-    let ratio = match hash_log {
-        12 => probe_ratio::<12>(window, &mut htab),
-        13 => probe_ratio::<13>(window, &mut htab),
-        _ => probe_ratio::<14>(window, &mut htab),
-    };
-    if ratio < MIN_RATIO[clevel] {
+    let window = &src[start..start + maxlen.min(N)];
+    if probe_ratio::<N>(window, &mut htab) < MIN_RATIO[clevel] {
         return 0;
     }
     if length < MIN_INPUT || dst.len() < MIN_OUTPUT {
@@ -76,11 +74,10 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
     } else {
         dst
     };
-    let n = match (hash_log, clevel == 9) {
-        (12, _) => encode::<12, false>(src, dst, &mut htab),
-        (13, _) => encode::<13, false>(src, dst, &mut htab),
-        (_, false) => encode::<14, false>(src, dst, &mut htab),
-        (_, true) => encode::<14, true>(src, dst, &mut htab),
+    let n = if clevel == 9 {
+        encode::<N, true>(src, dst, &mut htab)
+    } else {
+        encode::<N, false>(src, dst, &mut htab)
     };
     match n {
         Some(n) if n < length => n,
@@ -89,9 +86,9 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
 }
 
 #[inline(always)]
-fn hash<const H: u32>(seq: u32) -> usize {
-    // H <= 14, so the index is always inside the table.
-    (seq.wrapping_mul(HASH_MUL) >> (32 - H)) as usize
+fn hash<const N: usize>(seq: u32) -> usize {
+    // N = 2^hash_log; the mask is a no-op that lets the compiler drop table bounds checks.
+    (seq.wrapping_mul(HASH_MUL) >> (32 - N.trailing_zeros())) as usize & (N - 1)
 }
 
 #[inline(always)]
@@ -147,7 +144,7 @@ fn candidate_end(s: &[u8], anchor: usize, r: usize, bound: usize) -> Option<usiz
 /// Estimated compression ratio of `win` (input bytes consumed / output bytes counted) under
 /// the same parse as [`encode`], with the reference's probe bookkeeping: the count starts as if
 /// a 4-literal run had been written, while the parse itself starts at byte 0.
-fn probe_ratio<const H: u32>(win: &[u8], htab: &mut HashTable) -> f64 {
+fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u32; N]) -> f64 {
     // `htab` is freshly zeroed by the caller.
     let limit = win.len();
     if limit <= 12 {
@@ -155,52 +152,53 @@ fn probe_ratio<const H: u32>(win: &[u8], htab: &mut HashTable) -> f64 {
     }
     let bound = limit - 1;
     let ip_limit = limit - 12;
-    let mut oc: i64 = 5;
+    let mut oc: usize = 5;
+    // Literal bookkeeping per run of literals (not per byte): `copy` is the reference's
+    // literal counter (mod 32) when the pending literals, from `lit`, began.
     let mut copy: usize = 4;
+    let mut lit = 0usize;
     let mut ip = 0usize;
     while ip < ip_limit {
         let anchor = ip;
-        let seq = read_u32(win, ip);
-        let h = hash::<H>(seq);
+        let h = hash::<N>(read_u32(win, ip));
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let distance = anchor - r;
-        let mut end = 0;
-        let mut is_match = distance != 0 && distance < MAX_FARDISTANCE;
-        if is_match {
-            match candidate_end(win, anchor, r, bound) {
-                Some(e) => {
-                    end = e - IPSHIFT;
-                    is_match = end - anchor >= MINLEN;
-                }
-                None => is_match = false,
-            }
-        }
-        if !is_match {
-            oc += 1;
-            ip = anchor + 1;
-            copy += 1;
-            if copy == MAX_COPY {
-                copy = 0;
-                oc += 1;
-            }
+        if distance == 0 || distance >= MAX_FARDISTANCE {
+            ip += 1;
             continue;
         }
+        let Some(end) = candidate_end(win, anchor, r, bound) else {
+            ip += 1;
+            continue;
+        };
+        let end = end - IPSHIFT;
         let len = end - anchor;
-        if copy == 0 {
+        if len < MINLEN {
+            ip += 1;
+            continue;
+        }
+        // Each literal counts 1, each 32nd in a row one more (a new control byte); a match
+        // right after a full run takes back that unused control byte.
+        let n = anchor - lit;
+        oc += n + (copy + n) / MAX_COPY;
+        if (copy + n) % MAX_COPY == 0 {
             oc -= 1;
         }
         copy = 0;
         if len >= 7 {
-            oc += ((len - 7) / 255) as i64 + 1;
+            oc += (len - 7) / 255 + 1;
         }
         oc += if distance - 1 < MAX_DISTANCE { 2 } else { 4 };
         ip = end;
-        let h = hash::<H>(read_u32(win, ip));
+        let h = hash::<N>(read_u32(win, ip));
         htab[h] = ip as u32;
         ip += 2;
         oc += 1;
+        lit = ip;
     }
+    let n = ip - lit;
+    oc += n + (copy + n) / MAX_COPY;
     ip as f64 / oc as f64
 }
 
@@ -300,12 +298,12 @@ fn emit_match(dst: &mut [u8], op: usize, len: usize, distance: usize) -> Option<
 
 /// The real parse; `src.len() >= 16`, `dst.len() >= 66`. `DOUBLE_HASH` is clevel 9's extra
 /// hash insertion after each match.
-fn encode<const H: u32, const DOUBLE_HASH: bool>(
+fn encode<const N: usize, const DOUBLE_HASH: bool>(
     src: &[u8],
     dst: &mut [u8],
-    htab: &mut HashTable,
+    htab: &mut [u32; N],
 ) -> Option<usize> {
-    htab[..1 << H].fill(0);
+    htab.fill(0);
     let length = src.len();
     let bound = length - 1;
     let ip_limit = length - 12;
@@ -316,7 +314,7 @@ fn encode<const H: u32, const DOUBLE_HASH: bool>(
     while ip < ip_limit {
         let anchor = ip;
         let seq = read_u32(src, ip);
-        let h = hash::<H>(seq);
+        let h = hash::<N>(seq);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let distance = anchor - r;
@@ -339,9 +337,9 @@ fn encode<const H: u32, const DOUBLE_HASH: bool>(
         op = emit_match(dst, op, len, distance)?;
         ip = end;
         let seq = read_u32(src, ip);
-        htab[hash::<H>(seq)] = ip as u32;
+        htab[hash::<N>(seq)] = ip as u32;
         if DOUBLE_HASH {
-            htab[hash::<H>(seq >> 8)] = (ip + 1) as u32;
+            htab[hash::<N>(seq >> 8)] = (ip + 1) as u32;
         }
         ip += 2;
         // The reference reserves the next literal run's control byte here.
