@@ -77,6 +77,9 @@ impl Frame {
         // Never write a frame that readers would refuse: the chunk count derived from the header
         // must match the index, and every stored offset must be readable. (A hostile frame whose
         // chunk headers disagree with its counters can otherwise lead there.)
+        if header.nbytes < 0 || header.cbytes < 0 {
+            return Err(Error::Data);
+        }
         match header.fixed_nchunks()? {
             Some(n) if n != self.locs.len() as i64 => return Err(Error::Data),
             None if self.locs.is_empty() => return Err(Error::Data),
