@@ -182,7 +182,8 @@ fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u32; N]) -> f64 {
         // right after a full run takes back that unused control byte.
         let n = anchor - lit;
         oc += n + (copy + n) / MAX_COPY;
-        if (copy + n) % MAX_COPY == 0 {
+        let open_run = (copy + n) % MAX_COPY;
+        if open_run == 0 {
             oc -= 1;
         }
         copy = 0;
