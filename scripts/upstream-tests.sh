@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Runs c-blosc2's own public-API test programs (its repository's tests/ folder) against libb2frame
+# and, for comparison, against the reference c-blosc2 3.3.5 of the .venv wheel. Everything happens
+# in a temporary directory OUTSIDE the project: this script fetches nothing and the upstream sources
+# are never copied into the tree (see README, "Conformance", for how to obtain them).
+#
+# Usage: scripts/upstream-tests.sh UPSTREAM_TESTS_DIR [OURS_LIB]
+#   UPSTREAM_TESTS_DIR  c-blosc2's tests/ folder (e.g. `git archive HEAD tests | tar -x -C /tmp/up`)
+#   OURS_LIB            libb2frame.so (default: $CARGO_TARGET_DIR/release or target/release)
+# Env: UPSTREAM_ONLY="test_a test_b" restricts the run; UPSTREAM_TIMEOUT (seconds, default 120).
+#
+# Each top-level tests/test_*.c is compiled with `gcc -std=gnu11 -I<include> -I<tests>` (public
+# headers only: no -DBLOSC_TESTING, no private blosc/ headers) once per library and linked against
+# it; CSV-driven tests run once per CSV line (header dropped, commas -> argv). A program passes when
+# every run exits 0. Prints one line per program and library and `ours: N of M pass` / `reference:
+# N of M pass`; the table is also written to $work/results.tsv. Exit status: 0 when every program
+# that passes against the reference also passes against libb2frame.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+up=$(cd "${1:?usage: upstream-tests.sh UPSTREAM_TESTS_DIR [OURS_LIB]}" && pwd)
+ours="${2:-${CARGO_TARGET_DIR:-$root/target}/release/libb2frame.so}"
+refpkg=$(ls -d "$root"/.venv/lib/python3*/site-packages/blosc2 2>/dev/null | head -n1)
+timeout_s="${UPSTREAM_TIMEOUT:-120}"
+if [ -z "$refpkg" ] || [ ! -f "$refpkg/lib/libblosc2.so.9" ]; then
+  echo "REFERENCE MISSING: no .venv python-blosc2 wheel with lib/libblosc2.so.9 (run scripts/setup-env.sh)" >&2
+  exit 2
+fi
+[ -f "$ours" ] || { echo "libb2frame not found at $ours (cargo build --release)" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-upstream.XXXXXX")
+
+# One private lib dir per library, so that LD_LIBRARY_PATH picks exactly that one.
+mkdir -p "$work/ours/lib" "$work/ref/lib"
+ours_real=$(readlink -f "$ours")
+for n in libb2frame.so libb2frame.so.1 libblosc2.so libblosc2.so.9; do ln -sf "$ours_real" "$work/ours/lib/$n"; done
+for n in libblosc2.so libblosc2.so.9; do ln -sf "$refpkg/lib/libblosc2.so.9" "$work/ref/lib/$n"; done
+inc_ours="$root/include"
+inc_ref="$refpkg/include"
+
+tests=()
+if [ -n "${UPSTREAM_ONLY:-}" ]; then
+  for t in $UPSTREAM_ONLY; do tests+=("$up/$t.c"); done
+else
+  for f in "$up"/test_*.c; do tests+=("$f"); done
+fi
+
+printf 'test\tlibrary\tstatus\tdetail\n' >"$work/results.tsv"
+declare -A status
+run_one() { # run_one LIBTAG TESTNAME -> sets status[LIB,NAME], prints a line
+  local lib=$1 name=$2 src="$up/$2.c" bin="$work/$1/$2" log="$work/$1/$2.log"
+  local inc=$inc_ours link=(-L"$work/ours/lib" -lb2frame)
+  [ "$lib" = ref ] && inc=$inc_ref && link=(-L"$work/ref/lib" -lblosc2)
+  local st detail=""
+  if ! gcc -std=gnu11 -O1 -w -I"$inc" -I"$up" -o "$bin" "$src" "${link[@]}" -lm -lpthread >"$log" 2>&1; then
+    if grep -q 'No such file or directory' "$log" && grep -q '#include' "$log"; then
+      st=NOCOMPILE
+      detail="private header: $(grep -o '[A-Za-z0-9_./-]*\.h: No such file' "$log" | head -n1 | cut -d: -f1)"
+    elif grep -q 'undefined reference' "$log"; then
+      st=NOLINK
+      detail="missing: $(grep -o "undefined reference to \`[A-Za-z0-9_]*'" "$log" | sed "s/.*\`\(.*\)'/\1/" | sort -u | tr '\n' ' ')"
+    else
+      st=NOCOMPILE
+      detail=$(grep -m1 'error' "$log")
+    fi
+  else
+    local csv="$up/$name.csv" nrun=0 nfail=0 firstfail=""
+    local -a lines=("")
+    if [ -f "$csv" ]; then mapfile -t lines < <(tail -n +2 "$csv" | tr -d '\r' | grep -v '^$'); fi
+    for line in "${lines[@]}"; do
+      local -a args=()
+      [ -n "$line" ] && IFS=, read -r -a args <<<"$line"
+      nrun=$((nrun + 1))
+      local rc=0
+      (cd "$work/$lib" && LD_LIBRARY_PATH="$work/$lib/lib" timeout "$timeout_s" "$bin" "${args[@]}") \
+        >"$log.run" 2>&1 || rc=$?
+      if [ "$rc" != 0 ]; then
+        nfail=$((nfail + 1))
+        if [ -z "$firstfail" ]; then
+          firstfail="exit $rc${line:+ (args $line)}: $(grep -v '^[.]*$' "$log.run" | grep -iE 'error|fail|assert|abort|fault' | head -n 2 | tr '\n\t' '  ' | cut -c1-300)"
+          cp "$log.run" "$log.fail"
+        fi
+      fi
+    done
+    if [ "$nfail" = 0 ]; then
+      st=PASS
+      [ "$nrun" -gt 1 ] && detail="$nrun CSV cases"
+    else
+      st=FAIL
+      detail="$nfail of $nrun runs failed; first: $firstfail"
+    fi
+  fi
+  status[$lib,$name]=$st
+  printf '%s\t%s\t%s\t%s\n' "$name" "$lib" "$st" "$detail" >>"$work/results.tsv"
+  printf '%-42s %-4s %-9s %s\n' "$name" "$lib" "$st" "$detail"
+}
+
+names=()
+for f in "${tests[@]}"; do
+  name=$(basename "$f" .c)
+  names+=("$name")
+  run_one ref "$name"
+  run_one ours "$name"
+done
+
+total=${#names[@]}
+np_ref=0 np_ours=0 regress=()
+for n in "${names[@]}"; do
+  [ "${status[ref,$n]}" = PASS ] && np_ref=$((np_ref + 1))
+  [ "${status[ours,$n]}" = PASS ] && np_ours=$((np_ours + 1))
+  if [ "${status[ref,$n]}" = PASS ] && [ "${status[ours,$n]}" != PASS ]; then regress+=("$n"); fi
+done
+echo
+echo "reference c-blosc2 ($refpkg/lib/libblosc2.so.9): $np_ref of $total pass"
+echo "ours ($ours_real): $np_ours of $total pass"
+echo "pass on the reference but not on libb2frame (${#regress[@]}): ${regress[*]:-none}"
+echo "results: $work/results.tsv (logs: $work/{ours,ref}/*.log*)"
+[ "${#regress[@]}" = 0 ]
