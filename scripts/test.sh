@@ -86,6 +86,17 @@ install_and_consumers() {
   return $rc
 }
 
+# Drop-in proof against the reference c-blosc2 (owned by conformance; see scripts/dropin-check.sh).
+dropin_stage() {
+  local prefix rc=0
+  prefix=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-dropin-prefix.XXXXXX")
+  B2FRAME_BUILD_DIR="$build-install" bash "$root/scripts/install.sh" "$prefix" -DB2FRAME_INSTALL_BLOSC2_COMPAT=ON \
+    >"$prefix.install.log" 2>&1 || { tail -n 30 "$prefix.install.log"; return 1; }
+  required_script scripts/dropin-check.sh "$prefix" || rc=$?
+  [ "$rc" = 0 ] && rm -rf "$prefix" "$prefix.install.log"
+  return $rc
+}
+
 pytest_stage() {
   local files
   files=$(find "$root/tests/python" -name 'test_*.py' -o -name '*_test.py' 2>/dev/null | head -n1)
@@ -104,6 +115,7 @@ stage "exports-check" required_script scripts/exports-check.sh "$lib"
 stage "cmake build + ctest" cmake_build_and_ctest
 stage "ctest under AddressSanitizer" ctest_asan
 stage "install + consumer builds" install_and_consumers
+stage "drop-in: one c-blosc2 binary on both libraries" dropin_stage
 stage "pytest tests/python" pytest_stage
 if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
   stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
