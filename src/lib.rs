@@ -20,6 +20,7 @@ pub mod error;
 pub mod filters;
 pub mod msgpack;
 pub mod frame;
+pub mod schunk;
 pub mod b2nd_meta;
 pub mod pool;
 

@@ -6,6 +6,8 @@ pub mod b2nd;
 pub mod boundary;
 pub mod filters;
 pub mod chunk;
+pub mod meta;
+pub mod schunk;
 pub mod globals;
 pub mod info;
 pub mod registry;

@@ -1,0 +1,236 @@
+//! Item slices across chunks: `get_slice_buffer`, `set_slice_buffer`, `get_sparse_buffer` and
+//! the chunk list of a slice (`blosc2_get_slice_nchunks`). Items are `typesize` bytes; chunk
+//! boundaries come from the chunksize when it is fixed, else from each chunk's nbytes.
+
+use super::{ChunkCodec, SChunk};
+use crate::b2nd_meta;
+use crate::error::{Error, Result};
+
+/// Chunk indices holding items `start..stop` of a 1-D super-chunk with `chunk_items` items per
+/// chunk.
+pub fn slice_nchunks_1d(start: i64, stop: i64, chunk_items: i64) -> Result<Vec<i64>> {
+    if start < 0 || stop < start || chunk_items <= 0 {
+        return Err(Error::InvalidParam);
+    }
+    let first = start / chunk_items;
+    let mut last = stop / chunk_items;
+    if stop % chunk_items != 0 {
+        last += 1;
+    }
+    Ok((first..last).collect())
+}
+
+impl SChunk {
+    /// Byte ranges `(chunk, start in chunk, len, dst offset)` covering bytes `from..to`.
+    fn chunk_spans(&self, from: i64, to: i64) -> Result<Vec<(i64, usize, usize, usize)>> {
+        let c = self.counters();
+        let mut spans = Vec::new();
+        let mut pos = from;
+        if c.chunksize > 0 {
+            let cs = i64::from(c.chunksize);
+            while pos < to {
+                let k = pos / cs;
+                let off = pos - k * cs;
+                let len = (cs - off).min(to - pos);
+                spans.push((k, off as usize, len as usize, (pos - from) as usize));
+                pos += len;
+            }
+            return Ok(spans);
+        }
+        let mut chunk_start = 0i64;
+        for k in 0..c.nchunks {
+            if pos >= to {
+                break;
+            }
+            let nb = i64::from(self.chunk_nbytes(k)?);
+            let end = chunk_start + nb;
+            if pos < end {
+                let off = pos - chunk_start;
+                let len = (end - pos).min(to - pos);
+                spans.push((k, off as usize, len as usize, (pos - from) as usize));
+                pos += len;
+            }
+            chunk_start = end;
+        }
+        if pos < to {
+            return Err(Error::InvalidParam);
+        }
+        Ok(spans)
+    }
+
+    /// Checks an item range and returns it in bytes.
+    fn byte_range(&self, start: i64, stop: i64) -> Result<(i64, i64)> {
+        let ts = i64::from(self.cparams.typesize);
+        let nitems = self.counters().nbytes / ts;
+        if start < 0 || stop < start || stop > nitems {
+            return Err(Error::InvalidParam);
+        }
+        Ok((start * ts, stop * ts))
+    }
+
+    /// Decompresses items `start..stop` into `dst` (at least `(stop - start) * typesize`).
+    pub fn get_slice_with(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        start: i64,
+        stop: i64,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let (from, to) = self.byte_range(start, stop)?;
+        if dst.len() < (to - from) as usize {
+            return Err(Error::WriteBuffer);
+        }
+        let mut tmp = Vec::new();
+        for (k, off, len, at) in self.chunk_spans(from, to)? {
+            let nb = self.chunk_nbytes(k)? as usize;
+            if off == 0 && len == nb {
+                self.decompress_chunk_with(codec, k, &mut dst[at..at + len])?;
+            } else {
+                tmp.resize(nb, 0);
+                self.decompress_chunk_with(codec, k, &mut tmp)?;
+                dst[at..at + len].copy_from_slice(&tmp[off..off + len]);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`SChunk::get_slice_with`] with the super-chunk's own codec.
+    pub fn get_slice(&mut self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
+        self.with_engines(|s, e| s.get_slice_with(e, start, stop, dst))
+    }
+
+    /// Overwrites items `start..stop` with `src`: every touched chunk is decompressed, patched,
+    /// recompressed with `codec` and updated. (Chunks already updated stay so if a later one
+    /// fails.)
+    pub fn set_slice_with(
+        &mut self,
+        codec: &mut dyn ChunkCodec,
+        start: i64,
+        stop: i64,
+        src: &[u8],
+    ) -> Result<()> {
+        let (from, to) = self.byte_range(start, stop)?;
+        if src.len() < (to - from) as usize {
+            return Err(Error::ReadBuffer);
+        }
+        for (k, off, len, at) in self.chunk_spans(from, to)? {
+            let nb = self.chunk_nbytes(k)? as usize;
+            let mut buf = vec![0u8; nb];
+            if !(off == 0 && len == nb) {
+                self.decompress_chunk_with(codec, k, &mut buf)?;
+            }
+            buf[off..off + len].copy_from_slice(&src[at..at + len]);
+            let c = codec.compress(&buf)?;
+            self.update_chunk(k, &c)?;
+        }
+        Ok(())
+    }
+
+    /// [`SChunk::set_slice_with`] with the super-chunk's own codec.
+    pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        self.with_engines(|s, e| s.set_slice_with(e, start, stop, src))
+    }
+
+    /// Gathers the items at `coords` into `dst`, in order. Needs a fixed chunksize and regular
+    /// (non-VL) chunks.
+    pub fn get_sparse_with(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        coords: &[i64],
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let c = self.counters();
+        if c.chunksize <= 0 || c.vl_blocks {
+            return Err(Error::InvalidParam);
+        }
+        let ts = self.cparams.typesize as usize;
+        if dst.len() < coords.len() * ts {
+            return Err(Error::WriteBuffer);
+        }
+        let nitems = c.nbytes / ts as i64;
+        let cs = i64::from(c.chunksize);
+        let mut cached: Option<(i64, Vec<u8>)> = None;
+        for (j, &item) in coords.iter().enumerate() {
+            if item < 0 || item >= nitems {
+                return Err(Error::InvalidParam);
+            }
+            let byte = item * ts as i64;
+            let k = byte / cs;
+            if cached.as_ref().map(|(ck, _)| *ck) != Some(k) {
+                let mut buf = vec![0u8; self.chunk_nbytes(k)? as usize];
+                self.decompress_chunk_with(codec, k, &mut buf)?;
+                cached = Some((k, buf));
+            }
+            let (_, buf) = cached.as_ref().ok_or(Error::Failure)?;
+            let off = (byte - k * cs) as usize;
+            dst[j * ts..(j + 1) * ts].copy_from_slice(&buf[off..off + ts]);
+        }
+        Ok(())
+    }
+
+    /// Chunks touched by the slice `start..stop` (one entry per dimension): for a b2nd array the
+    /// chunk grid of its metalayer (row-major chunk numbers), else 1-D item ranges.
+    pub fn slice_nchunks(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+        let meta = self
+            .metalayers()
+            .iter()
+            .find(|(n, _)| n == "b2nd" || n == "caterva");
+        let Some((_, content)) = meta else {
+            let c = self.counters();
+            let ts = i64::from(self.cparams.typesize);
+            let (s, e) = (
+                *start.first().ok_or(Error::InvalidParam)?,
+                *stop.first().ok_or(Error::InvalidParam)?,
+            );
+            if c.nchunks == 0 {
+                // Nothing stored: c-blosc2 answers 0 chunks whatever the range.
+                return if s < 0 || e < s {
+                    Err(Error::InvalidParam)
+                } else {
+                    Ok(Vec::new())
+                };
+            }
+            return slice_nchunks_1d(s, e, i64::from(c.chunksize) / ts);
+        };
+        let (m, _) = b2nd_meta::deserialize(content, false)?;
+        let nd = m.ndim();
+        if start.len() < nd || stop.len() < nd {
+            return Err(Error::InvalidParam);
+        }
+        let mut ranges = Vec::with_capacity(nd);
+        let mut grid = Vec::with_capacity(nd);
+        for d in 0..nd {
+            let cs = i64::from(m.chunkshape[d]);
+            let (s, e) = (start[d], stop[d]);
+            if cs <= 0 || s < 0 || e < s || e > m.shape[d] {
+                return Err(Error::InvalidParam);
+            }
+            grid.push((m.shape[d] + cs - 1) / cs);
+            ranges.push((s / cs, if e == s { s / cs } else { (e - 1) / cs + 1 }));
+        }
+        let mut out = Vec::new();
+        if ranges.iter().any(|(a, b)| a >= b) {
+            return Ok(out);
+        }
+        let mut idx: Vec<i64> = ranges.iter().map(|r| r.0).collect();
+        loop {
+            let mut lin = 0i64;
+            for d in 0..nd {
+                lin = lin * grid[d] + idx[d];
+            }
+            out.push(lin);
+            let mut d = nd;
+            loop {
+                if d == 0 {
+                    return Ok(out);
+                }
+                d -= 1;
+                idx[d] += 1;
+                if idx[d] < ranges[d].1 {
+                    break;
+                }
+                idx[d] = ranges[d].0;
+            }
+        }
+    }
+}

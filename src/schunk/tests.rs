@@ -1,0 +1,201 @@
+use super::*;
+
+fn data(n: usize, seed: u32) -> Vec<u8> {
+    (0..n as u32)
+        .flat_map(|i| (i.wrapping_mul(7).wrapping_add(seed)).to_le_bytes())
+        .collect()
+}
+
+fn cp() -> CParams {
+    CParams {
+        typesize: 4,
+        ..CParams::default()
+    }
+}
+
+fn each_kind(mut f: impl FnMut(SChunk, &str)) {
+    let dir = std::env::temp_dir().join(format!("b2f-schunk-unit-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    for kind in ["plain", "memory", "file", "sparse"] {
+        let p = dir.join(format!("{kind}-{:?}", std::thread::current().id()));
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+        let st = match kind {
+            "plain" => NewStorage::Plain,
+            "memory" => NewStorage::Memory,
+            "file" => NewStorage::File(&p),
+            _ => NewStorage::Sparse(&p),
+        };
+        let sc = SChunk::new(st, cp(), DParams::default()).unwrap();
+        f(sc, kind);
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
+
+#[test]
+fn chunk_ops_round_trip_on_every_storage() {
+    each_kind(|mut sc, kind| {
+        for k in 0..4 {
+            assert_eq!(
+                sc.append_buffer(&data(1000, k)).unwrap(),
+                i64::from(k) + 1,
+                "{kind}"
+            );
+        }
+        assert_eq!(sc.counters().chunksize, 4000);
+        assert_eq!(sc.counters().nbytes, 16000);
+        let c = sc.chunk(3).unwrap().into_owned();
+        sc.insert_chunk(0, &c).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(0).unwrap(), data(1000, 3));
+        sc.delete_chunk(1).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 1));
+        let z = crate::chunk::compress_vec(&cp(), &vec![0u8; 4000]).unwrap();
+        assert_eq!(z.len(), 32);
+        sc.update_chunk(2, &z).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(2).unwrap(), vec![0u8; 4000]);
+        sc.reorder(&[3, 2, 1, 0]).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(0).unwrap(), data(1000, 3));
+        assert_eq!(sc.nchunks(), 4);
+        assert_eq!(sc.counters().nbytes, 16000);
+        // Errors change nothing.
+        let before = sc.counters();
+        assert_eq!(sc.delete_chunk(-1), Err(Error::InvalidParam));
+        assert_eq!(sc.insert_chunk(5, &z), Err(Error::InvalidParam));
+        assert_eq!(sc.update_chunk(4, &z), Err(Error::InvalidParam));
+        assert_eq!(sc.reorder(&[0, 0, 1, 2]), Err(Error::Data));
+        assert_eq!(sc.append_chunk(&z[..20]), Err(Error::ReadBuffer));
+        assert_eq!(sc.append_chunk(&c[..c.len() - 1]), Err(Error::InvalidParam));
+        assert_eq!(sc.counters(), before);
+        let mut small = vec![0u8; 10];
+        assert!(sc.decompress_chunk(0, &mut small).is_err());
+    });
+}
+
+#[test]
+fn to_cframe_is_the_same_for_every_storage() {
+    let mut outs = Vec::new();
+    each_kind(|mut sc, _| {
+        sc.add_metalayer("m", b"abc").unwrap();
+        for k in 0..3 {
+            sc.append_buffer(&data(500, k)).unwrap();
+        }
+        sc.append_buffer(&data(100, 9)).unwrap();
+        sc.vlmeta_add("v", b"hello", None).unwrap();
+        outs.push(sc.to_cframe().unwrap());
+    });
+    assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    let mut back = SChunk::from_cframe(&outs[0], true, 1).unwrap();
+    assert!(back.frame().is_none());
+    assert_eq!(back.decompress_chunk_vec(3).unwrap(), data(100, 9));
+    assert_eq!(back.vlmeta_get("v").unwrap(), b"hello");
+    assert_eq!(back.to_cframe().unwrap(), outs[0]);
+    let nocopy = SChunk::from_cframe(&outs[0], false, 1).unwrap();
+    assert!(nocopy.frame().is_some());
+    assert_eq!(nocopy.metalayers()[0].1, b"abc");
+}
+
+#[test]
+fn metalayers_follow_the_storage_rules() {
+    each_kind(|mut sc, kind| {
+        for i in 0..16 {
+            sc.add_metalayer(&format!("m{i}"), &[i as u8]).unwrap();
+        }
+        assert_eq!(sc.add_metalayer("m16", b"x"), Err(Error::InvalidParam));
+        assert_eq!(sc.add_metalayer("m0", b"x"), Err(Error::InvalidParam));
+        assert_eq!(sc.metalayers().len(), 16);
+        sc.append_buffer(&data(100, 0)).unwrap();
+        assert_eq!(sc.update_metalayer("m3", b"z").unwrap(), 3);
+        assert_eq!(sc.update_metalayer("m3", b"zz"), Err(Error::InvalidParam));
+        assert_eq!(sc.update_metalayer("nope", b"z"), Err(Error::NotFound));
+        sc.delete_chunk(0).unwrap();
+        let frame = kind != "plain";
+        // Frames keep the header fixed once data was written; plain storage has no header.
+        let r = sc.vlmeta_add("a", b"1", None);
+        assert!(r.is_ok());
+        let _ = frame;
+        for i in 1..16 {
+            sc.vlmeta_add(&format!("v{i}"), b"x", None).unwrap();
+        }
+        let r = sc.vlmeta_add("v16", b"x", None);
+        if kind == "plain" {
+            assert!(r.is_ok());
+        } else {
+            assert_eq!(r, Err(Error::Failure));
+            assert_eq!(sc.vlmetalayers().len(), 16);
+        }
+        assert_eq!(sc.vlmeta_update("a", b"longer content", None).unwrap(), 0);
+        assert_eq!(sc.vlmeta_get("a").unwrap(), b"longer content");
+        assert_eq!(sc.vlmeta_get("zz"), Err(Error::NotFound));
+        let left = sc.vlmeta_delete("a").unwrap();
+        assert_eq!(left, sc.vlmetalayers().len());
+    });
+}
+
+#[test]
+fn metalayers_after_data_fail_on_frames_only() {
+    each_kind(|mut sc, kind| {
+        sc.append_buffer(&data(100, 0)).unwrap();
+        let r = sc.add_metalayer("late", b"1");
+        if kind == "plain" {
+            assert_eq!(r, Ok(0));
+        } else {
+            assert_eq!(r, Err(Error::InvalidParam));
+            assert!(sc.metalayers().is_empty());
+        }
+    });
+}
+
+#[test]
+fn fill_special_and_slices() {
+    each_kind(|mut sc, kind| {
+        assert_eq!(
+            sc.fill_special(2500, special::ZERO, 4000).unwrap(),
+            3,
+            "{kind}"
+        );
+        assert_eq!(sc.counters().nbytes, 10000);
+        assert_eq!(sc.chunk_nbytes(2).unwrap(), 2000);
+        assert_eq!(
+            sc.fill_special(10, special::ZERO, 4000),
+            Err(Error::InvalidParam)
+        );
+        let src = data(1200, 5);
+        sc.set_slice(500, 1700, &src).unwrap();
+        let mut out = vec![0u8; 1200 * 4];
+        sc.get_slice(500, 1700, &mut out).unwrap();
+        assert_eq!(out, src);
+        let mut all = vec![1u8; 10000];
+        sc.get_slice(0, 2500, &mut all).unwrap();
+        assert!(all[..2000].iter().all(|&b| b == 0));
+        assert!(all[6800..].iter().all(|&b| b == 0));
+        assert_eq!(sc.get_slice(0, 2501, &mut all), Err(Error::InvalidParam));
+        let mut one = vec![0u8; 8];
+        let mut e = Engines::new(sc.cparams(), sc.dparams()).unwrap();
+        sc.get_sparse_with(&mut e, &[500, 0], &mut one).unwrap();
+        assert_eq!(&one[..4], &src[..4]);
+        assert_eq!(&one[4..], &[0; 4]);
+        assert_eq!(sc.slice_nchunks(&[0], &[1001]).unwrap(), vec![0, 1]);
+    });
+}
+
+#[test]
+fn variable_chunks_and_copies() {
+    each_kind(|mut sc, kind| {
+        sc.append_buffer(&data(1000, 0)).unwrap();
+        sc.append_buffer(&data(300, 1)).unwrap();
+        sc.append_buffer(&data(1000, 2)).unwrap();
+        assert_eq!(sc.counters().chunksize, 0, "{kind}");
+        let mut out = vec![0u8; 400 * 4];
+        sc.get_slice(1000, 1400, &mut out).unwrap();
+        assert_eq!(&out[..1200], &data(300, 1)[..]);
+        let other = CParams {
+            clevel: 9,
+            compcode: 1,
+            ..cp()
+        };
+        let mut c = sc.copy_to(NewStorage::Plain, Some(other), None).unwrap();
+        assert_eq!(c.decompress_chunk_vec(2).unwrap(), data(1000, 2));
+        assert_eq!(c.counters().nbytes, sc.counters().nbytes);
+    });
+}

@@ -1,0 +1,342 @@
+//! Super-chunk interop with the real c-blosc2 3.3.5 (dlopened): frames our C API writes
+//! (cframe file, sframe directory, to_buffer bytes), after appends, inserts, updates, deletes,
+//! metalayers and vlmetalayers, open in the reference with the same chunks and metadata; and
+//! frames the reference writes open in ours (and stay readable by the reference after we mutate
+//! them). Plus the safe layer's determinism across storages.
+
+mod common;
+
+use b2frame::capi::meta::*;
+use b2frame::capi::schunk::*;
+use b2frame::capi::types::*;
+use common::reference::reference;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::PathBuf;
+
+type Sc = *mut blosc2_schunk;
+
+/// The reference's super-chunk functions used here.
+struct RefSchunk {
+    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
+    open: unsafe extern "C" fn(*const c_char) -> Sc,
+    from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> Sc,
+    to_buffer: unsafe extern "C" fn(Sc, *mut *mut u8, *mut bool) -> i64,
+    free: unsafe extern "C" fn(Sc) -> c_int,
+    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
+    insert_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
+    update_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
+    delete_chunk: unsafe extern "C" fn(Sc, i64) -> i64,
+    decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
+    get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+    meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
+    vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
+    vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
+}
+
+fn rs() -> RefSchunk {
+    let r = reference();
+    // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
+    unsafe {
+        RefSchunk {
+            new: std::mem::transmute(r.sym("blosc2_schunk_new")),
+            open: std::mem::transmute(r.sym("blosc2_schunk_open")),
+            from_buffer: std::mem::transmute(r.sym("blosc2_schunk_from_buffer")),
+            to_buffer: std::mem::transmute(r.sym("blosc2_schunk_to_buffer")),
+            free: std::mem::transmute(r.sym("blosc2_schunk_free")),
+            append_buffer: std::mem::transmute(r.sym("blosc2_schunk_append_buffer")),
+            insert_chunk: std::mem::transmute(r.sym("blosc2_schunk_insert_chunk")),
+            update_chunk: std::mem::transmute(r.sym("blosc2_schunk_update_chunk")),
+            delete_chunk: std::mem::transmute(r.sym("blosc2_schunk_delete_chunk")),
+            decompress_chunk: std::mem::transmute(r.sym("blosc2_schunk_decompress_chunk")),
+            get_chunk: std::mem::transmute(r.sym("blosc2_schunk_get_chunk")),
+            meta_add: std::mem::transmute(r.sym("blosc2_meta_add")),
+            vlmeta_add: std::mem::transmute(r.sym("blosc2_vlmeta_add")),
+            vlmeta_get: std::mem::transmute(r.sym("blosc2_vlmeta_get")),
+        }
+    }
+}
+
+/// Function table shared by both implementations (ours is the same signatures).
+struct Api {
+    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
+    open: unsafe extern "C" fn(*const c_char) -> Sc,
+    free: unsafe extern "C" fn(Sc) -> c_int,
+    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
+    insert_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
+    update_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
+    delete_chunk: unsafe extern "C" fn(Sc, i64) -> i64,
+    decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
+    get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+    meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
+    vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
+    vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
+}
+
+fn ours() -> Api {
+    Api {
+        new: blosc2_schunk_new,
+        open: blosc2_schunk_open,
+        free: blosc2_schunk_free,
+        append_buffer: blosc2_schunk_append_buffer,
+        insert_chunk: blosc2_schunk_insert_chunk,
+        update_chunk: blosc2_schunk_update_chunk,
+        delete_chunk: blosc2_schunk_delete_chunk,
+        decompress_chunk: blosc2_schunk_decompress_chunk,
+        get_chunk: blosc2_schunk_get_chunk,
+        meta_add: blosc2_meta_add,
+        vlmeta_add: blosc2_vlmeta_add,
+        vlmeta_get: blosc2_vlmeta_get,
+    }
+}
+
+fn theirs() -> Api {
+    let r = rs();
+    Api {
+        new: r.new,
+        open: r.open,
+        free: r.free,
+        append_buffer: r.append_buffer,
+        insert_chunk: r.insert_chunk,
+        update_chunk: r.update_chunk,
+        delete_chunk: r.delete_chunk,
+        decompress_chunk: r.decompress_chunk,
+        get_chunk: r.get_chunk,
+        meta_add: r.meta_add,
+        vlmeta_add: r.vlmeta_add,
+        vlmeta_get: r.vlmeta_get,
+    }
+}
+
+const ITEMS: usize = 6000;
+
+fn data(seed: u32, items: usize) -> Vec<u8> {
+    if seed == 0 {
+        return vec![0u8; items * 4];
+    }
+    (0..items as u32)
+        .flat_map(|i| (seed * 100_000 + i / 3).to_le_bytes())
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("b2f-schunk-interop-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    let _ = std::fs::remove_file(&p);
+    let _ = std::fs::remove_dir_all(&p);
+    p
+}
+
+/// Builds a super-chunk with `api` at `path` (contiguous or sparse) through a fixed sequence
+/// of operations; returns the expected chunk contents.
+fn build(api: &Api, path: Option<&CString>, contiguous: bool) -> (Sc, Vec<Vec<u8>>) {
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    cp.compcode = BLOSC_ZSTD as u8;
+    cp.clevel = 3;
+    let mut st = blosc2_storage {
+        contiguous,
+        urlpath: path.map_or(std::ptr::null_mut(), |p| p.as_ptr() as *mut c_char),
+        cparams: &mut cp,
+        ..BLOSC2_STORAGE_DEFAULTS
+    };
+    let mut model = Vec::new();
+    // SAFETY: C calls with valid arguments; the data buffers outlive each call.
+    unsafe {
+        let sc = (api.new)(&mut st);
+        assert!(!sc.is_null());
+        let mut meta = *b"\x01\x02\x03\x04\x05";
+        assert_eq!(
+            (api.meta_add)(sc, c"layout".as_ptr(), meta.as_mut_ptr(), 5),
+            0
+        );
+        for seed in [1u32, 2, 0, 3, 4] {
+            let d = data(seed, ITEMS);
+            let n = (api.append_buffer)(sc, d.as_ptr() as *const c_void, d.len() as i32);
+            assert!(n > 0);
+            model.push(d);
+        }
+        // insert a copy of chunk 1 at 0; update 2 with chunk 4's bytes; delete 3
+        let mut c: *mut u8 = std::ptr::null_mut();
+        let mut nf = false;
+        let cb = (api.get_chunk)(sc, 1, &mut c, &mut nf);
+        assert!(cb > 0);
+        let chunk1 = std::slice::from_raw_parts(c, cb as usize).to_vec();
+        if nf {
+            libc::free(c as *mut c_void);
+        }
+        let mut tmp = chunk1.clone();
+        assert_eq!((api.insert_chunk)(sc, 0, tmp.as_mut_ptr(), true), 6);
+        model.insert(0, model[1].clone());
+        let cb = (api.get_chunk)(sc, 5, &mut c, &mut nf);
+        let mut chunk4 = std::slice::from_raw_parts(c, cb as usize).to_vec();
+        if nf {
+            libc::free(c as *mut c_void);
+        }
+        assert_eq!((api.update_chunk)(sc, 2, chunk4.as_mut_ptr(), true), 6);
+        model[2] = model[5].clone();
+        assert_eq!((api.delete_chunk)(sc, 3), 5);
+        model.remove(3);
+        let mut vl = b"{\"author\": \"schunk\"}".to_vec();
+        assert_eq!(
+            (api.vlmeta_add)(
+                sc,
+                c"attrs".as_ptr(),
+                vl.as_mut_ptr(),
+                vl.len() as i32,
+                std::ptr::null_mut()
+            ),
+            0
+        );
+        (sc, model)
+    }
+}
+
+/// Checks a super-chunk opened by `api` against the model and the metadata of [`build`].
+fn check(api: &Api, sc: Sc, model: &[Vec<u8>]) {
+    assert!(!sc.is_null());
+    // SAFETY: `sc` is a live super-chunk of `api`'s library; fields read per the shared ABI.
+    unsafe {
+        assert_eq!((*sc).nchunks, model.len() as i64);
+        assert_eq!(
+            (*sc).nbytes,
+            model.iter().map(|m| m.len() as i64).sum::<i64>()
+        );
+        assert_eq!((*sc).typesize, 4);
+        assert_eq!((*sc).compcode, BLOSC_ZSTD as u8);
+        for (i, m) in model.iter().enumerate() {
+            let mut out = vec![0u8; m.len()];
+            let n = (api.decompress_chunk)(
+                sc,
+                i as i64,
+                out.as_mut_ptr() as *mut c_void,
+                out.len() as i32,
+            );
+            assert_eq!(n, m.len() as i32, "chunk {i}");
+            assert!(out == *m, "chunk {i} differs");
+        }
+        assert_eq!((*sc).nmetalayers, 1);
+        let ml = &*(*sc).metalayers[0];
+        assert_eq!(CStr::from_ptr(ml.name).to_bytes(), b"layout");
+        assert_eq!(
+            std::slice::from_raw_parts(ml.content, ml.content_len as usize),
+            b"\x01\x02\x03\x04\x05"
+        );
+        assert_eq!((*sc).nvlmetalayers, 1);
+        let mut c: *mut u8 = std::ptr::null_mut();
+        let mut len = 0i32;
+        assert_eq!((api.vlmeta_get)(sc, c"attrs".as_ptr(), &mut c, &mut len), 0);
+        assert_eq!(
+            std::slice::from_raw_parts(c, len as usize),
+            b"{\"author\": \"schunk\"}"
+        );
+        libc::free(c as *mut c_void);
+    }
+}
+
+#[test]
+fn frames_we_write_open_in_the_reference() {
+    let (o, r) = (ours(), theirs());
+    let rsc = rs();
+    for contiguous in [true, false] {
+        let p = scratch(if contiguous {
+            "ours.b2frame"
+        } else {
+            "ours-dir.b2frame"
+        });
+        let cp = CString::new(p.to_str().unwrap()).unwrap();
+        let (sc, model) = build(&o, Some(&cp), contiguous);
+        check(&o, sc, &model);
+        // SAFETY: C calls on live handles.
+        unsafe {
+            // Our to_buffer bytes open in the reference too (copy and no-copy).
+            let mut buf: *mut u8 = std::ptr::null_mut();
+            let mut nf = false;
+            let len = blosc2_schunk_to_buffer(sc, &mut buf, &mut nf);
+            assert!(len > 0 && nf);
+            for copy in [true, false] {
+                let x = (rsc.from_buffer)(buf, len, copy);
+                check(&r, x, &model);
+                (r.free)(x);
+            }
+            libc::free(buf as *mut c_void);
+            (o.free)(sc);
+            let x = (r.open)(cp.as_ptr());
+            check(&r, x, &model);
+            (r.free)(x);
+        }
+    }
+}
+
+#[test]
+fn frames_the_reference_writes_open_in_ours() {
+    let (o, r) = (ours(), theirs());
+    let rsc = rs();
+    for contiguous in [true, false] {
+        let p = scratch(if contiguous {
+            "ref.b2frame"
+        } else {
+            "ref-dir.b2frame"
+        });
+        let cp = CString::new(p.to_str().unwrap()).unwrap();
+        let (sc, mut model) = build(&r, Some(&cp), contiguous);
+        // SAFETY: C calls on live handles.
+        unsafe {
+            let mut buf: *mut u8 = std::ptr::null_mut();
+            let mut nf = false;
+            let len = (rsc.to_buffer)(sc, &mut buf, &mut nf);
+            assert!(len > 0);
+            for copy in [true, false] {
+                let x = blosc2_schunk_from_buffer(buf, len, copy);
+                check(&o, x, &model);
+                (o.free)(x);
+            }
+            if nf {
+                libc::free(buf as *mut c_void);
+            }
+            (r.free)(sc);
+            // Ours opens it, appends, and the reference still reads everything.
+            let x = (o.open)(cp.as_ptr());
+            check(&o, x, &model);
+            let d = data(7, ITEMS / 2);
+            assert_eq!(
+                (o.append_buffer)(x, d.as_ptr() as *const c_void, d.len() as i32),
+                6
+            );
+            model.push(d);
+            (o.free)(x);
+            let y = (r.open)(cp.as_ptr());
+            check(&r, y, &model);
+            (r.free)(y);
+        }
+    }
+}
+
+#[test]
+fn to_buffer_is_identical_for_plain_and_reopened_file() {
+    let o = ours();
+    let p = scratch("det.b2frame");
+    let cp = CString::new(p.to_str().unwrap()).unwrap();
+    let (plain, _) = build(&o, None, false);
+    // SAFETY: C calls on live handles.
+    unsafe {
+        let mut a: *mut u8 = std::ptr::null_mut();
+        let mut nf = false;
+        let la = blosc2_schunk_to_buffer(plain, &mut a, &mut nf);
+        assert!(la > 0);
+        assert_eq!(blosc2_schunk_to_file(plain, cp.as_ptr()), la);
+        let f = blosc2_schunk_open(cp.as_ptr());
+        assert!(!f.is_null());
+        let mut b: *mut u8 = std::ptr::null_mut();
+        let lb = blosc2_schunk_to_buffer(f, &mut b, &mut nf);
+        assert_eq!(la, lb);
+        assert!(
+            std::slice::from_raw_parts(a, la as usize)
+                == std::slice::from_raw_parts(b, lb as usize)
+        );
+        libc::free(a as *mut c_void);
+        libc::free(b as *mut c_void);
+        blosc2_schunk_free(f);
+        blosc2_schunk_free(plain);
+    }
+}
