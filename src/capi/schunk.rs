@@ -919,6 +919,19 @@ fn revalidate(sc: &mut blosc2_schunk, h: &mut Handle) -> Result<()> {
     Ok(())
 }
 
+/// What c-blosc2's lazy-chunk builder checks before it trusts a stored chunk: a valid header
+/// and, for chunks with block streams, the block-start table inside the chunk.
+fn check_lazy(c: &[u8]) -> Result<()> {
+    let h = crate::chunk::header::ChunkHeader::parse(c)?;
+    if h.special().is_none() && !h.is_memcpyed() {
+        let table = i64::from(h.nblocks()) * 4 + h.header_len() as i64;
+        if h.nblocks() < 0 || table > i64::from(h.cbytes) {
+            return Err(Error::Data);
+        }
+    }
+    Ok(())
+}
+
 /// Hands out chunk `nchunk`: a pointer into in-memory storage (`needs_free=false`, valid until
 /// the next mutation) or a `malloc`ed copy (`needs_free=true`). Returns its size.
 ///
@@ -929,6 +942,7 @@ unsafe fn hand_out(
     nchunk: i64,
     chunk: *mut *mut u8,
     needs_free: *mut bool,
+    lazy: bool,
 ) -> Result<i32> {
     // SAFETY: forwarded contract.
     let (sc, h) = unsafe { parts(schunk) }?;
@@ -945,6 +959,9 @@ unsafe fn hand_out(
         sc.current_nchunk = nchunk;
         let c = h.core.chunk(nchunk)?;
         let len = ChunkInfo::parse(&c)?.cbytes;
+        if lazy {
+            check_lazy(&c)?;
+        }
         let (p, free) = match c {
             Cow::Borrowed(b) => (b.as_ptr() as *mut u8, false),
             Cow::Owned(v) => (malloc_copy(&v), true),
@@ -973,7 +990,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free) })
+    guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, false) })
 }
 
 /// Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
@@ -988,7 +1005,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free) })
+    guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, true) })
 }
 
 /// Block `nblock` of VL-block chunk `nchunk`, in a new `malloc`ed buffer; returns its size.
