@@ -81,7 +81,7 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
             if run > cap - op || run > n - ip {
                 return Err(Error::Data);
             }
-            dst[op..op + run].copy_from_slice(&src[ip..ip + run]);
+            copy_literals_exact(dst, op, src, ip, run);
             op += run;
             ip += run;
             if ip >= n {
@@ -97,16 +97,17 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
 /// Copies `len` bytes from `back` bytes behind `op` to `op` (LZ77 semantics: the source may
 /// overlap the destination, repeating the last `back` bytes). The caller checked
 /// `back <= op` and `op + len <= dst.len()`.
+///
+/// The common cases are inline and call-free; the rest is out of line, so the decoding loop
+/// keeps its state in registers.
 #[inline(always)]
 fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
-    let from = op - back;
-    if back == 1 && len >= 64 {
-        // A long run: memset.
-        let b = dst[from];
-        dst[op..op + len].fill(b);
+    if len >= 64 && back == 1 {
+        fill_run(dst, op, len);
     } else if dst.len() - op >= len + 16 {
         // Room for whole-word steps that may write up to 15 bytes past the match (they are
         // overwritten by the next instructions, or lie past the produced length).
+        let from = op - back;
         if back >= 16 {
             step_copy::<16>(dst, from, op, len);
         } else if back >= 8 {
@@ -132,11 +133,28 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
                 i += step;
             }
         }
-    } else if back >= len {
+    } else {
+        copy_match_exact(dst, op, back, len);
+    }
+}
+
+/// A long run of the byte before `op` (memset).
+#[inline(never)]
+fn fill_run(dst: &mut [u8], op: usize, len: usize) {
+    let b = dst[op - 1];
+    dst[op..op + len].fill(b);
+}
+
+/// [`copy_match`] writing nothing past the match (near the end of the output).
+#[cold]
+#[inline(never)]
+fn copy_match_exact(dst: &mut [u8], op: usize, back: usize, len: usize) {
+    let from = op - back;
+    if back >= len {
         dst.copy_within(from..from + len, op);
     } else {
-        // Near the end of the output: grow the copied prefix by doubling, keeping it a
-        // multiple of `back` so every chunk starts at `from`.
+        // Grow the copied prefix by doubling, keeping it a multiple of `back` so every chunk
+        // starts at `from`.
         let mut done = 0;
         while done < len {
             let chunk = (done + back).min(len - done);
@@ -144,6 +162,13 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
             done += chunk;
         }
     }
+}
+
+/// A literal run near the end of the input or output, copied exactly.
+#[cold]
+#[inline(never)]
+fn copy_literals_exact(dst: &mut [u8], op: usize, src: &[u8], ip: usize, run: usize) {
+    dst[op..op + run].copy_from_slice(&src[ip..ip + run]);
 }
 
 /// Copies `len` bytes from `from` to `op` in `S`-byte words (`op - from >= S`, so every word
