@@ -10,5 +10,6 @@ pub mod meta;
 pub mod schunk;
 pub mod globals;
 pub mod info;
+pub mod io;
 pub mod registry;
 pub mod types;

@@ -1,0 +1,371 @@
+//! The memory-mapped backend (I/O id 1, `blosc2_stdio_mmap_*`). Its `params` is a caller-owned
+//! `blosc2_stdio_mmap` that doubles as the stream: the first `open` maps the file, later opens
+//! of the same path return the same mapping, `close` does nothing and `destroy` syncs, unmaps
+//! and closes (and frees the struct when `needs_free`).
+//!
+//! Modes (from `params->mode`, the `open` mode argument is ignored, as in c-blosc2):
+//! `"r"` read-only shared mapping, `"r+"` read-write shared mapping of an existing file,
+//! `"w+"` read-write shared mapping of a new (truncated) file, `"c"` copy-on-write private
+//! mapping whose writes never reach the file. Writable modes map `initial_mapping_size` bytes
+//! up front; growing past the mapping remaps it to twice the file size (`mremap`). Writes grow
+//! the file with `ftruncate` (except in `"c"` mode). Only cframes can use it: one params struct
+//! maps one file, so sframes (many files) are refused by the path check in `open`.
+//!
+//! Unlike c-blosc2, a write through a read-only mapping fails (0 items) instead of faulting,
+//! and NULL streams are rejected instead of dereferenced.
+
+use super::super::boundary::{guard_i64, guard_int, guard_ptr};
+use super::super::types::blosc2_stdio_mmap;
+use super::stdio::checked_len;
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+/// The mapping parameters a mode selects: (protection, map flags, memory only, fopen mode,
+/// whether the initial mapping size applies).
+fn mode_flags(mode: &[u8]) -> Option<(c_int, c_int, bool, &'static CStr, bool)> {
+    let rw = libc::PROT_READ | libc::PROT_WRITE;
+    Some(match mode {
+        b"r" => (libc::PROT_READ, libc::MAP_SHARED, false, c"rb", false),
+        b"r+" => (rw, libc::MAP_SHARED, false, c"rb+", true),
+        b"w+" => (rw, libc::MAP_SHARED, false, c"wb+", true),
+        b"c" => (rw, libc::MAP_PRIVATE, true, c"rb", true),
+        _ => return None,
+    })
+}
+
+/// Undoes a half-done open: closes the file and forgets the path copy.
+///
+/// # Safety
+/// `m` valid; its `file`/`urlpath` NULL or owned by it.
+unsafe fn abandon(m: &mut blosc2_stdio_mmap) {
+    // SAFETY: both are owned by `m` by contract.
+    unsafe {
+        if !m.file.is_null() {
+            libc::fclose(m.file);
+        }
+        libc::free(m.urlpath as *mut c_void);
+    }
+    m.file = std::ptr::null_mut();
+    m.urlpath = std::ptr::null_mut();
+}
+
+/// `void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params)`: maps
+/// `urlpath` as `params->mode` says (first call) or returns the existing mapping of the same
+/// path; returns `params` (the stream) or NULL.
+///
+/// # Safety
+/// `urlpath` NULL or a C string; `params` NULL or a valid `blosc2_stdio_mmap` whose `mode` is
+/// NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_open(
+    urlpath: *const c_char,
+    _mode: *const c_char,
+    params: *mut c_void,
+) -> *mut c_void {
+    guard_ptr(|| {
+        let null = std::ptr::null_mut();
+        if urlpath.is_null() || params.is_null() {
+            return Ok(null);
+        }
+        // SAFETY: valid params struct by contract, used exclusively during this call.
+        let m = unsafe { &mut *(params as *mut blosc2_stdio_mmap) };
+        // SAFETY: C string by contract.
+        let path = unsafe { CStr::from_ptr(urlpath) };
+        if !m.addr.is_null() {
+            if m.urlpath.is_null() {
+                return Ok(null);
+            }
+            // SAFETY: our own malloc'ed copy of the path.
+            let mine = unsafe { CStr::from_ptr(m.urlpath) };
+            return Ok(if mine == path { params } else { null });
+        }
+        if m.mode.is_null() {
+            return Ok(null);
+        }
+        // SAFETY: C string by contract.
+        let mode = unsafe { CStr::from_ptr(m.mode) }.to_bytes();
+        let Some((prot, flags, memory_only, fmode, use_initial)) = mode_flags(mode) else {
+            return Ok(null);
+        };
+        m.urlpath = super::super::boundary::malloc_copy(path.to_bytes_with_nul()) as *mut c_char;
+        if m.urlpath.is_null() {
+            return Ok(null);
+        }
+        m.access_flags = i64::from(prot);
+        m.map_flags = i64::from(flags);
+        m.is_memory_only = memory_only;
+        // SAFETY: two C strings.
+        m.file = unsafe { libc::fopen(urlpath, fmode.as_ptr()) };
+        if m.file.is_null() {
+            // SAFETY: the path copy is ours.
+            unsafe { abandon(m) };
+            return Ok(null);
+        }
+        // SAFETY: `m.file` is a live stream.
+        let size = unsafe {
+            if libc::fseeko(m.file, 0, libc::SEEK_END) != 0 {
+                -1
+            } else {
+                let s = libc::ftello(m.file);
+                if libc::fseeko(m.file, 0, libc::SEEK_SET) != 0 {
+                    -1
+                } else {
+                    s
+                }
+            }
+        };
+        let Ok(size) = usize::try_from(size) else {
+            // SAFETY: file and path copy are ours.
+            unsafe { abandon(m) };
+            return Ok(null);
+        };
+        m.file_size = size;
+        m.mapping_size = if use_initial {
+            m.initial_mapping_size
+        } else {
+            size
+        };
+        m.mapping_size = m.mapping_size.max(size).max(1);
+        // SAFETY: live stream.
+        m.fd = unsafe { libc::fileno(m.file) };
+        // SAFETY: a fresh mapping chosen by the kernel over an open descriptor.
+        let addr = unsafe { libc::mmap(null, m.mapping_size, prot, flags, m.fd, 0) };
+        if addr == libc::MAP_FAILED {
+            // SAFETY: file and path copy are ours.
+            unsafe { abandon(m) };
+            return Ok(null);
+        }
+        m.addr = addr as *mut c_char;
+        // The caller's mode string need not outlive this call.
+        m.mode = std::ptr::null();
+        Ok(params)
+    })
+}
+
+/// `int blosc2_stdio_mmap_close(void *stream)`: the mapping stays until `destroy`; returns 0.
+#[no_mangle]
+pub extern "C" fn blosc2_stdio_mmap_close(_stream: *mut c_void) -> c_int {
+    0
+}
+
+/// `int64_t blosc2_stdio_mmap_size(void *stream)`: the logical file size (-1 for NULL).
+///
+/// # Safety
+/// `stream` NULL or a valid `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
+    guard_i64(|| {
+        if stream.is_null() {
+            return Ok(-1);
+        }
+        // SAFETY: valid struct by contract.
+        let m = unsafe { &*(stream as *const blosc2_stdio_mmap) };
+        Ok(i64::try_from(m.file_size).unwrap_or(i64::MAX))
+    })
+}
+
+/// Makes the file and the mapping cover `new_size` bytes; false on failure.
+///
+/// # Safety
+/// `m` a mapped stream.
+unsafe fn grow(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
+    if m.file_size < new_size {
+        if !m.is_memory_only {
+            let Ok(len) = i64::try_from(new_size) else {
+                return false;
+            };
+            // SAFETY: integer arguments on our own descriptor.
+            if unsafe { libc::ftruncate(m.fd, len) } < 0 {
+                return false;
+            }
+        }
+        m.file_size = new_size;
+    }
+    if m.mapping_size < m.file_size {
+        let want = m.file_size.checked_mul(2).unwrap_or(m.file_size);
+        // SAFETY: remaps our own mapping (it may move; `m.addr` is updated below).
+        let addr = unsafe {
+            libc::mremap(
+                m.addr as *mut c_void,
+                m.mapping_size,
+                want,
+                libc::MREMAP_MAYMOVE,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return false;
+        }
+        m.addr = addr as *mut c_char;
+        m.mapping_size = want;
+    }
+    true
+}
+
+/// `int64_t blosc2_stdio_mmap_write(const void *ptr, int64_t size, int64_t nitems, int64_t
+/// position, void *stream)`: copies into the mapping (growing file and mapping as needed);
+/// returns `nitems`, or 0 on bad arguments, overflow, a read-only mapping or a failed growth.
+///
+/// # Safety
+/// `ptr` valid for `size * nitems` bytes; `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_write(
+    ptr: *const c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    guard_i64(|| {
+        if stream.is_null() || ptr.is_null() || position < 0 {
+            return Ok(0);
+        }
+        let Some(n) = checked_len(size, nitems) else {
+            return Ok(0);
+        };
+        if n == 0 {
+            return Ok(0);
+        }
+        let Some(end) = position.checked_add(n) else {
+            return Ok(0);
+        };
+        let (Ok(end), Ok(pos), Ok(n)) = (
+            usize::try_from(end),
+            usize::try_from(position),
+            usize::try_from(n),
+        ) else {
+            return Ok(0);
+        };
+        // SAFETY: valid struct by contract.
+        let m = unsafe { &mut *(stream as *mut blosc2_stdio_mmap) };
+        if m.addr.is_null() || m.access_flags & i64::from(libc::PROT_WRITE) == 0 {
+            return Ok(0);
+        }
+        // SAFETY: `m` is mapped.
+        if !unsafe { grow(m, end.max(m.file_size)) } {
+            return Ok(0);
+        }
+        // SAFETY: the mapping covers `file_size >= end` bytes and is writable; `ptr` holds `n`
+        // bytes by contract; they cannot overlap a mapping the caller does not know about.
+        unsafe { std::ptr::copy(ptr as *const u8, (m.addr as *mut u8).add(pos), n) };
+        Ok(nitems)
+    })
+}
+
+/// `int64_t blosc2_stdio_mmap_read(void **ptr, int64_t size, int64_t nitems, int64_t position,
+/// void *stream)`: points `*ptr` into the mapping (no copy); returns `nitems`, or 0 with
+/// `*ptr = NULL` on bad arguments or a range past the end of the file.
+///
+/// # Safety
+/// `ptr` NULL or valid; `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_read(
+    ptr: *mut *mut c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    guard_i64(|| {
+        if ptr.is_null() {
+            return Ok(0);
+        }
+        let fail = || {
+            // SAFETY: `ptr` is valid by contract.
+            unsafe { *ptr = std::ptr::null_mut() };
+            Ok(0)
+        };
+        if stream.is_null() || position < 0 {
+            return fail();
+        }
+        let Some(end) = checked_len(size, nitems).and_then(|n| position.checked_add(n)) else {
+            return fail();
+        };
+        // SAFETY: valid struct by contract.
+        let m = unsafe { &*(stream as *const blosc2_stdio_mmap) };
+        let (Ok(end), Ok(pos)) = (usize::try_from(end), usize::try_from(position)) else {
+            return fail();
+        };
+        if end > m.file_size || m.addr.is_null() {
+            return fail();
+        }
+        // SAFETY: `pos <= file_size <= mapping_size`, so the pointer stays inside the mapping.
+        unsafe { *ptr = m.addr.add(pos) as *mut c_void };
+        Ok(nitems)
+    })
+}
+
+/// `int blosc2_stdio_mmap_truncate(void *stream, int64_t size)`: sets the logical size and,
+/// unless in `"c"` mode, the file's; -1 on a negative size or failure.
+///
+/// # Safety
+/// `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
+    guard_int(|| {
+        if stream.is_null() {
+            return Ok(-1);
+        }
+        let Ok(target) = usize::try_from(size) else {
+            return Ok(-1);
+        };
+        // SAFETY: valid struct by contract.
+        let m = unsafe { &mut *(stream as *mut blosc2_stdio_mmap) };
+        if m.file_size == target {
+            return Ok(0);
+        }
+        m.file_size = target;
+        if m.is_memory_only {
+            return Ok(0);
+        }
+        // SAFETY: integer arguments on our own descriptor.
+        Ok(unsafe { libc::ftruncate(m.fd, size) })
+    })
+}
+
+/// `int blosc2_stdio_mmap_destroy(void *params)`: syncs writable shared mappings, unmaps,
+/// closes the file, frees the path copy (and `params` itself when `needs_free`); 0 or -1.
+///
+/// # Safety
+/// `params` NULL or a `blosc2_stdio_mmap` (not used afterwards when `needs_free`).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
+    guard_int(|| {
+        if params.is_null() {
+            return Ok(-1);
+        }
+        // SAFETY: valid struct by contract.
+        let m = unsafe { &mut *(params as *mut blosc2_stdio_mmap) };
+        let mut err = 0;
+        if m.addr.is_null() || m.file.is_null() {
+            err = -1;
+        } else {
+            let writable = m.access_flags & i64::from(libc::PROT_WRITE) != 0;
+            // SAFETY: our own live mapping of `mapping_size >= file_size` bytes.
+            unsafe {
+                if writable
+                    && !m.is_memory_only
+                    && libc::msync(m.addr as *mut c_void, m.file_size, libc::MS_SYNC) < 0
+                {
+                    err = -1;
+                }
+                if libc::munmap(m.addr as *mut c_void, m.mapping_size) < 0 {
+                    err = -1;
+                }
+            }
+        }
+        // SAFETY: file and path copy are owned by `m`.
+        unsafe {
+            if !m.file.is_null() && libc::fclose(m.file) < 0 {
+                err = -1;
+            }
+            libc::free(m.urlpath as *mut c_void);
+        }
+        m.file = std::ptr::null_mut();
+        m.addr = std::ptr::null_mut();
+        m.urlpath = std::ptr::null_mut();
+        if m.needs_free {
+            // SAFETY: the caller handed over a malloc'ed struct by setting `needs_free`.
+            unsafe { libc::free(params) };
+        }
+        Ok(err)
+    })
+}
