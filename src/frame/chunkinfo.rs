@@ -60,7 +60,15 @@ impl ChunkInfo {
             if chunk.len() < EXTENDED_HEADER_LEN {
                 return Err(Error::ReadBuffer);
             }
-            ((chunk[31] >> 4) & 0x07, chunk[30] & 1 != 0)
+            let vl = chunk[30] & 1 != 0;
+            // A VL-block chunk's blocksize field counts its blocks, each with a 4-byte bstart
+            // after the header: a count that cannot fit in cbytes is a corrupt chunk (c-blosc2
+            // rejects it when it reads the chunk from a frame, lazily or not).
+            let nblocks = i64::from(le(8));
+            if vl && (nblocks < 0 || EXTENDED_HEADER_LEN as i64 + 4 * nblocks > i64::from(cbytes)) {
+                return Err(Error::InvalidHeader);
+            }
+            ((chunk[31] >> 4) & 0x07, vl)
         } else {
             (special::NONE, false)
         };
@@ -102,5 +110,23 @@ mod tests {
         b[0] = 2;
         b[12] = 16;
         assert_eq!(ChunkInfo::parse(&b).unwrap().special, special::NONE);
+    }
+
+    #[test]
+    fn vl_block_count_must_fit_in_the_chunk() {
+        let mut c = [0u8; 48];
+        c[0] = 6;
+        c[2] = 0x05;
+        c[4..8].copy_from_slice(&100i32.to_le_bytes());
+        c[12..16].copy_from_slice(&48i32.to_le_bytes());
+        c[30] = 1; // VL blocks
+        c[8..12].copy_from_slice(&4i32.to_le_bytes()); // 32 + 4*4 == 48: fits
+        assert!(ChunkInfo::parse(&c).unwrap().vl_blocks);
+        c[8..12].copy_from_slice(&5i32.to_le_bytes());
+        assert_eq!(ChunkInfo::parse(&c), Err(Error::InvalidHeader));
+        c[8..12].copy_from_slice(&u32::MAX.to_le_bytes()); // what a corrupted file may say
+        assert_eq!(ChunkInfo::parse(&c), Err(Error::InvalidHeader));
+        c[30] = 0; // the same field in a regular chunk is a blocksize: not checked here
+        assert!(ChunkInfo::parse(&c).is_ok());
     }
 }
