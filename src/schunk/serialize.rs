@@ -1,13 +1,15 @@
 //! Copies and serialisation. Every serialised cframe is built the same way, whatever the source
-//! storage: a fresh in-memory frame with the super-chunk's parameters (thread fields 0, as
-//! c-blosc2's copies write them), its metalayers, its chunks in logical order (no dead space),
-//! then its vlmetalayers. So `to_cframe` is deterministic: a plain super-chunk and the same data
+//! storage: one pass over the super-chunk's parameters (thread fields 0, as c-blosc2's copies
+//! write them), its metalayers, its chunks in logical order (no dead space) and its
+//! vlmetalayers. So `to_cframe` is deterministic: a plain super-chunk and the same data
 //! reopened from a file give the same bytes (cblosc2-notes §2.13).
 
-use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
+use super::{build, ChunkCodec, Engines, Location, NewStorage, SChunk};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
 use crate::frame::chunkinfo::ChunkInfo;
+use crate::frame::Frame;
+use std::borrow::Cow;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -18,10 +20,43 @@ fn compatible(a: &CParams, b: &CParams) -> bool {
     a == *b
 }
 
+/// Turns source chunks into chunks for the destination parameters: unchanged when compatible
+/// (and always for special and VL-block chunks), else decompressed and recompressed. The
+/// engines are serial: a copy must not start thread pools of its own.
+struct Recoder {
+    raw: bool,
+    src: Engines,
+    dst: Engines,
+}
+
+impl Recoder {
+    fn new(from: &CParams, to: &CParams) -> Result<Recoder> {
+        let serial = |c: &CParams| CParams { nthreads: 1, ..*c };
+        let one = DParams { nthreads: 1 };
+        Ok(Recoder {
+            raw: compatible(from, to),
+            src: Engines::new(&serial(from), &one)?,
+            dst: Engines::new(&serial(to), &one)?,
+        })
+    }
+
+    fn recode<'a>(&mut self, c: Cow<'a, [u8]>) -> Result<Cow<'a, [u8]>> {
+        let info = ChunkInfo::parse(&c)?;
+        if self.raw || info.special != 0 || info.vl_blocks {
+            return Ok(c);
+        }
+        let mut buf = vec![0u8; info.nbytes as usize];
+        let n = self.src.decompress(&c, &mut buf)?;
+        buf.truncate(n);
+        Ok(Cow::Owned(self.dst.compress(&buf)?))
+    }
+}
+
 impl SChunk {
     /// A copy of this super-chunk at `storage`, with `cparams`/`dparams` (default: this one's).
     /// Metalayers first, then chunks (stored unchanged when the parameters are compatible, for
     /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
+    /// Contiguous frames are built in one pass ([`build::build_cframe`]).
     pub fn copy_to(
         &self,
         storage: NewStorage<'_>,
@@ -30,37 +65,64 @@ impl SChunk {
     ) -> Result<SChunk> {
         let cp = cparams.unwrap_or(self.cparams);
         let dp = dparams.unwrap_or(self.dparams);
-        let mut out = SChunk::new(storage, cp, dp)?;
-        let r = self.fill_copy(&mut out);
-        if let Err(e) = r {
-            out.remove_files();
-            return Err(e);
+        match storage {
+            NewStorage::Memory | NewStorage::File(_) => {
+                if cp.typesize <= 0 {
+                    return Err(Error::InvalidParam);
+                }
+                let chunks = self.chunks_for(&cp)?;
+                let bytes =
+                    build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())?;
+                let (frame, location) = match storage {
+                    NewStorage::File(p) => {
+                        if p.exists() {
+                            return Err(Error::FileOpen);
+                        }
+                        std::fs::write(p, &bytes).map_err(|_| Error::FileWrite)?;
+                        let f = Frame::open_file_at(p, 0).inspect_err(|_| {
+                            let _ = std::fs::remove_file(p);
+                        })?;
+                        let loc = Location::File {
+                            path: p.to_path_buf(),
+                            offset: 0,
+                        };
+                        (f, loc)
+                    }
+                    _ => (Frame::from_vec(bytes)?, Location::Memory),
+                };
+                let mut out = SChunk::from_frame(frame, location, dp.nthreads);
+                out.cparams = cp;
+                out.dparams = dp;
+                Ok(out)
+            }
+            _ => {
+                let mut out = SChunk::new(storage, cp, dp)?;
+                let r = self.fill_copy(&mut out);
+                if let Err(e) = r {
+                    out.remove_files();
+                    return Err(e);
+                }
+                Ok(out)
+            }
         }
-        Ok(out)
+    }
+
+    /// The chunks of this super-chunk as a copy with `cp` stores them.
+    fn chunks_for(&self, cp: &CParams) -> Result<Vec<Cow<'_, [u8]>>> {
+        let mut recoder = Recoder::new(&self.cparams, cp)?;
+        (0..self.nchunks())
+            .map(|i| recoder.recode(self.chunk(i)?))
+            .collect()
     }
 
     fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
         for (name, content) in self.metalayers() {
             out.add_metalayer(name, content)?;
         }
-        let raw = compatible(&self.cparams, &out.cparams);
-        // Serial engines: a copy must not start thread pools of its own.
-        let serial = |c: &CParams| CParams { nthreads: 1, ..*c };
-        let one = DParams { nthreads: 1 };
-        let mut src_engines = Engines::new(&serial(&self.cparams), &one)?;
-        let mut dst_engines = Engines::new(&serial(&out.cparams), &one)?;
+        let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
         for i in 0..self.nchunks() {
-            let c = self.chunk(i)?;
-            let info = ChunkInfo::parse(&c)?;
-            if raw || info.special != 0 || info.vl_blocks {
-                out.append_chunk(&c)?;
-            } else {
-                let mut buf = vec![0u8; info.nbytes as usize];
-                let n = src_engines.decompress(&c, &mut buf)?;
-                buf.truncate(n);
-                let nc = dst_engines.compress(&buf)?;
-                out.append_chunk(&nc)?;
-            }
+            let c = recoder.recode(self.chunk(i)?)?;
+            out.append_chunk(&c)?;
         }
         for (name, stored) in self.vlmetalayers() {
             out.vlmeta_add_raw(name, stored)?;
@@ -83,14 +145,9 @@ impl SChunk {
 
     /// The super-chunk as a compact, deterministic cframe.
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
-        let mut cp = self.cparams;
-        cp.nthreads = 0;
-        let dp = DParams { nthreads: 0 };
-        let copy = self.copy_to(NewStorage::Memory, Some(cp), Some(dp))?;
-        match &copy.body {
-            Body::Frame(f) => f.to_cframe(),
-            Body::Plain(_) => Err(Error::Failure),
-        }
+        let cp = self.cparams;
+        let chunks = self.chunks_for(&cp)?;
+        build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())
     }
 
     /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns

@@ -199,3 +199,50 @@ fn variable_chunks_and_copies() {
         assert_eq!(c.counters().nbytes, sc.counters().nbytes);
     });
 }
+
+/// The one-pass builder writes the bytes a frame receiving the same chunks one by one has.
+#[test]
+fn one_pass_cframe_matches_sequential_appends() {
+    let cp0 = CParams {
+        nthreads: 0,
+        ..cp()
+    };
+    let zeros = crate::chunk::compress_vec(&cp(), &vec![0u8; 4000]).unwrap();
+    let seqs: Vec<Vec<Vec<u8>>> = vec![
+        vec![],
+        (0..5)
+            .map(|k| crate::chunk::compress_vec(&cp(), &data(1000, k)).unwrap())
+            .collect(),
+        vec![
+            crate::chunk::compress_vec(&cp(), &data(1000, 1)).unwrap(),
+            zeros.clone(),
+            crate::chunk::compress_vec(&cp(), &data(300, 2)).unwrap(),
+        ],
+        vec![
+            crate::chunk::compress_vec(&cp(), &data(1000, 1)).unwrap(),
+            crate::chunk::compress_vec(&cp(), &data(300, 2)).unwrap(),
+            crate::chunk::compress_vec(&cp(), &data(1000, 3)).unwrap(),
+        ],
+    ];
+    let metas = vec![("m".to_string(), b"xyz".to_vec())];
+    let vl = vec![(
+        "v".to_string(),
+        crate::frame::meta::encode_vlmeta(b"hello", None).unwrap(),
+    )];
+    for chunks in seqs {
+        let mut f = Frame::create(Target::Memory, &cp0, &DParams { nthreads: 0 }).unwrap();
+        f.add_metalayer("m", b"xyz").unwrap();
+        for c in &chunks {
+            f.append_chunk(c).unwrap();
+        }
+        f.add_vlmetalayer_raw("v", &vl[0].1).unwrap();
+        let built = build::build_cframe(&cp0, &metas, &chunks, &vl).unwrap();
+        assert_eq!(built, f.to_cframe().unwrap(), "{} chunks", chunks.len());
+    }
+    // Chunks a frame cannot hold are refused.
+    let empty = crate::chunk::compress_vec(&cp(), &[]).unwrap();
+    assert_eq!(
+        build::build_cframe(&cp0, &[], &[empty], &[]),
+        Err(Error::InvalidParam)
+    );
+}
