@@ -4,6 +4,8 @@
 //! frames the reference writes open in ours (and stay readable by the reference after we mutate
 //! them). Plus the safe layer's determinism across storages.
 
+#![allow(clippy::missing_transmute_annotations)]
+
 mod common;
 
 use b2frame::capi::meta::*;
