@@ -97,6 +97,22 @@ dropin_stage() {
   return $rc
 }
 
+# Consumers' bindings (bindings/LANG/test.sh) against a fresh install; Julia's script prints one
+# SKIPPED line when julia is not on PATH.
+bindings_stage() { # bindings_stage LANG
+  local prefix rc=0
+  if [ "$1" = julia ] && ! command -v julia >/dev/null 2>&1; then
+    bash "$root/bindings/julia/test.sh" /nonexistent
+    return
+  fi
+  prefix=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-$1-prefix.XXXXXX")
+  B2FRAME_BUILD_DIR="$build-install" bash "$root/scripts/install.sh" "$prefix" \
+    >"$prefix.install.log" 2>&1 || { tail -n 30 "$prefix.install.log"; return 1; }
+  bash "$root/bindings/$1/test.sh" "$prefix" || rc=$?
+  [ "$rc" = 0 ] && rm -rf "$prefix" "$prefix.install.log"
+  return $rc
+}
+
 pytest_stage() {
   local files
   files=$(find "$root/tests/python" -name 'test_*.py' -o -name '*_test.py' 2>/dev/null | head -n1)
@@ -117,6 +133,9 @@ stage "ctest under AddressSanitizer" ctest_asan
 stage "install + consumer builds" install_and_consumers
 stage "drop-in: one c-blosc2 binary on both libraries" dropin_stage
 stage "pytest tests/python" pytest_stage
+stage "CLI README example" bash "$root/tests/cli-example.sh" "$target_dir/release"
+stage "Go bindings" bindings_stage go
+stage "Julia bindings" bindings_stage julia
 if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
   stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
 fi

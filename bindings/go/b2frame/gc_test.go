@@ -1,0 +1,5 @@
+package b2frame
+
+import "runtime"
+
+func runtimeGC() { runtime.GC() }

@@ -1,0 +1,140 @@
+package b2frame
+
+/*
+#cgo pkg-config: b2frame
+#include <stdlib.h>
+#include <blosc2.h>
+#include "helpers.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+func contentPtr(b []byte) *C.uint8_t {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.uint8_t)(unsafe.Pointer(&b[0]))
+}
+
+// AddMeta adds a fixed-size metalayer (only while the frame has no chunks).
+func (f *Frame) AddMeta(name string, content []byte) error {
+	s, err := f.ptr("AddMeta")
+	if err != nil {
+		return err
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	rc := C.blosc2_meta_add(s, cname, contentPtr(content), C.int32_t(len(content)))
+	runtime.KeepAlive(content)
+	return check("blosc2_meta_add", int64(rc))
+}
+
+// UpdateMeta replaces a metalayer's content with one of the same length.
+func (f *Frame) UpdateMeta(name string, content []byte) error {
+	s, err := f.ptr("UpdateMeta")
+	if err != nil {
+		return err
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	rc := C.blosc2_meta_update(s, cname, contentPtr(content), C.int32_t(len(content)))
+	runtime.KeepAlive(content)
+	return check("blosc2_meta_update", int64(rc))
+}
+
+// Meta returns a metalayer's content.
+func (f *Frame) Meta(name string) ([]byte, error) {
+	s, err := f.ptr("Meta")
+	if err != nil {
+		return nil, err
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var p *C.uint8_t
+	var n C.int32_t
+	rc := C.blosc2_meta_get(s, cname, &p, &n)
+	if err := check("blosc2_meta_get", int64(rc)); err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(p))
+	return C.GoBytes(unsafe.Pointer(p), C.int(n)), nil
+}
+
+// MetaNames lists the metalayers in frame order.
+func (f *Frame) MetaNames() []string {
+	if f == nil || f.s == nil {
+		return nil
+	}
+	names := make([]string, 0, int(f.s.nmetalayers))
+	for i := 0; i < int(f.s.nmetalayers); i++ {
+		if p := C.b2f_meta_name(f.s, C.int(i)); p != nil {
+			names = append(names, C.GoString(p))
+		}
+	}
+	return names
+}
+
+// SetVLMeta adds or replaces a variable-length metalayer (stored compressed).
+func (f *Frame) SetVLMeta(name string, content []byte) error {
+	s, err := f.ptr("SetVLMeta")
+	if err != nil {
+		return err
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var rc C.int
+	if C.blosc2_vlmeta_exists(s, cname) >= 0 {
+		rc = C.blosc2_vlmeta_update(s, cname, contentPtr(content), C.int32_t(len(content)), nil)
+	} else {
+		rc = C.blosc2_vlmeta_add(s, cname, contentPtr(content), C.int32_t(len(content)), nil)
+	}
+	runtime.KeepAlive(content)
+	return check("blosc2_vlmeta_add/update", int64(rc))
+}
+
+// VLMeta returns a variable-length metalayer's content (decompressed).
+func (f *Frame) VLMeta(name string) ([]byte, error) {
+	s, err := f.ptr("VLMeta")
+	if err != nil {
+		return nil, err
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var p *C.uint8_t
+	var n C.int32_t
+	rc := C.blosc2_vlmeta_get(s, cname, &p, &n)
+	if err := check("blosc2_vlmeta_get", int64(rc)); err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(p))
+	return C.GoBytes(unsafe.Pointer(p), C.int(n)), nil
+}
+
+// DeleteVLMeta removes a variable-length metalayer.
+func (f *Frame) DeleteVLMeta(name string) error {
+	s, err := f.ptr("DeleteVLMeta")
+	if err != nil {
+		return err
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	return check("blosc2_vlmeta_delete", int64(C.blosc2_vlmeta_delete(s, cname)))
+}
+
+// VLMetaNames lists the variable-length metalayers in frame order.
+func (f *Frame) VLMetaNames() []string {
+	if f == nil || f.s == nil {
+		return nil
+	}
+	names := make([]string, 0, int(f.s.nvlmetalayers))
+	for i := 0; i < int(f.s.nvlmetalayers); i++ {
+		if p := C.b2f_vlmeta_name(f.s, C.int(i)); p != nil {
+			names = append(names, C.GoString(p))
+		}
+	}
+	return names
+}
