@@ -248,6 +248,44 @@ static void test_variable_chunks(void) {
   }
 }
 
+static void test_vlblock_chunks(void) {
+  const char *paths[4] = {NULL, NULL, "ct_schunk_vl.b2frame", "ct_schunk_vl_dir.b2frame"};
+  for (int k = 0; k < 4; k++) {
+    blosc2_schunk *sc = make(k == 1 || k == 2, paths[k]);
+    CHECK_NOT_NULL(sc);
+    const char *b0 = "first block", *b1 = "the second, longer block of bytes", *b2 = "3";
+    const void *srcs[3] = {b0, b1, b2};
+    int32_t sizes[3] = {(int32_t)strlen(b0), (int32_t)strlen(b1), (int32_t)strlen(b2)};
+    uint8_t vl[512];
+    int cb = blosc2_vlcompress_ctx(sc->cctx, srcs, sizes, 3, vl, sizeof vl);
+    CHECK(cb > 0);
+    CHECK_EQ_INT(blosc2_schunk_append_chunk(sc, vl, true), 1);
+    CHECK_EQ_INT(blosc2_schunk_append_chunk(sc, vl, true), 2);
+    CHECK_EQ_INT(sc->flags2 & BLOSC2_VL_BLOCKS, BLOSC2_VL_BLOCKS);
+    /* regular chunks cannot join VL-block chunks */
+    fill(1);
+    CHECK(blosc2_schunk_append_buffer(sc, buf, BYTES) < 0);
+    CHECK_EQ_INT(sc->nchunks, 2);
+    if (paths[k] != NULL) {
+      blosc2_schunk_free(sc);
+      sc = blosc2_schunk_open(paths[k]);
+      CHECK_NOT_NULL(sc);
+      CHECK_EQ_INT(sc->flags2 & BLOSC2_VL_BLOCKS, BLOSC2_VL_BLOCKS);
+    }
+    uint8_t *blk = NULL;
+    int32_t bsize = 0;
+    CHECK_EQ_INT(blosc2_schunk_get_vlblock(sc, 1, 1, &blk, &bsize), sizes[1]);
+    CHECK_EQ_INT(bsize, sizes[1]);
+    CHECK_EQ_MEM(blk, b1, sizes[1]);
+    free(blk);
+    CHECK(blosc2_schunk_get_vlblock(sc, 1, 3, &blk, &bsize) < 0);
+    CHECK(blosc2_schunk_get_vlblock(sc, -1, 0, &blk, &bsize) < 0);
+    CHECK(blosc2_schunk_get_vlblock(sc, 2, 0, &blk, &bsize) < 0);
+    blosc2_schunk_free(sc);
+    blosc2_remove_urlpath(paths[k]);
+  }
+}
+
 static void test_null_arguments(void) {
   uint8_t *c = NULL;
   bool nf;
@@ -299,6 +337,7 @@ int main(void) {
   RUN(test_new_refuses_existing);
   RUN(test_forged_frames);
   RUN(test_variable_chunks);
+  RUN(test_vlblock_chunks);
   RUN(test_null_arguments);
   blosc2_destroy();
   return harness_summary();
