@@ -180,6 +180,26 @@ func TestFileAndSparseMutations(t *testing.T) {
 	}
 }
 
+func TestOpenOffsetInsideLargerFile(t *testing.T) {
+	o := DefaultOptions()
+	o.Typesize = 4
+	f, err := New(o)
+	must(t, err)
+	_, err = AppendSlice(f, ints(40, 300))
+	must(t, err)
+	b, err := f.Bytes()
+	must(t, err)
+	must(t, f.Close())
+	path := filepath.Join(t.TempDir(), "glued.bin")
+	must(t, os.WriteFile(path, append(bytes.Repeat([]byte{0xEE}, 100), b...), 0o644))
+	_, err = Open(path)
+	wantCode(t, err, -11)
+	g, err := OpenOffset(path, 100)
+	must(t, err)
+	defer g.Close()
+	checkData(t, g, [][]int32{ints(40, 300)})
+}
+
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Open(filepath.Join(dir, "missing.b2frame"))

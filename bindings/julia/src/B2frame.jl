@@ -5,7 +5,7 @@ Blosc2 frames through libb2frame's super-chunk C API (the c-blosc2 3.3 ABI): cre
 frames (cframe files, sframe directories, bytes), append and read chunks, slices, insert /
 update / delete, metalayers and vlmetalayers.
 
-The library is `ENV["B2FRAME_LIB"]` when set at load time, else `libb2frame` from the system
+The library is `ENV["B2FRAME_LIB"]` when set at (pre)compile time, else `libb2frame` from the system
 search path. (A registered package would take it from a `b2frame_jll` artifact instead.)
 """
 module B2frame
@@ -122,10 +122,12 @@ function Frame(; path::Union{Nothing,AbstractString}=nothing, contiguous::Bool=t
                      Tuple(fl), ntuple(_ -> 0x00, 6), C_NULL, C_NULL, C_NULL, 0, false, C_NULL,
                      ntuple(_ -> C_NULL, 6)))
     dp = Ref(@ccall libb2frame.blosc2_get_blosc2_dparams_defaults()::DParams)
-    GC.@preserve cp dp path begin
-        st = Ref(Storage(contiguous, path === nothing ? Cstring(C_NULL) : Base.unsafe_convert(Cstring, path),
-                         Base.unsafe_convert(Ptr{CParams}, cp), Base.unsafe_convert(Ptr{DParams}, dp), C_NULL))
-        p = @ccall libb2frame.blosc2_schunk_new(st::Ptr{Storage})::Ptr{Cvoid}
+    spath = path === nothing ? nothing : String(path)
+    p = GC.@preserve cp dp spath begin
+        cpath = spath === nothing ? reinterpret(Cstring, C_NULL) : Base.unsafe_convert(Cstring, spath)
+        st = Ref(Storage(contiguous, cpath, Base.unsafe_convert(Ptr{CParams}, cp),
+                         Base.unsafe_convert(Ptr{DParams}, dp), C_NULL))
+        @ccall libb2frame.blosc2_schunk_new(st::Ptr{Storage})::Ptr{Cvoid}
     end
     Frame(p, "blosc2_schunk_new")
 end

@@ -134,8 +134,11 @@ fn cat(src: &Source, chunk: Option<i64>) -> CliResult<()> {
         let data = f
             .decompress_chunk(i)
             .map_err(|e| Failure::new(&src.path, format!("chunk {i}: {e}")))?;
-        out.write_all(&data)
-            .map_err(|e| Failure::new(Path::new("<stdout>"), e))?;
+        match out.write_all(&data) {
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r.map_err(|e| Failure::new(Path::new("<stdout>"), e))?,
+        }
         bar.tick();
     }
     out.flush()
