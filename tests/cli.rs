@@ -372,6 +372,18 @@ fn broken_frames_fail_cleanly() {
     let p = w.join("magic.b2frame");
     std::fs::write(&p, &bad).unwrap();
     fails(&["verify", s(&p)], &p, "magic");
+    // Forged header fields and trailer marker: the message names the field and its bytes.
+    let mut bad = good.clone();
+    bad[48..52].copy_from_slice(&0i32.to_be_bytes());
+    let p = w.join("typesize.b2frame");
+    std::fs::write(&p, &bad).unwrap();
+    fails(&["info", s(&p)], &p, "typesize 0 (bytes 48-51)");
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 23] = 0;
+    let p = w.join("trailer.b2frame");
+    std::fs::write(&p, &bad).unwrap();
+    fails(&["verify", s(&p)], &p, &format!("0xCE at byte {}", n - 23));
     // Forged payload inside chunk 3: opening succeeds (no chunk is read), verify names chunk 3.
     let v = info_json(&d.join("py.b2frame"));
     let hl = v["header_len"].as_u64().unwrap() as usize;

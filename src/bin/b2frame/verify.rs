@@ -56,8 +56,47 @@ pub fn diagnose_open(path: &Path, offset: u64) -> Option<String> {
             "{shown}truncated: frame_len says {frame_len} bytes, the file has {} after offset {offset}",
             size - offset
         )),
-        Ok(_) => None,
+        Ok((_, frame_len)) => diagnose_fields(&fixed, &mut file, offset, frame_len)
+            .map(|why| format!("{shown}{why}")),
     }
+}
+
+/// Header fields and the trailer marker that make a frame unreadable, with their positions.
+fn diagnose_fields(
+    fixed: &[u8; 87],
+    file: &mut std::fs::File,
+    offset: u64,
+    frame_len: u64,
+) -> Option<String> {
+    let version = fixed[25] & 0x0f;
+    if version > 3 {
+        return Some(format!(
+            "frame format version {version} (byte 25) is newer than 3"
+        ));
+    }
+    let typesize = i32::from_be_bytes([fixed[48], fixed[49], fixed[50], fixed[51]]);
+    if typesize <= 0 {
+        return Some(format!(
+            "typesize {typesize} (bytes 48-51) must be positive"
+        ));
+    }
+    if fixed[70] > 6 {
+        return Some(format!("{} filters (byte 70), at most 6", fixed[70]));
+    }
+    let mut marker = [0u8; 1];
+    std::io::Seek::seek(
+        file,
+        std::io::SeekFrom::Start(offset + frame_len.checked_sub(23)?),
+    )
+    .ok()?;
+    file.read_exact(&mut marker).ok()?;
+    if marker[0] != 0xCE {
+        return Some(format!(
+            "no trailer-length marker 0xCE at byte {} (frame_len - 23)",
+            frame_len - 23
+        ));
+    }
+    None
 }
 
 struct Report {
