@@ -181,6 +181,8 @@ func FromBytes(b []byte) (*Frame, error) {
 // Bytes serialises the frame as a contiguous cframe.
 func (f *Frame) Bytes() ([]byte, error) {
 	s, err := f.ptr("Bytes")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +202,8 @@ func (f *Frame) Bytes() ([]byte, error) {
 // ToFile writes the frame as a cframe file.
 func (f *Frame) ToFile(path string) error {
 	s, err := f.ptr("ToFile")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}
@@ -237,12 +241,15 @@ func (f *Frame) field(get func(*C.blosc2_schunk) int64) int64 {
 	if f == nil || f.s == nil {
 		return -1
 	}
+	defer runtime.KeepAlive(f)
 	return get(f.s)
 }
 
 // Append compresses data as a new chunk; returns the new number of chunks.
 func (f *Frame) Append(data []byte) (int64, error) {
 	s, err := f.ptr("Append")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return 0, err
 	}
@@ -259,6 +266,8 @@ func (f *Frame) Append(data []byte) (int64, error) {
 // UpdateChunk and AppendChunk).
 func (f *Frame) Compress(data []byte) ([]byte, error) {
 	s, err := f.ptr("Compress")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +310,8 @@ func validChunk(op string, chunk []byte) error {
 // AppendChunk appends an already compressed chunk (copied); returns the new number of chunks.
 func (f *Frame) AppendChunk(chunk []byte) (int64, error) {
 	s, err := f.ptr("AppendChunk")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return 0, err
 	}
@@ -315,6 +326,8 @@ func (f *Frame) AppendChunk(chunk []byte) (int64, error) {
 // InsertChunk inserts a compressed chunk at position i; returns the new number of chunks.
 func (f *Frame) InsertChunk(i int64, chunk []byte) (int64, error) {
 	s, err := f.ptr("InsertChunk")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return 0, err
 	}
@@ -329,6 +342,8 @@ func (f *Frame) InsertChunk(i int64, chunk []byte) (int64, error) {
 // UpdateChunk replaces chunk i with a compressed chunk.
 func (f *Frame) UpdateChunk(i int64, chunk []byte) error {
 	s, err := f.ptr("UpdateChunk")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}
@@ -343,6 +358,8 @@ func (f *Frame) UpdateChunk(i int64, chunk []byte) error {
 // DeleteChunk removes chunk i; returns the new number of chunks.
 func (f *Frame) DeleteChunk(i int64) (int64, error) {
 	s, err := f.ptr("DeleteChunk")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return 0, err
 	}
@@ -353,6 +370,8 @@ func (f *Frame) DeleteChunk(i int64) (int64, error) {
 // RawChunk returns chunk i as stored (compressed).
 func (f *Frame) RawChunk(i int64) ([]byte, error) {
 	s, err := f.ptr("RawChunk")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return nil, err
 	}
@@ -371,6 +390,7 @@ func (f *Frame) RawChunk(i int64) ([]byte, error) {
 
 // Chunk returns chunk i decompressed.
 func (f *Frame) Chunk(i int64) ([]byte, error) {
+	defer runtime.KeepAlive(f)
 	raw, err := f.RawChunk(i)
 	if err != nil {
 		return nil, err
@@ -395,6 +415,8 @@ func (f *Frame) Chunk(i int64) ([]byte, error) {
 // GetSlice returns items [start, stop) (in units of Typesize) across chunk boundaries.
 func (f *Frame) GetSlice(start, stop int64) ([]byte, error) {
 	s, err := f.ptr("GetSlice")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return nil, err
 	}
@@ -414,6 +436,8 @@ func (f *Frame) GetSlice(start, stop int64) ([]byte, error) {
 // SetSlice overwrites items starting at start with data (len(data) a multiple of Typesize).
 func (f *Frame) SetSlice(start int64, data []byte) error {
 	s, err := f.ptr("SetSlice")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}

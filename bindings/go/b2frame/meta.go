@@ -23,6 +23,8 @@ func contentPtr(b []byte) *C.uint8_t {
 // AddMeta adds a fixed-size metalayer (only while the frame has no chunks).
 func (f *Frame) AddMeta(name string, content []byte) error {
 	s, err := f.ptr("AddMeta")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}
@@ -36,6 +38,8 @@ func (f *Frame) AddMeta(name string, content []byte) error {
 // UpdateMeta replaces a metalayer's content with one of the same length.
 func (f *Frame) UpdateMeta(name string, content []byte) error {
 	s, err := f.ptr("UpdateMeta")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}
@@ -49,6 +53,8 @@ func (f *Frame) UpdateMeta(name string, content []byte) error {
 // Meta returns a metalayer's content.
 func (f *Frame) Meta(name string) ([]byte, error) {
 	s, err := f.ptr("Meta")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +75,7 @@ func (f *Frame) MetaNames() []string {
 	if f == nil || f.s == nil {
 		return nil
 	}
+	defer runtime.KeepAlive(f)
 	names := make([]string, 0, int(f.s.nmetalayers))
 	for i := 0; i < int(f.s.nmetalayers); i++ {
 		if p := C.b2f_meta_name(f.s, C.int(i)); p != nil {
@@ -81,6 +88,8 @@ func (f *Frame) MetaNames() []string {
 // SetVLMeta adds or replaces a variable-length metalayer (stored compressed).
 func (f *Frame) SetVLMeta(name string, content []byte) error {
 	s, err := f.ptr("SetVLMeta")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}
@@ -99,6 +108,8 @@ func (f *Frame) SetVLMeta(name string, content []byte) error {
 // VLMeta returns a variable-length metalayer's content (decompressed).
 func (f *Frame) VLMeta(name string) ([]byte, error) {
 	s, err := f.ptr("VLMeta")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +128,8 @@ func (f *Frame) VLMeta(name string) ([]byte, error) {
 // DeleteVLMeta removes a variable-length metalayer.
 func (f *Frame) DeleteVLMeta(name string) error {
 	s, err := f.ptr("DeleteVLMeta")
+	// The finalizer must not free the super-chunk while C uses it.
+	defer runtime.KeepAlive(f)
 	if err != nil {
 		return err
 	}
@@ -130,6 +143,7 @@ func (f *Frame) VLMetaNames() []string {
 	if f == nil || f.s == nil {
 		return nil
 	}
+	defer runtime.KeepAlive(f)
 	names := make([]string, 0, int(f.s.nvlmetalayers))
 	for i := 0; i < int(f.s.nvlmetalayers); i++ {
 		if p := C.b2f_vlmeta_name(f.s, C.int(i)); p != nil {
