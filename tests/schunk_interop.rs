@@ -342,3 +342,77 @@ fn to_buffer_is_identical_for_plain_and_reopened_file() {
         blosc2_schunk_free(plain);
     }
 }
+
+type SliceNchunks = unsafe extern "C" fn(Sc, *mut i64, *mut i64, *mut *mut i64) -> i64;
+
+/// Chunk lists of slices, 1-D and through a `b2nd` metalayer, agree with the reference.
+#[test]
+fn slice_nchunks_agrees_with_the_reference() {
+    let (o, r) = (ours(), theirs());
+    // SAFETY: the symbol has this C signature in blosc2.h 3.3.5.
+    let ref_slice: SliceNchunks =
+        unsafe { std::mem::transmute(reference().sym("blosc2_get_slice_nchunks")) };
+    let meta = b2frame::b2nd_meta::serialize(&[10, 11], &[4, 5], &[2, 5], None, 0).unwrap();
+    let slices: &[([i64; 2], [i64; 2])] = &[
+        ([0, 0], [10, 11]),
+        ([3, 0], [9, 6]),
+        ([4, 5], [8, 10]),
+        ([9, 10], [10, 11]),
+        ([2, 2], [2, 7]),
+        ([0, 4], [1, 6]),
+    ];
+    for b2nd in [false, true] {
+        let mut lists = Vec::new();
+        for (api, f) in [
+            (&o, blosc2_get_slice_nchunks as SliceNchunks),
+            (&r, ref_slice),
+        ] {
+            let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+            cp.typesize = 1;
+            let mut st = blosc2_storage {
+                cparams: &mut cp,
+                ..BLOSC2_STORAGE_DEFAULTS
+            };
+            // SAFETY: C calls with valid arguments on live handles.
+            unsafe {
+                let sc = (api.new)(&mut st);
+                assert!(!sc.is_null());
+                if b2nd {
+                    let mut m = meta.clone();
+                    assert_eq!(
+                        (api.meta_add)(sc, c"b2nd".as_ptr(), m.as_mut_ptr(), m.len() as i32),
+                        0
+                    );
+                }
+                // 3 x 3 chunks of 4 x 5 items, as the b2nd metalayer describes.
+                let chunk = vec![7u8; 20];
+                for _ in 0..9 {
+                    assert!((api.append_buffer)(sc, chunk.as_ptr() as *const c_void, 20) > 0);
+                }
+                let mut got = Vec::new();
+                for (s, e) in slices {
+                    let (mut s, mut e) = (*s, *e);
+                    if !b2nd {
+                        // 1-D: items of the flat 180-byte super-chunk.
+                        s = [s[0] * 11 + s[1], 0];
+                        e = [e[0] * 11 + e[1], 0];
+                    }
+                    let mut idx: *mut i64 = std::ptr::null_mut();
+                    let n = f(sc, s.as_mut_ptr(), e.as_mut_ptr(), &mut idx);
+                    let v = if n > 0 {
+                        std::slice::from_raw_parts(idx, n as usize).to_vec()
+                    } else {
+                        Vec::new()
+                    };
+                    if !idx.is_null() {
+                        libc::free(idx as *mut c_void);
+                    }
+                    got.push((n, v));
+                }
+                (api.free)(sc);
+                lists.push(got);
+            }
+        }
+        assert_eq!(lists[0], lists[1], "b2nd = {b2nd}");
+    }
+}

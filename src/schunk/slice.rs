@@ -206,7 +206,9 @@ impl SChunk {
                 return Err(Error::InvalidParam);
             }
             grid.push((m.shape[d] + cs - 1) / cs);
-            ranges.push((s / cs, if e == s { s / cs } else { (e - 1) / cs + 1 }));
+            // c-blosc2's rule: chunks start / cs up to ceil(stop / cs), so an empty range that
+            // does not start on a chunk boundary still names that chunk.
+            ranges.push((s / cs, (e + cs - 1) / cs));
         }
         let mut out = Vec::new();
         if ranges.iter().any(|(a, b)| a >= b) {
