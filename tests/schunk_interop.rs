@@ -385,7 +385,7 @@ fn slice_nchunks_agrees_with_the_reference() {
                     );
                 }
                 // 3 x 3 chunks of 4 x 5 items, as the b2nd metalayer describes.
-                let chunk = vec![7u8; 20];
+                let chunk = [7u8; 20];
                 for _ in 0..9 {
                     assert!((api.append_buffer)(sc, chunk.as_ptr() as *const c_void, 20) > 0);
                 }
