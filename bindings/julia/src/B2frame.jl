@@ -101,6 +101,8 @@ function Base.close(f::Frame)
     nothing
 end
 Base.isopen(f::Frame) = f.ptr != C_NULL
+# Passing `f::Ptr{Cvoid}` to @ccall roots `f` for the call, so its finalizer cannot run mid-call.
+Base.unsafe_convert(::Type{Ptr{Cvoid}}, f::Frame) = handle(f)
 
 const CODECS = Dict(:blosclz => 0, :lz4 => 1, :lz4hc => 2, :zlib => 4, :zstd => 5)
 const FILTERS = Dict(:nofilter => 0, :shuffle => 1, :bitshuffle => 2, :delta => 3, :trunc_prec => 4)
@@ -146,7 +148,7 @@ function Frame(bytes::Vector{UInt8})
     Frame(p, "blosc2_schunk_from_buffer")
 end
 
-field(f::Frame, T, off) = unsafe_load(Ptr{T}(handle(f) + off))
+field(f::Frame, T, off) = GC.@preserve f unsafe_load(Ptr{T}(handle(f) + off))
 nchunks(f::Frame) = field(f, Int64, OFF_NCHUNKS)
 nbytes(f::Frame) = field(f, Int64, OFF_NBYTES)
 cbytes(f::Frame) = field(f, Int64, OFF_CBYTES)
@@ -158,7 +160,7 @@ Base.length(f::Frame) = Int(nchunks(f))
 function Base.append!(f::Frame, data::AbstractArray)
     a = Vector{UInt8}(reinterpret(UInt8, vec(collect(data))))
     check("blosc2_schunk_append_buffer",
-          @ccall libb2frame.blosc2_schunk_append_buffer(handle(f)::Ptr{Cvoid}, a::Ptr{UInt8}, length(a)::Int32)::Int64)
+          @ccall libb2frame.blosc2_schunk_append_buffer(f::Ptr{Cvoid}, a::Ptr{UInt8}, length(a)::Int32)::Int64)
 end
 
 """The compressed bytes of chunk `i` (0-based, like the C API)."""
@@ -166,7 +168,7 @@ function rawchunk(f::Frame, i::Integer)
     p = Ref{Ptr{UInt8}}(C_NULL)
     nf = Ref{Bool}(false)
     n = check("blosc2_schunk_get_chunk",
-              @ccall libb2frame.blosc2_schunk_get_chunk(handle(f)::Ptr{Cvoid}, i::Int64, p::Ptr{Ptr{UInt8}}, nf::Ptr{Bool})::Cint)
+              @ccall libb2frame.blosc2_schunk_get_chunk(f::Ptr{Cvoid}, i::Int64, p::Ptr{Ptr{UInt8}}, nf::Ptr{Bool})::Cint)
     out = copy(unsafe_wrap(Array, p[], n))
     nf[] && Libc.free(p[])
     out
@@ -179,7 +181,7 @@ function readchunk(f::Frame, i::Integer, ::Type{T}=UInt8) where {T}
     check("blosc2_cbuffer_sizes", @ccall libb2frame.blosc2_cbuffer_sizes(raw::Ptr{UInt8}, nb::Ptr{Int32}, cb::Ptr{Int32}, bs::Ptr{Int32})::Cint)
     out = Vector{UInt8}(undef, nb[])
     n = check("blosc2_schunk_decompress_chunk",
-              @ccall libb2frame.blosc2_schunk_decompress_chunk(handle(f)::Ptr{Cvoid}, i::Int64, out::Ptr{UInt8}, nb[]::Int32)::Cint)
+              @ccall libb2frame.blosc2_schunk_decompress_chunk(f::Ptr{Cvoid}, i::Int64, out::Ptr{UInt8}, nb[]::Int32)::Cint)
     T === UInt8 ? resize!(out, n) : collect(reinterpret(T, resize!(out, n)))
 end
 
@@ -189,7 +191,7 @@ function getslice(f::Frame, start::Integer, stop::Integer, ::Type{T}=UInt8) wher
     (0 <= start <= stop && stop * ts <= nbytes(f)) || throw(B2frameError("getslice", -12))
     out = Vector{UInt8}(undef, (stop - start) * ts)
     isempty(out) || check("blosc2_schunk_get_slice_buffer",
-        @ccall libb2frame.blosc2_schunk_get_slice_buffer(handle(f)::Ptr{Cvoid}, start::Int64, stop::Int64, out::Ptr{UInt8})::Cint)
+        @ccall libb2frame.blosc2_schunk_get_slice_buffer(f::Ptr{Cvoid}, start::Int64, stop::Int64, out::Ptr{UInt8})::Cint)
     T === UInt8 ? out : collect(reinterpret(T, out))
 end
 
@@ -201,7 +203,7 @@ function setslice!(f::Frame, start::Integer, data::AbstractArray)
     stop = start + length(a) ÷ ts
     (0 <= start && stop * ts <= nbytes(f)) || throw(B2frameError("setslice!", -12))
     check("blosc2_schunk_set_slice_buffer",
-          @ccall libb2frame.blosc2_schunk_set_slice_buffer(handle(f)::Ptr{Cvoid}, start::Int64, stop::Int64, a::Ptr{UInt8})::Cint)
+          @ccall libb2frame.blosc2_schunk_set_slice_buffer(f::Ptr{Cvoid}, start::Int64, stop::Int64, a::Ptr{UInt8})::Cint)
     f
 end
 
@@ -209,9 +211,11 @@ end
 function compress(f::Frame, data::AbstractArray)
     a = Vector{UInt8}(reinterpret(UInt8, vec(collect(data))))
     out = Vector{UInt8}(undef, length(a) + 32)
-    cctx = unsafe_load(Ptr{Ptr{Cvoid}}(handle(f) + OFF_CCTX))
-    n = check("blosc2_compress_ctx",
+    n = GC.@preserve f begin
+        cctx = unsafe_load(Ptr{Ptr{Cvoid}}(handle(f) + OFF_CCTX))
+        check("blosc2_compress_ctx",
               @ccall libb2frame.blosc2_compress_ctx(cctx::Ptr{Cvoid}, a::Ptr{UInt8}, length(a)::Int32, out::Ptr{UInt8}, length(out)::Int32)::Cint)
+    end
     resize!(out, n)
 end
 
@@ -223,35 +227,36 @@ function chunkcheck(op, chunk::Vector{UInt8})
 end
 
 insertchunk!(f::Frame, i::Integer, chunk::Vector{UInt8}) = (chunkcheck("blosc2_schunk_insert_chunk", chunk);
-    check("blosc2_schunk_insert_chunk", @ccall libb2frame.blosc2_schunk_insert_chunk(handle(f)::Ptr{Cvoid}, i::Int64, chunk::Ptr{UInt8}, true::Bool)::Int64))
+    check("blosc2_schunk_insert_chunk", @ccall libb2frame.blosc2_schunk_insert_chunk(f::Ptr{Cvoid}, i::Int64, chunk::Ptr{UInt8}, true::Bool)::Int64))
 updatechunk!(f::Frame, i::Integer, chunk::Vector{UInt8}) = (chunkcheck("blosc2_schunk_update_chunk", chunk);
-    check("blosc2_schunk_update_chunk", @ccall libb2frame.blosc2_schunk_update_chunk(handle(f)::Ptr{Cvoid}, i::Int64, chunk::Ptr{UInt8}, true::Bool)::Int64))
+    check("blosc2_schunk_update_chunk", @ccall libb2frame.blosc2_schunk_update_chunk(f::Ptr{Cvoid}, i::Int64, chunk::Ptr{UInt8}, true::Bool)::Int64))
 deletechunk!(f::Frame, i::Integer) =
-    check("blosc2_schunk_delete_chunk", @ccall libb2frame.blosc2_schunk_delete_chunk(handle(f)::Ptr{Cvoid}, i::Int64)::Int64)
+    check("blosc2_schunk_delete_chunk", @ccall libb2frame.blosc2_schunk_delete_chunk(f::Ptr{Cvoid}, i::Int64)::Int64)
 
 """The frame as contiguous cframe bytes."""
 function tobytes(f::Frame)
     p = Ref{Ptr{UInt8}}(C_NULL)
     nf = Ref{Bool}(false)
     n = check("blosc2_schunk_to_buffer",
-              @ccall libb2frame.blosc2_schunk_to_buffer(handle(f)::Ptr{Cvoid}, p::Ptr{Ptr{UInt8}}, nf::Ptr{Bool})::Int64)
+              @ccall libb2frame.blosc2_schunk_to_buffer(f::Ptr{Cvoid}, p::Ptr{Ptr{UInt8}}, nf::Ptr{Bool})::Int64)
     out = copy(unsafe_wrap(Array, p[], n))
     nf[] && Libc.free(p[])
     out
 end
 
 addmeta!(f::Frame, name::AbstractString, content::Vector{UInt8}) =
-    check("blosc2_meta_add", @ccall libb2frame.blosc2_meta_add(handle(f)::Ptr{Cvoid}, name::Cstring, content::Ptr{UInt8}, length(content)::Int32)::Cint)
+    check("blosc2_meta_add", @ccall libb2frame.blosc2_meta_add(f::Ptr{Cvoid}, name::Cstring, content::Ptr{UInt8}, length(content)::Int32)::Cint)
 setmeta!(f::Frame, name::AbstractString, content::Vector{UInt8}) =
-    check("blosc2_meta_update", @ccall libb2frame.blosc2_meta_update(handle(f)::Ptr{Cvoid}, name::Cstring, content::Ptr{UInt8}, length(content)::Int32)::Cint)
+    check("blosc2_meta_update", @ccall libb2frame.blosc2_meta_update(f::Ptr{Cvoid}, name::Cstring, content::Ptr{UInt8}, length(content)::Int32)::Cint)
 
 # blosc2_meta_get is a header-inline function: read schunk->metalayers directly.
 const OFF_METALAYERS = 120
 const OFF_NMETALAYERS = OFF_METALAYERS + 16 * 8
 
 """The content of fixed-size metalayer `name`."""
-function meta(f::Frame, name::AbstractString)
-    p = handle(f)
+meta(f::Frame, name::AbstractString) = GC.@preserve f _meta(handle(f), name)
+
+function _meta(p::Ptr{Cvoid}, name::AbstractString)
     for i in 0:Int(unsafe_load(Ptr{UInt16}(p + OFF_NMETALAYERS)))-1
         m = unsafe_load(Ptr{Ptr{Cvoid}}(p + OFF_METALAYERS + 8i))
         m == C_NULL && continue
@@ -269,7 +274,7 @@ function vlmeta(f::Frame, name::AbstractString)
     p = Ref{Ptr{UInt8}}(C_NULL)
     n = Ref{Int32}(0)
     check("blosc2_vlmeta_get($(repr(name)))",
-          @ccall libb2frame.blosc2_vlmeta_get(handle(f)::Ptr{Cvoid}, name::Cstring, p::Ptr{Ptr{UInt8}}, n::Ptr{Int32})::Cint)
+          @ccall libb2frame.blosc2_vlmeta_get(f::Ptr{Cvoid}, name::Cstring, p::Ptr{Ptr{UInt8}}, n::Ptr{Int32})::Cint)
     out = copy(unsafe_wrap(Array, p[], n[]))
     Libc.free(p[])
     out
@@ -277,7 +282,7 @@ end
 
 """Add or replace vlmetalayer `name`."""
 function setvlmeta!(f::Frame, name::AbstractString, content::Vector{UInt8})
-    h = handle(f)
+    h = f
     exists = (@ccall libb2frame.blosc2_vlmeta_exists(h::Ptr{Cvoid}, name::Cstring)::Cint) >= 0
     rc = exists ?
         (@ccall libb2frame.blosc2_vlmeta_update(h::Ptr{Cvoid}, name::Cstring, content::Ptr{UInt8}, length(content)::Int32, C_NULL::Ptr{Cvoid})::Cint) :
@@ -286,12 +291,12 @@ function setvlmeta!(f::Frame, name::AbstractString, content::Vector{UInt8})
 end
 
 deletevlmeta!(f::Frame, name::AbstractString) =
-    check("blosc2_vlmeta_delete", @ccall libb2frame.blosc2_vlmeta_delete(handle(f)::Ptr{Cvoid}, name::Cstring)::Cint)
+    check("blosc2_vlmeta_delete", @ccall libb2frame.blosc2_vlmeta_delete(f::Ptr{Cvoid}, name::Cstring)::Cint)
 
 """Names of the vlmetalayers, in frame order."""
 function vlmetanames(f::Frame)
-    h = handle(f)
-    n = Int(unsafe_load(Ptr{Int16}(h + OFF_NMETALAYERS + 8 + 8192 * 8)))
+    h = f
+    n = Int(GC.@preserve f unsafe_load(Ptr{Int16}(handle(f) + OFF_NMETALAYERS + 8 + 8192 * 8)))
     names = Vector{Ptr{Cchar}}(undef, n)
     check("blosc2_vlmeta_get_names", @ccall libb2frame.blosc2_vlmeta_get_names(h::Ptr{Cvoid}, names::Ptr{Ptr{Cchar}})::Cint)
     [unsafe_string(p) for p in names]
