@@ -90,6 +90,8 @@ _SIGS = {
     "blosc2_compress_ctx": (C.c_int, [_P, C.c_char_p, C.c_int32, C.c_void_p, C.c_int32]),
     "blosc2_chunk_zeros": (C.c_int, [CParams, C.c_int32, C.c_void_p, C.c_int32]),
     "blosc2_chunk_nans": (C.c_int, [CParams, C.c_int32, C.c_void_p, C.c_int32]),
+    "blosc2_chunk_uninit": (C.c_int, [CParams, C.c_int32, C.c_void_p, C.c_int32]),
+    "blosc2_chunk_repeatval": (C.c_int, [CParams, C.c_int32, C.c_void_p, C.c_int32, C.c_void_p]),
     "blosc2_meta_add": (C.c_int, [_P, C.c_char_p, C.c_char_p, C.c_int32]),
     "blosc2_meta_update": (C.c_int, [_P, C.c_char_p, C.c_char_p, C.c_int32]),
     "blosc2_vlmeta_add": (C.c_int, [_P, C.c_char_p, C.c_char_p, C.c_int32, C.c_void_p]),
@@ -280,12 +282,17 @@ class Writer:
         rc = self.api.schunk_fill_special(self.sc, nitems, kind, chunksize)
         assert rc >= 0, (self.api.name, "fill_special", rc)
 
-    def append_special(self, kind, nbytes):
-        """Appends a special chunk made by blosc2_chunk_zeros (kind 1) or blosc2_chunk_nans (kind 2)."""
-        out = C.create_string_buffer(64)
-        make = self.api.chunk_zeros if kind == 1 else self.api.chunk_nans
-        n = make(self.cp, nbytes, out, len(out))
-        assert n == 32, (self.api.name, "special chunk", n)
+    def append_special(self, kind, nbytes, value=None):
+        """Appends a special chunk made by blosc2_chunk_zeros (kind 1), _nans (2), _repeatval (3,
+        with `value` bytes of one item) or _uninit (4)."""
+        out = C.create_string_buffer(64 + self.cp.typesize)
+        if kind == 3:
+            n = self.api.chunk_repeatval(self.cp, nbytes, out, len(out), value)
+            assert n == 32 + self.cp.typesize, (self.api.name, "repeatval chunk", n)
+        else:
+            make = {1: self.api.chunk_zeros, 2: self.api.chunk_nans, 4: self.api.chunk_uninit}[kind]
+            n = make(self.cp, nbytes, out, len(out))
+            assert n == 32, (self.api.name, "special chunk", n)
         assert self.api.schunk_append_chunk(self.sc, out.raw[:n], True) > 0, self.api.name
 
     def meta(self, name, content):

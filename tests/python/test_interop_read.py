@@ -198,6 +198,20 @@ def test_special_chunks(apis, tmp_path, kind):
     check(apis, how2, python_view(back2), rng)
 
 
+@pytest.mark.parametrize("kind", ["cframe", "sframe"])
+def test_uninit_chunks(apis, tmp_path, kind):
+    """fill_special(UNINIT): contents are undefined, so only the structure and both C readers' sizes
+    are compared (python-blosc2's buffers are not initialised)."""
+    ours, ref = apis
+    sc = new_schunk(tmp_path, kind, "u.b2frame", 8000, cp(B.Codec.LZ4, [B.Filter.SHUFFLE], 5, 8))
+    sc.fill_special(3500, B.SpecialValue.UNINIT)
+    how, back = finish(tmp_path, kind, "u.b2frame", sc)
+    d_o = dump(ours, open_frame(ours, *how))
+    d_r = dump(ref, open_frame(ref, *how))
+    assert d_o["header"] == d_r["header"] and d_o["header"]["nchunks"] == back.nchunks == 4
+    assert [len(c) for c in d_o["chunks"]] == [len(c) for c in d_r["chunks"]] == [8000, 8000, 8000, 4000]
+
+
 def _chunk(rng, ts, nitems, cparams):
     return B.compress2(sample_data(rng, nitems, ts), cparams=cparams)
 
