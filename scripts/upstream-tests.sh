@@ -7,7 +7,8 @@
 # Usage: scripts/upstream-tests.sh UPSTREAM_TESTS_DIR [OURS_LIB]
 #   UPSTREAM_TESTS_DIR  c-blosc2's tests/ folder (e.g. `git archive HEAD tests | tar -x -C /tmp/up`)
 #   OURS_LIB            libb2frame.so (default: $CARGO_TARGET_DIR/release or target/release)
-# Env: UPSTREAM_ONLY="test_a test_b" restricts the run; UPSTREAM_TIMEOUT (seconds, default 120).
+# Env: UPSTREAM_ONLY="test_a test_b" restricts the run; UPSTREAM_TIMEOUT (seconds, default 120);
+#      UPSTREAM_EXAMPLES_DIR=<c-blosc2>/examples also runs the examples on both libraries.
 #
 # Each top-level tests/test_*.c is compiled with `gcc -std=gnu11 -I<include> -I<tests> -I<shim>`
 # (public headers plus a shim of format constants for frame.h/blosc-private.h/config.h; no
@@ -141,6 +142,59 @@ for f in "${tests[@]}"; do
   run_one ours "$name"
 done
 
+# Optional: c-blosc2's examples/ (UPSTREAM_EXAMPLES_DIR), built the same way and run without
+# arguments (compress_file gets a generated input; decompress_file then cross-decompresses each
+# library's output); an example passes when both libraries give the same exit status and the same
+# output apart from timing lines.
+ex_pass=0 ex_total=0 ex_bad=()
+if [ -n "${UPSTREAM_EXAMPLES_DIR:-}" ]; then
+  exdir=$(cd "$UPSTREAM_EXAMPLES_DIR" && pwd)
+  # Not a multiple of compress_file's 1 MB chunks: a final empty append makes c-blosc2 write a frame
+  # it cannot reopen itself (a zero-byte chunk), which libb2frame refuses (README, "Conformance").
+  head -c 2345678 "$ours_real" >"$work/ex-input.bin"
+  for f in "$exdir"/*.c; do
+    n=$(basename "$f" .c)
+    ok_both=1
+    declare -A exrc=()
+    for lib in ref ours; do
+      inc=$inc_ours link=(-L"$work/ours/lib" -lb2frame)
+      [ "$lib" = ref ] && inc=$inc_ref && link=(-L"$work/ref/lib" -lblosc2)
+      mkdir -p "$work/ex-$lib"
+      if ! gcc -std=gnu11 -O1 -w -I"$inc" -o "$work/ex-$lib/$n" "$f" "${link[@]}" -lm -lpthread -ldl >"$work/ex-$lib/$n.build" 2>&1; then
+        ok_both=2
+        continue
+      fi
+      args=()
+      [ "$n" = compress_file ] && args=("$work/ex-input.bin" "$work/ex-$lib/out.b2frame")
+      rc=0
+      (cd "$work/ex-$lib" && LD_LIBRARY_PATH="$work/$lib/lib" timeout "$timeout_s" ./"$n" "${args[@]}") \
+        >"$work/ex-$lib/$n.out" 2>&1 || rc=$?
+      exrc[$lib]=$rc
+    done
+    # Same exit status (decompress_file without arguments fails on both) and same output.
+    [ "$ok_both" = 1 ] && [ "${exrc[ref]}" != "${exrc[ours]}" ] && ok_both=0
+    [ "$ok_both" = 2 ] && { echo "example $n: does not build (against one or both libraries)"; continue; }
+    ex_total=$((ex_total + 1))
+    if [ "$ok_both" = 1 ] && diff <(grep -viE 'time|speed|[kmg]b/s|seconds' "$work/ex-ref/$n.out") \
+        <(grep -viE 'time|speed|[kmg]b/s|seconds' "$work/ex-ours/$n.out") >/dev/null; then
+      ex_pass=$((ex_pass + 1))
+    else
+      ex_bad+=("$n")
+    fi
+  done
+  if [ -x "$work/ex-ref/decompress_file" ] && [ -x "$work/ex-ours/decompress_file" ]; then
+    ex_total=$((ex_total + 1))
+    if LD_LIBRARY_PATH="$work/ours/lib" "$work/ex-ours/decompress_file" "$work/ex-ref/out.b2frame" "$work/ex-o.bin" >/dev/null 2>&1 &&
+      LD_LIBRARY_PATH="$work/ref/lib" "$work/ex-ref/decompress_file" "$work/ex-ours/out.b2frame" "$work/ex-r.bin" >/dev/null 2>&1 &&
+      cmp -s "$work/ex-o.bin" "$work/ex-input.bin" && cmp -s "$work/ex-r.bin" "$work/ex-input.bin"; then
+      ex_pass=$((ex_pass + 1))
+    else
+      ex_bad+=("decompress_file(cross)")
+    fi
+  fi
+  echo "examples: $ex_pass of $ex_total behave the same on both libraries; different: ${ex_bad[*]:-none}"
+fi
+
 total=${#names[@]}
 np_ref=0 np_ours=0 regress=()
 for n in "${names[@]}"; do
@@ -153,4 +207,4 @@ echo "reference c-blosc2 ($refpkg/lib/libblosc2.so.9): $np_ref of $total pass"
 echo "ours ($ours_real): $np_ours of $total pass"
 echo "pass on the reference but not on libb2frame (${#regress[@]}): ${regress[*]:-none}"
 echo "results: $work/results.tsv (logs: $work/{ours,ref}/*.log*)"
-[ "${#regress[@]}" = 0 ]
+[ "${#regress[@]}" = 0 ] && [ "${#ex_bad[@]}" = 0 ]
