@@ -29,8 +29,6 @@ struct Worker {
     buf1: Vec<u8>,
     buf2: Vec<u8>,
     pre: Vec<u8>,
-    /// Codec output scratch (one stream), so block outputs never need zero-filling.
-    cbuf: Vec<u8>,
 }
 
 /// How one stream of a block was stored.
@@ -46,13 +44,33 @@ enum Stream {
     Raw,
 }
 
-/// One encoded block: its streams' bytes (csize fields included) and their kinds.
+/// One encoded block: its streams' bytes (csize fields included) in `bytes[..len]` and their
+/// kinds. `bytes` only grows (never re-zeroed), and codecs write straight into it.
 #[derive(Default)]
 struct BlockOut {
     bytes: Vec<u8>,
+    len: usize,
     streams: Vec<Stream>,
     neblock: usize,
     result: Option<Result<()>>,
+}
+
+impl BlockOut {
+    fn encoded(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// Most bytes block `j` of `plan` can take when encoded without a room limit: each stream is
+/// at most its csize field, a run token and `neblock` raw bytes.
+fn block_bound(plan: &Plan<'_>, j: usize) -> usize {
+    let (input, _, is_left) = plan.block(j);
+    let nstreams = if !plan.dont_split && !is_left {
+        plan.typesize
+    } else {
+        1
+    };
+    input.len() + 5 * nstreams
 }
 
 /// Where the blocks of a call come from.
@@ -459,7 +477,7 @@ impl Compressor {
         let job = |j: usize| {
             let (tid, mut w) = acquire(workers);
             let mut o = lock(&outs[j]);
-            let r = encode_block(plan, &mut w, j, tid, &mut o, None).map(|_| ());
+            let r = encode_block_out(plan, &mut w, j, tid, &mut o, None).map(|_| ());
             o.result = Some(r);
         };
         if self.cp.nthreads > 1 && n > 1 {
@@ -483,7 +501,7 @@ impl Compressor {
         for o in &self.outs[..plan.nblocks] {
             let mut o = lock(o);
             o.result.take().unwrap_or(Err(Error::Failure))?;
-            v.extend_from_slice(&o.bytes);
+            v.extend_from_slice(o.encoded());
         }
         Ok(v)
     }
@@ -511,14 +529,28 @@ impl Compressor {
             let mut o = lock(&self.outs[if parallel { j } else { 0 }]);
             if parallel {
                 o.result.take().unwrap_or(Err(Error::Failure))?;
+            } else if !plan.training && nt.saturating_add(block_bound(plan, j)) <= destsize {
+                // Serial, with room for the worst case: encode straight into the chunk. No
+                // stream can then fail a fit check, so the bytes are those `place` would copy.
+                let bpos = plan.hlen + 4 * j;
+                let BlockOut {
+                    streams, neblock, ..
+                } = &mut *o;
+                let out = &mut dst[nt..destsize];
+                let len = encode_block(plan, &mut w, j, 0, out, streams, neblock, None)?
+                    .ok_or(Error::Failure)?;
+                dst[bpos..bpos + 4].copy_from_slice(&(nt as i32).to_le_bytes());
+                nt += len;
+                all_zero &= o.streams.iter().all(|s| *s == Stream::Zero);
+                continue;
             } else {
-                encode_block(plan, &mut w, j, 0, &mut o, None)?;
+                encode_block_out(plan, &mut w, j, 0, &mut o, None)?;
             }
             match place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero, false) {
                 Fit::Yes => {}
                 Fit::No => return Ok(None),
                 Fit::Redo => {
-                    if !encode_block(plan, &mut w, j, 0, &mut o, Some((nt, destsize)))? {
+                    if !encode_block_out(plan, &mut w, j, 0, &mut o, Some((nt, destsize)))? {
                         return Ok(None);
                     }
                     if place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero, true) != Fit::Yes {
@@ -676,7 +708,7 @@ fn run_prefilter<'p>(
 /// (some codecs give up with less room even when their output would fit), and the result is
 /// `Ok(false)` as soon as the block does not fit. Without a limit every stream may use
 /// `neblock` bytes (blocks are then independent of their position, hence parallel).
-fn encode_block(
+fn encode_block_out(
     plan: &Plan<'_>,
     w: &mut Worker,
     j: usize,
@@ -684,17 +716,51 @@ fn encode_block(
     out: &mut BlockOut,
     limit: Option<(usize, usize)>,
 ) -> Result<bool> {
+    let need = if plan.training {
+        plan.block(j).0.len()
+    } else {
+        block_bound(plan, j)
+    };
+    grow(&mut out.bytes, need);
+    let BlockOut {
+        bytes,
+        len,
+        streams,
+        neblock,
+        ..
+    } = out;
+    *len = 0;
+    match encode_block(plan, w, j, tid, bytes, streams, neblock, limit)? {
+        Some(n) => {
+            *len = n;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// [`encode_block_out`] into `out` (at least [`block_bound`] bytes, or the block size when
+/// training); returns the bytes written, `None` when the block does not fit `limit`.
+#[allow(clippy::too_many_arguments)]
+fn encode_block(
+    plan: &Plan<'_>,
+    w: &mut Worker,
+    j: usize,
+    tid: usize,
+    out: &mut [u8],
+    streams: &mut Vec<Stream>,
+    neblock_out: &mut usize,
+    limit: Option<(usize, usize)>,
+) -> Result<Option<usize>> {
     let (input, offset, is_left) = plan.block(j);
     let bsize = input.len();
     let ts = plan.typesize;
-    out.bytes.clear();
-    out.streams.clear();
+    streams.clear();
     let Worker {
         codec,
         buf1,
         buf2,
         pre,
-        cbuf,
     } = w;
     let staged: &[u8] = if plan.hooks.has_prefilter() {
         run_prefilter(plan.hooks, pre, input, offset, j, ts, tid)?
@@ -714,69 +780,75 @@ fn encode_block(
         staged
     };
     if plan.training {
-        out.bytes.extend_from_slice(filtered);
-        return Ok(true);
+        out[..filtered.len()].copy_from_slice(filtered);
+        return Ok(Some(filtered.len()));
     }
     let (mut n, destsize) = limit.unwrap_or((0, usize::MAX));
     let vl = plan.is_vl();
     let nstreams = if !plan.dont_split && !is_left { ts } else { 1 };
     let neblock = bsize / nstreams;
-    out.neblock = neblock;
+    *neblock_out = neblock;
     let disposable = plan.hooks.prefilter_output_is_disposable();
+    // Write position in `out`.
+    let mut p = 0usize;
     for s in 0..nstreams {
         let data = &filtered[s * neblock..(s + 1) * neblock];
         n += 4;
         if plan.runs() && disposable {
-            out.bytes.extend_from_slice(&0i32.to_le_bytes());
-            out.streams.push(Stream::Zero);
+            out[p..p + 4].copy_from_slice(&0i32.to_le_bytes());
+            p += 4;
+            streams.push(Stream::Zero);
             continue;
         }
         if plan.runs() && is_run(data) {
             let v = data[0];
             if n > destsize {
-                return Ok(false);
+                return Ok(None);
             }
-            out.bytes.extend_from_slice(&(-(v as i32)).to_le_bytes());
+            out[p..p + 4].copy_from_slice(&(-(v as i32)).to_le_bytes());
+            p += 4;
             if v == 0 {
-                out.streams.push(Stream::Zero);
+                streams.push(Stream::Zero);
             } else {
                 n += 1;
                 if n > destsize {
-                    return Ok(false);
+                    return Ok(None);
                 }
-                out.bytes.push(1);
-                out.streams.push(Stream::Run);
+                out[p] = 1;
+                p += 1;
+                streams.push(Stream::Run);
             }
             continue;
         }
         let mut maxout = neblock;
         if n.saturating_add(maxout) > destsize {
             if destsize <= n {
-                return Ok(false);
+                return Ok(None);
             }
             maxout = destsize - n;
         }
-        grow(cbuf, maxout);
+        let body = p + 4;
         let c = if plan.clevel == 0 {
             0
         } else {
-            compress_stream(plan, codec, data, &mut cbuf[..maxout])?
+            compress_stream(plan, codec, data, &mut out[body..body + maxout])?
         };
         if c == 0 && n + neblock > destsize {
-            return Ok(false);
+            return Ok(None);
         }
         n += if c == 0 { neblock } else { c };
         let csize = if c == 0 || vl { neblock } else { c };
-        out.bytes.extend_from_slice(&(csize as i32).to_le_bytes());
+        out[p..body].copy_from_slice(&(csize as i32).to_le_bytes());
         if c == 0 {
-            out.bytes.extend_from_slice(data);
-            out.streams.push(Stream::Raw);
+            out[body..body + neblock].copy_from_slice(data);
+            p = body + neblock;
+            streams.push(Stream::Raw);
         } else {
-            out.bytes.extend_from_slice(&cbuf[..c]);
-            out.streams.push(Stream::Codec(c));
+            p = body + c;
+            streams.push(Stream::Codec(c));
         }
     }
-    Ok(true)
+    Ok(Some(p))
 }
 
 /// All bytes equal (c-blosc2's `get_run`; any length ≥ 1).
@@ -889,10 +961,10 @@ fn place(
             }
         }
     }
-    let len = o.bytes.len();
+    let len = o.len;
     debug_assert_eq!(n - *nt, len);
     dst[bpos..bpos + 4].copy_from_slice(&(*nt as i32).to_le_bytes());
-    dst[*nt..*nt + len].copy_from_slice(&o.bytes);
+    dst[*nt..*nt + len].copy_from_slice(o.encoded());
     *nt += len;
     *all_zero &= zero;
     Fit::Yes

@@ -1,0 +1,284 @@
+//! Chunk throughput: our [`Compressor`]/[`Decompressor`] vs c-blosc2 3.3.5's `blosc2_compress_ctx`
+//! / `blosc2_decompress_ctx` on the same buffers, in one run. Every chunk is a full chunk (header,
+//! bstarts, filter pipeline, split streams), both sides with the same parameters.
+//!
+//! `cargo bench --bench chunk` (release). Env: `B2_BENCH_ROUNDS` (best-of rounds, default 7),
+//! `B2_BENCH_BATCH` (seconds per timed batch, default 0.03), `B2_BENCH_FILTER` (only rows
+//! whose label contains it).
+//!
+//! Instruction counts (load-independent): `B2_BENCH_PROFILE=<iters>` skips timing and runs
+//! each selected row's compress and decompress `iters` times on each side, inside
+//! `profile_ours` / `profile_ref`, e.g. `valgrind --tool=callgrind
+//! --toggle-collect='*profile_ours*' target/release/deps/chunk-*` (then `*profile_ref*`).
+//!
+//! The machine this was written on is shared, so: ours and the reference are timed in
+//! alternating batches (both see the same load) and the best batch counts. With one thread the
+//! time is the calling thread's CPU time (both libraries run a 1-thread chunk on the caller);
+//! with two threads it is wall-clock time, which load inflates.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use b2frame::capi::types::{BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS};
+use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
+use std::ffi::c_void;
+use std::hint::black_box;
+use std::time::Instant;
+
+fn thread_cpu_secs() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer for clock_gettime.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+fn wall_secs() -> f64 {
+    thread_local!(static T0: Instant = Instant::now());
+    T0.with(|t| t.elapsed().as_secs_f64())
+}
+
+/// Best GB/s of `a` and of `b` over `rounds` alternating batches of at least `batch` seconds.
+fn measure_pair(
+    bytes: usize,
+    cpu_clock: bool,
+    rounds: usize,
+    batch: f64,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> (f64, f64) {
+    let clock = if cpu_clock {
+        thread_cpu_secs
+    } else {
+        wall_secs
+    };
+    let run = |f: &mut dyn FnMut()| {
+        let mut iters = 0u64;
+        let t = clock();
+        let mut el = 0.0;
+        while el < batch {
+            f();
+            iters += 1;
+            el = clock() - t;
+        }
+        el / iters as f64
+    };
+    a();
+    b();
+    let (mut best_a, mut best_b) = (f64::MAX, f64::MAX);
+    for _ in 0..rounds {
+        best_a = best_a.min(run(&mut a));
+        best_b = best_b.min(run(&mut b));
+    }
+    (bytes as f64 / best_a / 1e9, bytes as f64 / best_b / 1e9)
+}
+
+struct Ref {
+    cctx: *mut c_void,
+    dctx: *mut c_void,
+}
+
+impl Ref {
+    fn new(cp: &CParams) -> Ref {
+        let r = common::reference::reference();
+        let mut c = BLOSC2_CPARAMS_DEFAULTS;
+        c.compcode = cp.compcode;
+        c.clevel = cp.clevel;
+        c.typesize = cp.typesize;
+        c.nthreads = cp.nthreads;
+        c.filters = cp.filters;
+        c.filters_meta = cp.filters_meta;
+        c.splitmode = cp.splitmode;
+        let mut d = BLOSC2_DPARAMS_DEFAULTS;
+        d.nthreads = cp.nthreads;
+        // SAFETY: plain constructors of the reference library; checked for NULL.
+        let (cctx, dctx) = unsafe { ((r.create_cctx)(c), (r.create_dctx)(d)) };
+        assert!(!cctx.is_null() && !dctx.is_null());
+        Ref { cctx, dctx }
+    }
+
+    fn compress(&self, src: &[u8], dst: &mut [u8]) -> usize {
+        let r = common::reference::reference();
+        // SAFETY: live context; buffers with their exact lengths.
+        let n = unsafe {
+            (r.compress_ctx)(
+                self.cctx,
+                src.as_ptr() as *const c_void,
+                src.len() as i32,
+                dst.as_mut_ptr() as *mut c_void,
+                dst.len() as i32,
+            )
+        };
+        assert!(n > 0, "reference compress: {n}");
+        n as usize
+    }
+
+    fn decompress(&self, chunk: &[u8], dst: &mut [u8]) {
+        let r = common::reference::reference();
+        // SAFETY: live context; buffers with their exact lengths.
+        let n = unsafe {
+            (r.decompress_ctx)(
+                self.dctx,
+                chunk.as_ptr() as *const c_void,
+                chunk.len() as i32,
+                dst.as_mut_ptr() as *mut c_void,
+                dst.len() as i32,
+            )
+        };
+        assert_eq!(n as usize, dst.len(), "reference decompress");
+    }
+}
+
+impl Drop for Ref {
+    fn drop(&mut self) {
+        let r = common::reference::reference();
+        // SAFETY: contexts created by the reference, freed once.
+        unsafe {
+            (r.free_ctx)(self.cctx);
+            (r.free_ctx)(self.dctx);
+        }
+    }
+}
+
+#[inline(never)]
+fn profile_ours(
+    iters: usize,
+    c: &mut Compressor,
+    d: &mut Decompressor,
+    src: &[u8],
+    chunk: &mut [u8],
+    n: usize,
+    out: &mut [u8],
+) {
+    for _ in 0..iters {
+        black_box(c.compress(black_box(src), chunk).unwrap());
+    }
+    for _ in 0..iters {
+        black_box(d.decompress(black_box(&chunk[..n]), out).unwrap());
+    }
+}
+
+#[inline(never)]
+fn profile_ref(iters: usize, rf: &Ref, src: &[u8], chunk: &mut [u8], rn: usize, out: &mut [u8]) {
+    for _ in 0..iters {
+        black_box(rf.compress(black_box(src), chunk));
+    }
+    for _ in 0..iters {
+        rf.decompress(black_box(&chunk[..rn]), out);
+    }
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    let rounds: usize = env_or("B2_BENCH_ROUNDS", 7);
+    let batch: f64 = env_or("B2_BENCH_BATCH", 0.03);
+    let filter: String = env_or("B2_BENCH_FILTER", String::new());
+    let profile: usize = env_or("B2_BENCH_PROFILE", 0);
+    // (label, compcode, clevel, filter in slot 5: 1 shuffle, 2 bitshuffle)
+    let configs = [
+        ("blosclz/5 shuf", 0u8, 5u8, 1u8),
+        ("lz4/5 shuf", 1, 5, 1),
+        ("zstd/1 shuf", 5, 1, 1),
+        ("zstd/5 shuf", 5, 5, 1),
+        ("zstd/1 bitshuf", 5, 1, 2),
+    ];
+    // (data kind, typesize)
+    let kinds = [("f64_series", 8), ("small_int", 4), ("random", 4)];
+    let sizes = [64usize << 10, 1 << 20, 4 << 20];
+    println!("| codec/filter | data | chunk | thr | ours C GB/s | ref C GB/s | C x | ours D GB/s | ref D GB/s | D x | ours ratio | ref ratio |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let (mut worst_c, mut worst_d) = (f64::MAX, f64::MAX);
+    let mut below = Vec::new();
+    for (label, compcode, clevel, filt) in configs {
+        for (kind, typesize) in kinds {
+            for size in sizes {
+                let src = common::data_kind(kind, size, 42);
+                for nthreads in [1i16, 2] {
+                    let size_s = if size < 1 << 20 {
+                        format!("{}K", size >> 10)
+                    } else {
+                        format!("{}M", size >> 20)
+                    };
+                    let row = format!("{label} | {kind} | {size_s} | {nthreads}");
+                    if !row.contains(&filter) {
+                        continue;
+                    }
+                    let cp = CParams {
+                        compcode,
+                        clevel,
+                        typesize,
+                        nthreads,
+                        filters: [0, 0, 0, 0, 0, filt],
+                        ..Default::default()
+                    };
+                    let mut c = Compressor::new(cp, no_hooks()).unwrap();
+                    let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).unwrap();
+                    let rf = Ref::new(&cp);
+                    let mut chunk = vec![0u8; size + 32];
+                    let mut ref_chunk = vec![0u8; size + 32];
+                    let n = c.compress(&src, &mut chunk).unwrap();
+                    assert!(n > 0);
+                    let rn = rf.compress(&src, &mut ref_chunk);
+                    let mut out = vec![0u8; size];
+                    let mut ref_out = vec![0u8; size];
+                    d.decompress(&chunk[..n], &mut out).unwrap();
+                    assert!(out == src, "round trip {row}");
+                    rf.decompress(&ref_chunk[..rn], &mut ref_out);
+                    assert!(ref_out == src);
+                    if profile > 0 {
+                        profile_ours(profile, &mut c, &mut d, &src, &mut chunk, n, &mut out);
+                        profile_ref(profile, &rf, &src, &mut ref_chunk, rn, &mut ref_out);
+                        println!("profiled {row}");
+                        continue;
+                    }
+                    let cpu = nthreads == 1;
+                    let (oc, rc) = measure_pair(
+                        size,
+                        cpu,
+                        rounds,
+                        batch,
+                        || {
+                            black_box(c.compress(black_box(&src), &mut chunk).unwrap());
+                        },
+                        || {
+                            black_box(rf.compress(black_box(&src), &mut ref_chunk));
+                        },
+                    );
+                    let (od, rd) = measure_pair(
+                        size,
+                        cpu,
+                        rounds,
+                        batch,
+                        || {
+                            black_box(d.decompress(black_box(&chunk[..n]), &mut out).unwrap());
+                        },
+                        || rf.decompress(black_box(&ref_chunk[..rn]), &mut ref_out),
+                    );
+                    let (xc, xd) = (oc / rc, od / rd);
+                    worst_c = worst_c.min(xc);
+                    worst_d = worst_d.min(xd);
+                    if xc < 1.0 || xd < 1.0 {
+                        below.push(format!("{row}: C x{xc:.2} D x{xd:.2}"));
+                    }
+                    println!(
+                        "| {row} | {oc:.2} | {rc:.2} | {xc:.2} | {od:.2} | {rd:.2} | {xd:.2} | {:.2} | {:.2} |",
+                        size as f64 / n as f64,
+                        size as f64 / rn as f64,
+                    );
+                }
+            }
+        }
+    }
+    println!("\nworst ours/ref: compress {worst_c:.2}, decompress {worst_d:.2}");
+    println!("rows below 1.0 ({}):", below.len());
+    for b in below {
+        println!("  {b}");
+    }
+}
