@@ -510,6 +510,19 @@ impl Decompressor {
         mask: Option<&[bool]>,
     ) -> Result<()> {
         let masked = |j: usize| mask.is_some_and(|m| m[j]);
+        if lay.memcpyed
+            && lay.special == SpecialKind::None
+            && mask.is_none()
+            && !lay.hooks.has_postfilter()
+        {
+            // One copy for the whole chunk: per-block jobs would only add thread hand-offs.
+            let s = lay
+                .src
+                .get(lay.hlen..lay.hlen + dst.len())
+                .ok_or(Error::ReadBuffer)?;
+            dst.copy_from_slice(s);
+            return Ok(());
+        }
         let mut first = 0;
         if lay.needs_dref() {
             let (_, bs0, _) = lay.block(0);
