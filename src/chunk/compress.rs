@@ -31,6 +31,10 @@ struct Worker {
     pre: Vec<u8>,
 }
 
+/// Below this many encoded bytes, blocks encoded in parallel are copied into the chunk by the
+/// caller: another round trip through the pool would cost more than the copy.
+const PARALLEL_COPY_MIN: usize = 256 << 10;
+
 /// How one stream of a block was stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stream {
@@ -523,6 +527,9 @@ impl Compressor {
         let parallel = self.cp.nthreads > 1 && plan.nblocks > 1;
         if parallel {
             self.encode_blocks(plan)?;
+            if let Some(done) = self.layout_parallel(plan, dst, start, destsize)? {
+                return Ok(Some(done));
+            }
         }
         let mut w = lock(&self.workers[0]);
         for j in 0..plan.nblocks {
@@ -559,6 +566,67 @@ impl Compressor {
                 }
             }
         }
+        Ok(Some((nt, all_zero)))
+    }
+
+    /// Lays out blocks encoded in parallel with the copies on the pool too, when every block
+    /// passes the serial fit checks where it lands (the usual case); `None` otherwise (nothing
+    /// written: the caller then places the blocks one by one, re-encoding where needed).
+    fn layout_parallel(
+        &mut self,
+        plan: &Plan<'_>,
+        dst: &mut [u8],
+        start: usize,
+        destsize: usize,
+    ) -> Result<Option<(usize, bool)>> {
+        let n = plan.nblocks;
+        let mut all_zero = plan.dict.is_none() && !plan.is_vl();
+        let mut nt = start;
+        let mut lens = Vec::with_capacity(n);
+        for o in &self.outs[..n] {
+            let o = lock(o);
+            match o.result {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return Err(e),
+                None => return Err(Error::Failure),
+            }
+            let (fit, zero) = check_fit(&o, nt, destsize, false);
+            if fit != Fit::Yes {
+                return Ok(None);
+            }
+            all_zero &= zero;
+            lens.push(o.len);
+            nt += o.len;
+        }
+        let mut at = start;
+        for (j, len) in lens.iter().enumerate() {
+            let bpos = plan.hlen + 4 * j;
+            dst[bpos..bpos + 4].copy_from_slice(&(at as i32).to_le_bytes());
+            at += len;
+        }
+        let mut pieces = Vec::with_capacity(n);
+        let mut rest = &mut dst[start..nt];
+        for len in lens {
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            pieces.push(Mutex::new(piece));
+            rest = tail;
+        }
+        let outs = &self.outs[..n];
+        let job = |j: usize| {
+            let o = lock(&outs[j]);
+            lock(&pieces[j]).copy_from_slice(o.encoded());
+        };
+        if nt - start < PARALLEL_COPY_MIN {
+            (0..n).for_each(job);
+            return Ok(Some((nt, all_zero)));
+        }
+        run_jobs(
+            plan.hooks,
+            &mut self.pool,
+            self.cp.nthreads as usize,
+            n,
+            &job,
+        )?;
         Ok(Some((nt, all_zero)))
     }
 
@@ -907,9 +975,55 @@ enum Fit {
     Redo,
 }
 
-/// Copies block `j`'s encoded streams to `dst` at `*nt`, applying c-blosc2's serial
-/// fit checks stream by stream.
+/// c-blosc2's serial fit checks for block `o` landing at `nt`, stream by stream; on
+/// [`Fit::Yes`] also whether every stream is a zero run.
 /// `exact`: the block was encoded for this position (no [`Fit::Redo`]).
+fn check_fit(o: &BlockOut, nt: usize, destsize: usize, exact: bool) -> (Fit, bool) {
+    let neblock = o.neblock;
+    let mut n = nt;
+    let mut zero = true;
+    for s in &o.streams {
+        n += 4;
+        match *s {
+            Stream::Zero => {
+                if n > destsize {
+                    return (Fit::No, false);
+                }
+            }
+            Stream::Run => {
+                zero = false;
+                n += 1;
+                if n > destsize {
+                    return (Fit::No, false);
+                }
+            }
+            Stream::Raw => {
+                zero = false;
+                if n + neblock > destsize {
+                    return (Fit::No, false);
+                }
+                n += neblock;
+            }
+            Stream::Codec(c) => {
+                zero = false;
+                if n + neblock > destsize {
+                    if destsize <= n || c > destsize - n {
+                        return (Fit::No, false);
+                    }
+                    if !exact {
+                        return (Fit::Redo, false);
+                    }
+                }
+                n += c;
+            }
+        }
+    }
+    debug_assert_eq!(n - nt, o.len);
+    (Fit::Yes, zero)
+}
+
+/// Copies block `j`'s encoded streams to `dst` at `*nt`, applying c-blosc2's serial
+/// fit checks stream by stream ([`check_fit`]).
 #[allow(clippy::too_many_arguments)]
 fn place(
     plan: &Plan<'_>,
@@ -921,48 +1035,12 @@ fn place(
     all_zero: &mut bool,
     exact: bool,
 ) -> Fit {
-    let bpos = plan.hlen + 4 * j;
-    let neblock = o.neblock;
-    let mut n = *nt;
-    let mut zero = true;
-    for s in &o.streams {
-        n += 4;
-        match *s {
-            Stream::Zero => {
-                if n > destsize {
-                    return Fit::No;
-                }
-            }
-            Stream::Run => {
-                zero = false;
-                n += 1;
-                if n > destsize {
-                    return Fit::No;
-                }
-            }
-            Stream::Raw => {
-                zero = false;
-                if n + neblock > destsize {
-                    return Fit::No;
-                }
-                n += neblock;
-            }
-            Stream::Codec(c) => {
-                zero = false;
-                if n + neblock > destsize {
-                    if destsize <= n || c > destsize - n {
-                        return Fit::No;
-                    }
-                    if !exact {
-                        return Fit::Redo;
-                    }
-                }
-                n += c;
-            }
-        }
+    let (fit, zero) = check_fit(o, *nt, destsize, exact);
+    if fit != Fit::Yes {
+        return fit;
     }
+    let bpos = plan.hlen + 4 * j;
     let len = o.len;
-    debug_assert_eq!(n - *nt, len);
     dst[bpos..bpos + 4].copy_from_slice(&(*nt as i32).to_le_bytes());
     dst[*nt..*nt + len].copy_from_slice(o.encoded());
     *nt += len;
