@@ -147,6 +147,19 @@ pub fn index_cparams() -> CParams {
     }
 }
 
+/// The one worker pool every index rewrite shares. The index is compressed with c-blosc2's
+/// 4-thread parameters (they decide its bytes), and a pool per rewrite would start and stop 4
+/// threads at every append of a large frame.
+fn index_pool() -> Result<std::sync::Arc<crate::pool::Pool>> {
+    static POOL: std::sync::OnceLock<std::sync::Arc<crate::pool::Pool>> =
+        std::sync::OnceLock::new();
+    if let Some(p) = POOL.get() {
+        return Ok(p.clone());
+    }
+    let p = crate::pool::Pool::new(index_cparams().nthreads as usize)?;
+    Ok(POOL.get_or_init(|| p).clone())
+}
+
 /// Builds the index chunk for `locs`, compressed into a destination of
 /// `nbytes + 32 + extra_room` bytes.
 ///
@@ -173,6 +186,7 @@ pub fn encode_index_with_room(locs: &[ChunkLoc], extra_room: usize) -> Result<Ve
         return Ok(c);
     }
     let mut comp = chunk::Compressor::new(index_cparams(), chunk::no_hooks())?;
+    comp.set_pool(index_pool()?)?;
     let mut dst = vec![0u8; raw.len() + EXTENDED_HEADER_LEN + extra_room];
     let n = comp.compress(&raw, &mut dst)?;
     if n == 0 {
