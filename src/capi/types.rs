@@ -946,6 +946,7 @@ mod tests {
             (m.initial_mapping_size, m.fd, m.access_flags, m.map_flags),
             (1 << 30, -1, -1, -1)
         );
-        assert!(!BLOSC2_STDIO_PARAMS_DEFAULTS.locking);
+        let params = BLOSC2_STDIO_PARAMS_DEFAULTS;
+        assert!(!params.locking);
     }
 }
