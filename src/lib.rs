@@ -12,16 +12,16 @@
 //! | [`chunk`] | the chunk format: header, blocks, streams, special and VL-block chunks |
 //! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types |
 
+pub mod b2nd_meta;
 pub mod capi;
 pub mod chunk;
 pub mod codecs;
 pub mod env;
 pub mod error;
 pub mod filters;
-pub mod msgpack;
 pub mod frame;
-pub mod schunk;
-pub mod b2nd_meta;
+pub mod msgpack;
 pub mod pool;
+pub mod schunk;
 
 pub use error::{Error, Result};

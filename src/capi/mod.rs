@@ -4,12 +4,12 @@
 
 pub mod b2nd;
 pub mod boundary;
-pub mod filters;
 pub mod chunk;
-pub mod meta;
-pub mod schunk;
+pub mod filters;
 pub mod globals;
 pub mod info;
 pub mod io;
+pub mod meta;
 pub mod registry;
+pub mod schunk;
 pub mod types;
