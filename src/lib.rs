@@ -7,10 +7,16 @@
 //! | module | format concept |
 //! |---|---|
 //! | [`error`] | the one error type and its `BLOSC2_ERROR_*` codes |
-//! | [`codecs`] | BloscLZ, LZ4/LZ4HC, zlib, Zstd, dictionaries |
-//! | [`filters`] | shuffle, bitshuffle, delta, trunc_prec and the 6-slot pipeline |
+//! | [`codecs`] | BloscLZ (ours), LZ4/LZ4HC, zlib, Zstd, dictionaries |
+//! | [`filters`] | shuffle, bitshuffle (run-time SIMD), delta, trunc_prec, the 6-slot pipeline |
 //! | [`chunk`] | the chunk format: header, blocks, streams, special and VL-block chunks |
-//! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types |
+//! | [`pool`] | persistent worker threads for block-parallel chunk work |
+//! | [`msgpack`] | the bounds-checked msgpack subset frame headers and trailers use |
+//! | [`frame`] | cframes and sframes: header, offsets index, trailer, I/O, locking |
+//! | [`b2nd_meta`] | the `b2nd` (and `caterva`) array metalayer |
+//! | [`schunk`] | the super-chunk: storage-agnostic operations over chunks and frames |
+//! | [`env`] | the `BLOSC_*` environment variables, parsed once into typed values |
+//! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types: the only FFI layer |
 
 pub mod b2nd_meta;
 pub mod capi;
