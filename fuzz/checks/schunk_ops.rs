@@ -1,0 +1,311 @@
+//! A script of super-chunk operations decoded from the input, applied both to the safe
+//! super-chunk (`b2frame::schunk::SChunk`, in memory as plain chunks or as a cframe, or as a
+//! cframe file) and to a model (decoded chunk data + metalayer and vlmetalayer lists). After
+//! every step the super-chunk must decode to exactly the model; an operation that fails must
+//! leave everything unchanged; operations that cannot fail (append, delete/reorder with valid
+//! arguments, serialising, reopening what was serialised) must succeed.
+//!
+//! Input: 4 header bytes (storage, codec, typesize, clevel/filter), then ops of the form
+//! `op, a, b, len, <len bytes>`.
+//!
+//! Shared by the fuzz target and by tests/fuzz_regressions.rs (regression inputs).
+use b2frame::chunk::{compress_vec, CParams, DParams};
+use b2frame::codecs;
+use b2frame::schunk::{NewStorage, SChunk};
+use std::path::PathBuf;
+
+const CODECS: [u8; 5] = [
+    codecs::BLOSCLZ,
+    codecs::LZ4,
+    codecs::LZ4HC,
+    codecs::ZLIB,
+    codecs::ZSTD,
+];
+/// Names: valid ones, a 31-character one, an empty and a too-long one (both invalid).
+const NAMES: [&str; 6] = [
+    "a",
+    "b2nd",
+    "vl",
+    "0123456789012345678901234567890",
+    "",
+    "0123456789012345678901234567890123456789",
+];
+
+#[derive(Default, Clone, PartialEq, Debug)]
+struct Model {
+    /// What each chunk decodes to (an error for hostile chunks the super-chunk accepted but
+    /// cannot decode: that must then stay so).
+    chunks: Vec<Result<Vec<u8>, b2frame::Error>>,
+    metalayers: Vec<(String, Vec<u8>)>,
+    vlmeta: Vec<(String, Vec<u8>)>,
+}
+
+fn observe(sc: &mut SChunk) -> Model {
+    let n = sc.nchunks();
+    let chunks = (0..n).map(|i| sc.decompress_chunk_vec(i)).collect();
+    let metalayers = sc.metalayers().to_vec();
+    let mut vlmeta: Vec<(String, Vec<u8>)> = sc
+        .vlmetalayers()
+        .iter()
+        .map(|(k, _)| k.clone())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|k| {
+            let v = sc.vlmeta_get(&k).expect("a listed vlmetalayer decodes");
+            (k, v)
+        })
+        .collect();
+    vlmeta.sort();
+    Model {
+        chunks,
+        metalayers,
+        vlmeta,
+    }
+}
+
+fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
+    let got = observe(sc);
+    assert_eq!(
+        got.chunks.len(),
+        model.chunks.len(),
+        "nchunks after step {step} ({what})"
+    );
+    for (i, (g, m)) in got.chunks.iter().zip(&model.chunks).enumerate() {
+        match (g, m) {
+            (Ok(g), Ok(m)) => assert!(g == m, "chunk {i} differs after step {step} ({what})"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("chunk {i} decodability changed after step {step} ({what}): {g:?}"),
+        }
+    }
+    assert_eq!(
+        got.metalayers, model.metalayers,
+        "metalayers after step {step} ({what})"
+    );
+    let mut mv = model.vlmeta.clone();
+    mv.sort();
+    assert_eq!(got.vlmeta, mv, "vlmetalayers after step {step} ({what})");
+    let c = sc.counters();
+    assert_eq!(c.nchunks, model.chunks.len() as i64);
+    let nbytes: i64 = (0..c.nchunks)
+        .map(|i| i64::from(sc.chunk_nbytes(i).expect("chunk_nbytes")))
+        .sum();
+    assert_eq!(
+        c.nbytes, nbytes,
+        "nbytes counter after step {step} ({what})"
+    );
+}
+
+fn tmp_path(tag: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("b2frame-fuzz-{}-{tag}.b2frame", std::process::id()))
+}
+
+/// Runs one fuzz input; panics on a violated property.
+pub fn run(input: &[u8]) {
+    if input.len() < 4 {
+        return;
+    }
+    let (h, mut script) = input.split_at(4);
+    let cp = CParams {
+        compcode: CODECS[h[1] as usize % 5],
+        clevel: h[3] % 10,
+        typesize: 1 + (h[2] % 16) as i32,
+        filters: [0, 0, 0, 0, 0, (h[3] >> 4) % 4],
+        ..CParams::default()
+    };
+    let file = tmp_path("a");
+    let _ = std::fs::remove_file(&file);
+    let storage = match h[0] % 3 {
+        0 => NewStorage::Plain,
+        1 => NewStorage::Memory,
+        _ => NewStorage::File(&file),
+    };
+    let Ok(mut sc) = SChunk::new(storage, cp, DParams::default()) else {
+        return;
+    };
+    let mut model = Model::default();
+    let mut step = 0;
+    let mut reopens = 0usize;
+    let mut hostile = false;
+    while script.len() >= 4 && step < 64 {
+        step += 1;
+        let (op, a, b, len) = (script[0], script[1], script[2], script[3] as usize);
+        script = &script[4..];
+        let len = len.min(script.len());
+        let (payload, rest) = script.split_at(len);
+        script = rest;
+        let n = model.chunks.len() as i64;
+        let name = NAMES[b as usize % NAMES.len()];
+        let what;
+        match op % 14 {
+            0 => {
+                what = "append_buffer";
+                let r = sc.append_buffer(payload);
+                if let Ok(k) = r {
+                    assert_eq!(k, n + 1);
+                    model.chunks.push(Ok(payload.to_vec()));
+                } else {
+                    // Only an empty buffer, or a VL-block chunk (hostile) among the chunks,
+                    // may make a regular chunk unwelcome.
+                    assert!(payload.is_empty() || hostile, "append_buffer failed: {r:?}");
+                }
+            }
+            1 | 2 => {
+                // A chunk compressed with other parameters (any codec/typesize works).
+                let ocp = CParams {
+                    compcode: CODECS[a as usize % 5],
+                    typesize: 1 + (a >> 3) as i32,
+                    ..cp
+                };
+                let Ok(chunk) = compress_vec(&ocp, payload) else {
+                    continue;
+                };
+                let i = a as i64 % (n + 2) - 1; // sometimes -1 or past the end
+                if op % 14 == 1 {
+                    what = "insert_chunk";
+                    if sc.insert_chunk(i, &chunk).is_ok() {
+                        assert!((0..=n).contains(&i), "insert at {i} of {n} succeeded");
+                        model.chunks.insert(i as usize, Ok(payload.to_vec()));
+                    }
+                } else {
+                    what = "update_chunk";
+                    if sc.update_chunk(i, &chunk).is_ok() {
+                        assert!((0..n).contains(&i), "update at {i} of {n} succeeded");
+                        model.chunks[i as usize] = Ok(payload.to_vec());
+                    }
+                }
+            }
+            3 => {
+                what = "delete_chunk";
+                let i = a as i64 % (n + 2) - 1;
+                let r = sc.delete_chunk(i);
+                if (0..n).contains(&i) {
+                    assert_eq!(r, Ok(n - 1), "delete {i} of {n}");
+                    let _ = model.chunks.remove(i as usize);
+                } else {
+                    assert!(r.is_err());
+                }
+            }
+            4 => {
+                what = "reorder";
+                let mut order: Vec<i64> = (0..n).collect();
+                // Fisher-Yates driven by the payload.
+                for k in (1..order.len()).rev() {
+                    let r = payload.get(k % payload.len().max(1)).copied().unwrap_or(0);
+                    order.swap(k, r as usize % (k + 1));
+                }
+                let valid = b & 1 == 0 || order.is_empty();
+                if !valid {
+                    // Break the permutation: a duplicate, an out-of-range or a short list.
+                    match a % 3 {
+                        0 => order[0] = order[order.len() - 1].max(1) % n.max(1),
+                        1 => order[0] = n + a as i64,
+                        _ => {
+                            order.pop();
+                        }
+                    }
+                }
+                let is_perm = {
+                    let mut s = order.clone();
+                    s.sort();
+                    s == (0..n).collect::<Vec<_>>()
+                };
+                let r = sc.reorder(&order);
+                if is_perm {
+                    assert!(r.is_ok(), "reorder {order:?}: {r:?}");
+                    let old = std::mem::take(&mut model.chunks);
+                    model.chunks = order.iter().map(|&o| old[o as usize].clone()).collect();
+                } else {
+                    assert!(r.is_err(), "reorder accepted {order:?}");
+                }
+            }
+            5 => {
+                what = "add_metalayer";
+                if let Ok(k) = sc.add_metalayer(name, payload) {
+                    assert!(!name.is_empty() && name.len() <= 31);
+                    assert!(model.metalayers.iter().all(|(m, _)| m != name));
+                    assert_eq!(k, model.metalayers.len());
+                    model.metalayers.push((name.to_string(), payload.to_vec()));
+                }
+            }
+            6 => {
+                what = "update_metalayer";
+                if let Ok(k) = sc.update_metalayer(name, payload) {
+                    let (m, stored) = &mut model.metalayers[k];
+                    assert_eq!(m, name);
+                    assert!(payload.len() <= stored.len());
+                    stored[..payload.len()].copy_from_slice(payload);
+                }
+            }
+            7 => {
+                what = "vlmeta_add";
+                let exists = model.vlmeta.iter().any(|(m, _)| m == name);
+                let r = sc.vlmeta_add(name, payload, None);
+                if r.is_ok() {
+                    assert!(!exists && !name.is_empty());
+                    model.vlmeta.push((name.to_string(), payload.to_vec()));
+                } else if !exists && !name.is_empty() && name.len() <= 31 && !payload.is_empty() {
+                    panic!("vlmeta_add({name:?}) of a new name failed: {r:?}");
+                }
+            }
+            8 => {
+                what = "vlmeta_update";
+                if sc.vlmeta_update(name, payload, None).is_ok() {
+                    let e = model.vlmeta.iter_mut().find(|(m, _)| m == name);
+                    e.expect("updated a vlmetalayer that does not exist").1 = payload.to_vec();
+                }
+            }
+            9 => {
+                what = "vlmeta_delete";
+                let r = sc.vlmeta_delete(name);
+                let pos = model.vlmeta.iter().position(|(m, _)| m == name);
+                match pos {
+                    Some(p) => {
+                        assert_eq!(r, Ok(model.vlmeta.len() - 1), "vlmeta_delete({name:?})");
+                        model.vlmeta.remove(p);
+                    }
+                    None => assert!(r.is_err()),
+                }
+            }
+            10 => {
+                what = "to_cframe + from_cframe";
+                let bytes = sc.to_cframe().expect("to_cframe");
+                sc = SChunk::from_cframe(&bytes, a & 1 == 0, 1)
+                    .unwrap_or_else(|e| panic!("reopening our own cframe failed: {e:?}"));
+            }
+            11 => {
+                what = "to_file + open";
+                reopens += 1;
+                let p = tmp_path(["b", "c"][reopens % 2]);
+                let _ = std::fs::remove_file(&p);
+                sc.to_file(&p).expect("to_file");
+                sc = SChunk::open(&p, 1).unwrap_or_else(|e| panic!("open our own file: {e:?}"));
+            }
+            12 => {
+                // A hostile chunk (arbitrary bytes): may be refused; if taken, whatever it
+                // decodes to (or fails with) must then stay so.
+                what = "insert hostile chunk";
+                let i = a as i64 % (n + 1);
+                if sc.insert_chunk(i, payload).is_ok() {
+                    hostile = true;
+                    let d = sc.decompress_chunk_vec(i);
+                    model.chunks.insert(i as usize, d);
+                }
+            }
+            _ => {
+                what = "update with hostile chunk";
+                if n > 0 {
+                    let i = a as i64 % n;
+                    if sc.update_chunk(i, payload).is_ok() {
+                        hostile = true;
+                        model.chunks[i as usize] = sc.decompress_chunk_vec(i);
+                    }
+                }
+            }
+        }
+        check(&mut sc, &model, step, what);
+    }
+    drop(sc);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(tmp_path("b"));
+    let _ = std::fs::remove_file(tmp_path("c"));
+}

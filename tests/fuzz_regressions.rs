@@ -1,0 +1,341 @@
+//! Fuzzing support: regression tests for inputs the fuzz targets in `fuzz/` found (each runs
+//! the minimised input through the same code path as its target), and the seed-corpus writer
+//! (`cargo test --test fuzz_regressions -- --ignored write_fuzz_seeds`), which writes real
+//! chunks made by b2frame and by the reference c-blosc2 into `fuzz/seeds/<target>/` and checks
+//! on the way that each side decodes the other's chunks.
+mod common;
+
+use b2frame::capi::types::BLOSC2_CPARAMS_DEFAULTS;
+use b2frame::chunk::{compress_vec, no_hooks, special, CParams, Compressor, DParams, Decompressor};
+use b2frame::codecs;
+use b2frame::schunk::{NewStorage, SChunk};
+use common::reference::{ref_compress, ref_decompress};
+use std::path::{Path, PathBuf};
+
+fn seeds_dir(target: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds")
+        .join(target);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Test data with some structure (so codecs and filters have something to find).
+fn sample(kind: usize, n: usize) -> Vec<u8> {
+    match kind {
+        0 => (0..n).map(|i| (i / 7) as u8).collect(),
+        1 => (0..n / 4)
+            .flat_map(|i| (i as f32 * 0.25).to_le_bytes())
+            .collect(),
+        2 => (0..n / 8)
+            .flat_map(|i| (1000 + 3 * i as i64).to_le_bytes())
+            .collect(),
+        _ => {
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % 17) as u8
+                })
+                .collect()
+        }
+    }
+}
+
+fn decode_ours(chunk: &[u8], nbytes: usize) -> Vec<u8> {
+    let mut d = Decompressor::new(DParams::default(), no_hooks()).unwrap();
+    let mut out = vec![0u8; nbytes];
+    let n = d
+        .decompress(chunk, &mut out)
+        .expect("b2frame decodes the chunk");
+    out.truncate(n);
+    out
+}
+
+/// Parameter prefix of a `chunk_decompress` input: nthreads 1, destination `nbytes`, a small
+/// range for the range readers.
+fn decompress_prefix(nbytes: usize) -> Vec<u8> {
+    let d = (nbytes as u32).to_le_bytes();
+    vec![0, d[0], d[1], d[2], 1, 0, 8, 0]
+}
+
+#[test]
+#[ignore = "writes fuzz/seeds; run by scripts/fuzz-seeds.sh"]
+fn write_fuzz_seeds() {
+    // chunk_decompress: real chunks from both implementations.
+    let dir = seeds_dir("chunk_decompress");
+    let codecs_ = [
+        codecs::BLOSCLZ,
+        codecs::LZ4,
+        codecs::LZ4HC,
+        codecs::ZLIB,
+        codecs::ZSTD,
+    ];
+    let mut k = 0;
+    for (ci, &codec) in codecs_.iter().enumerate() {
+        for filter in [0u8, 1, 2, 3] {
+            let data = sample((ci + filter as usize) % 4, 2000 + 512 * ci);
+            let ts = [1, 2, 4, 8][filter as usize];
+            let mut filters = [0u8; 6];
+            filters[5] = filter;
+            let ours = compress_vec(
+                &CParams {
+                    compcode: codec,
+                    typesize: ts,
+                    clevel: 5,
+                    filters,
+                    blocksize: if ci % 2 == 0 { 0 } else { 512 },
+                    ..CParams::default()
+                },
+                &data,
+            )
+            .unwrap();
+            assert_eq!(ref_decompress(&ours, data.len(), 1).unwrap(), data);
+            let mut c = BLOSC2_CPARAMS_DEFAULTS;
+            c.compcode = codec;
+            c.typesize = ts;
+            c.filters = filters;
+            c.blocksize = if ci % 2 == 0 { 0 } else { 512 };
+            let theirs = ref_compress(c, &data);
+            assert_eq!(decode_ours(&theirs, data.len()), data);
+            for (who, ch) in [("b2frame", &ours), ("cblosc2", &theirs)] {
+                let mut f = decompress_prefix(data.len());
+                f.extend_from_slice(ch);
+                std::fs::write(dir.join(format!("{who}-{k:02}.chunk")), f).unwrap();
+                k += 1;
+            }
+        }
+    }
+    // Dictionary chunks, special-value chunks, a memcpyed chunk, a VL-block chunk, Blosc1.
+    let data = sample(2, 4096);
+    let mut extra: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut c = BLOSC2_CPARAMS_DEFAULTS;
+    c.compcode = codecs::ZSTD;
+    c.use_dict = 1;
+    c.blocksize = 1024;
+    extra.push(("cblosc2-zstd-dict", ref_compress(c, &data)));
+    extra.push((
+        "b2frame-lz4-dict",
+        compress_vec(
+            &CParams {
+                compcode: codecs::LZ4,
+                use_dict: true,
+                blocksize: 1024,
+                ..CParams::default()
+            },
+            &data,
+        )
+        .unwrap(),
+    ));
+    let cp = CParams::default();
+    let mut buf = vec![0u8; 64];
+    let n = special::zeros(&cp, 4096, &mut buf).unwrap();
+    extra.push(("b2frame-zeros", buf[..n].to_vec()));
+    let n = special::nans(&CParams { typesize: 4, ..cp }, 4096, &mut buf).unwrap();
+    extra.push(("b2frame-nans", buf[..n].to_vec()));
+    let n = special::repeatval(&cp, 4096, &mut buf, &7u64.to_le_bytes()).unwrap();
+    extra.push(("b2frame-repeatval", buf[..n].to_vec()));
+    let noise = sample(3, 300);
+    extra.push((
+        "b2frame-memcpyed",
+        compress_vec(&CParams { clevel: 0, ..cp }, &noise).unwrap(),
+    ));
+    let mut comp = Compressor::new(cp, no_hooks()).unwrap();
+    let pieces: Vec<&[u8]> = data.chunks(700).collect();
+    let mut vdst = vec![0u8; data.len() + 512];
+    let n = comp.vlcompress(&pieces, &mut vdst).unwrap();
+    let vl = vdst[..n].to_vec();
+    let mut d = Decompressor::new(DParams::default(), no_hooks()).unwrap();
+    assert_eq!(d.vldecompress(&vl).unwrap().concat(), data);
+    extra.push(("b2frame-vl", vl));
+    let mut bdst = vec![0u8; data.len() + 16];
+    let n = comp.compress_blosc1(&data, &mut bdst).unwrap();
+    extra.push(("b2frame-blosc1", bdst[..n].to_vec()));
+    for (name, ch) in extra {
+        let h = b2frame::chunk::header::ChunkHeader::read(&ch, false).unwrap();
+        let mut f = decompress_prefix(h.nbytes as usize);
+        f[0] = 1; // two threads
+        f.extend_from_slice(&ch);
+        std::fs::write(dir.join(format!("{name}.chunk")), f).unwrap();
+    }
+
+    // chunk_getitem / chunk_roundtrip: parameter prefix + data.
+    for (target, plen) in [("chunk_getitem", 16usize), ("chunk_roundtrip", 20)] {
+        let dir = seeds_dir(target);
+        for (i, codec_ix) in [0u8, 1, 2, 3, 4, 0, 4, 1].iter().enumerate() {
+            let mut p = vec![0u8; plen];
+            p[0] = codec_ix | if i % 3 == 0 { 0x40 } else { 0 };
+            p[1] = 1 + (i as u8 % 9);
+            p[2] = [1, 2, 4, 8, 3, 16, 255, 44][i]; // typesize - 1 (mod 300)
+            p[4] = if i % 2 == 0 { 0 } else { 1 }; // blocksize 0 / 256..
+            p[11] = [0, 1, 2, 3, 1, 2, 3, 4][i]; // filter in the last slot
+            p[8] = if i == 6 { 3 } else { 0 }; // DELTA + SHUFFLE
+            let mut f = p;
+            f.extend(sample(i % 4, 1500 + 200 * i));
+            std::fs::write(dir.join(format!("seed-{i}")), f).unwrap();
+        }
+    }
+
+    // schunk_ops: scripts over each storage.
+    let dir = seeds_dir("schunk_ops");
+    for storage in 0u8..3 {
+        let mut s = vec![storage, storage + 1, 3, 5 | (1 << 4)];
+        let op = |s: &mut Vec<u8>, op: u8, a: u8, b: u8, payload: &[u8]| {
+            s.extend([op, a, b, payload.len() as u8]);
+            s.extend_from_slice(payload);
+        };
+        let d = sample(0, 300);
+        op(&mut s, 5, 0, 1, b"\x93\x00\x01\x02"); // add metalayer b2nd (empty frame)
+        for i in 0..4 {
+            op(&mut s, 0, 0, 0, &d[i * 40..i * 40 + 120]);
+        }
+        op(&mut s, 1, 2, 0, &d[..64]); // insert
+        op(&mut s, 2, 3, 0, &d[10..90]); // update
+        op(&mut s, 7, 0, 0, b"hello vlmeta"); // vlmeta add "a"
+        op(&mut s, 7, 0, 2, b"second");
+        op(&mut s, 8, 0, 0, b"updated");
+        op(&mut s, 4, 0, 0, &[3, 1, 4, 1, 5]); // reorder
+        op(&mut s, 3, 1, 0, &[]); // delete
+        op(&mut s, 6, 0, 1, b"\x94"); // update metalayer prefix
+        op(&mut s, 10, 0, 0, &[]); // reopen in memory
+        op(&mut s, 9, 0, 2, &[]); // vlmeta delete
+        op(&mut s, 12, 1, 0, &d[..40]); // hostile chunk
+        op(&mut s, 11, 0, 0, &[]); // through a file
+        op(&mut s, 0, 0, 0, &d[..33]);
+        std::fs::write(dir.join(format!("script-{storage}")), s).unwrap();
+    }
+
+    // frame_open: cframes b2frame writes (python-blosc2 adds the reference's).
+    let dir = seeds_dir("frame_open");
+    for (i, codec) in codecs_.iter().enumerate() {
+        let cp = CParams {
+            compcode: *codec,
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut sc = SChunk::new(NewStorage::Memory, cp, DParams::default()).unwrap();
+        sc.add_metalayer("m1", b"meta").unwrap();
+        for j in 0..3 {
+            sc.append_buffer(&sample(j, 4000)).unwrap();
+        }
+        sc.append_buffer(&sample(1, 1000)).unwrap();
+        sc.vlmeta_add("user", b"\x81\xa1k\x01", None).unwrap();
+        let bytes = sc.to_cframe().unwrap();
+        let back = SChunk::from_cframe(&bytes, true, 1).unwrap();
+        assert_eq!(back.nchunks(), 4);
+        std::fs::write(dir.join(format!("b2frame-{i}.b2frame")), bytes).unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regression inputs, run through the fuzz targets' own checks.
+// ---------------------------------------------------------------------------------------------
+
+#[allow(dead_code)]
+#[path = "../fuzz/checks/chunk_decompress.rs"]
+mod chunk_decompress_check;
+#[allow(dead_code)]
+#[path = "../fuzz/checks/chunk_getitem.rs"]
+mod chunk_getitem_check;
+#[allow(dead_code)]
+#[path = "../fuzz/checks/chunk_roundtrip.rs"]
+mod chunk_roundtrip_check;
+#[allow(dead_code)]
+#[path = "../fuzz/checks/schunk_ops.rs"]
+mod schunk_ops_check;
+
+fn regression(target: &str, name: &str) -> Vec<u8> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target)
+        .join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Every seed still passes its target's checks (they are valid inputs by construction).
+#[test]
+fn seeds_pass_their_checks() {
+    type Check = fn(&[u8]);
+    let targets: [(&str, Check); 4] = [
+        ("chunk_decompress", chunk_decompress_check::run),
+        ("chunk_getitem", chunk_getitem_check::run),
+        ("chunk_roundtrip", chunk_roundtrip_check::run),
+        ("schunk_ops", schunk_ops_check::run),
+    ];
+    for (t, run) in targets {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/seeds")
+            .join(t);
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            run(&std::fs::read(e.unwrap().path()).unwrap());
+            n += 1;
+        }
+        assert!(n > 0, "no seeds for {t}");
+    }
+}
+
+/// chunk_roundtrip finding: with a 16-byte (Blosc1) header, `compress_blosc1` encodes with
+/// the whole pipeline (here DELTA in all six slots) but the header can only say "one DELTA",
+/// so the chunk decodes to different bytes. Expected: refuse such a pipeline (or encode only
+/// what the header can describe). Open: src/chunk/compress.rs is not ours to edit.
+#[test]
+#[ignore = "open finding in src/chunk/compress.rs (fuzz/regressions/chunk_roundtrip/delta6-dict-lz4hc)"]
+fn blosc1_header_with_unexpressible_pipeline() {
+    let input = regression("chunk_roundtrip", "delta6-dict-lz4hc");
+    let data = &input[20..];
+    let cp = CParams {
+        compcode: codecs::LZ4HC,
+        typesize: 84,
+        blocksize: 15548,
+        filters: [3; 6],
+        filters_meta: [188; 6],
+        ..CParams::default()
+    };
+    let mut c = Compressor::new(cp, no_hooks()).unwrap();
+    let mut dst = vec![0u8; data.len() + 16];
+    if let Ok(n) = c.compress_blosc1(data, &mut dst) {
+        assert!(n > 0);
+        assert_eq!(decode_ours(&dst[..n], data.len()), data);
+    }
+}
+
+/// The same pipeline with a 32-byte header round-trips (the header can describe it).
+#[test]
+fn extended_header_describes_any_pipeline() {
+    let mut input = regression("chunk_roundtrip", "delta6-dict-lz4hc");
+    input[0] &= 0x7f; // extended header
+    chunk_roundtrip_check::run(&input);
+}
+
+/// schunk_ops finding: a plain super-chunk accepts a chunk of 0 bytes (appending an empty
+/// buffer) while a frame-backed one refuses it (`InvalidParam`); the plain one then cannot be
+/// serialised (`to_cframe` / `to_file` fail with `InvalidParam`), so a successful append made
+/// the super-chunk unsavable. Expected: both storages agree (accept and serialise, or refuse).
+/// Open: src/schunk/plain.rs belongs to the schunk engineer.
+#[test]
+#[ignore = "open finding in src/schunk (fuzz/regressions/schunk_ops/to_file-invalidparam)"]
+fn plain_schunk_with_empty_chunk_serialises() {
+    schunk_ops_check::run(&regression("schunk_ops", "to_file-invalidparam"));
+    let mut sc = SChunk::new(NewStorage::Plain, CParams::default(), DParams::default()).unwrap();
+    sc.append_buffer(&[1u8; 120]).unwrap();
+    if sc.append_buffer(&[]).is_ok() {
+        let bytes = sc
+            .to_cframe()
+            .expect("a plain super-chunk that took the chunk serialises");
+        assert_eq!(SChunk::from_cframe(&bytes, true, 1).unwrap().nchunks(), 2);
+    }
+}
+
+/// A frame-backed super-chunk refuses the empty chunk and stays serialisable (the behaviour
+/// the plain storage disagrees with).
+#[test]
+fn frame_schunk_refuses_empty_chunk() {
+    let mut sc = SChunk::new(NewStorage::Memory, CParams::default(), DParams::default()).unwrap();
+    sc.append_buffer(&[1u8; 120]).unwrap();
+    assert_eq!(sc.append_buffer(&[]), Err(b2frame::Error::InvalidParam));
+    let bytes = sc.to_cframe().unwrap();
+    assert_eq!(SChunk::from_cframe(&bytes, true, 1).unwrap().nchunks(), 1);
+}
