@@ -464,6 +464,12 @@ impl Context {
 
     /// Compresses `src` into `dst` (0 = does not fit).
     pub(crate) fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        if self.cparams.instr_codec {
+            let cp = *self.compressor()?.cparams();
+            if let Some(n) = crate::chunk::instr::compress(&cp, &*self.hooks, src, dst)? {
+                return Ok(n);
+            }
+        }
         self.compressor()?.compress(src, dst)
     }
 

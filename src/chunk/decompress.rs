@@ -118,7 +118,8 @@ fn prepare<'a>(
         return Err(Error::Data);
     }
     let pipeline = Pipeline {
-        filters: h.filters,
+        // Instrumented chunks hold records, not filtered data (see `super::instr`).
+        filters: if h.is_instr() { [0; 6] } else { h.filters },
         meta: h.filters_meta,
         typesize: h.typesize as usize,
         version: h.version,

@@ -29,7 +29,7 @@
 //! flagged with a dictionary, legacy Blosc1 versions, bstarts in any order) and decodes DELTA
 //! correctly in `getitem`, `decompress_block` and flat decoding of VL chunks, where c-blosc2
 //! does not. Runtime-only *lazy* chunks are rejected with `InvalidParam` (frames hand this
-//! layer whole chunks). Instrumented-codec chunks (`instr_codec`) are not produced.
+//! layer whole chunks). Instrumented-codec chunks (`instr_codec`) come from [`instr`].
 //!
 //! # Determinism and threads
 //!
@@ -52,6 +52,7 @@ pub mod blocksize;
 mod compress;
 mod decompress;
 pub mod header;
+pub mod instr;
 mod par;
 mod pipeline;
 pub mod special;
