@@ -26,7 +26,7 @@ use header::{FrameHeader, FrameType};
 use io::Store;
 use offsets::ChunkLoc;
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where a frame's bytes live.
 #[derive(Debug)]
@@ -34,7 +34,7 @@ pub enum Backing {
     /// A cframe in memory or in a file.
     Contiguous(Store),
     /// An sframe directory; its index file is `dir/chunks.b2frame`.
-    Sparse(PathBuf),
+    Sparse(sframe::SparseDir),
 }
 
 /// Where a new frame is created.
@@ -64,7 +64,7 @@ impl Target<'_> {
             }
             Target::Sparse(dir) => {
                 std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
-                Backing::Sparse(dir.to_path_buf())
+                Backing::Sparse(sframe::SparseDir::new(dir, None))
             }
         })
     }
@@ -263,7 +263,7 @@ impl Frame {
             ))),
             ChunkLoc::Stored(at) => match &self.backing {
                 Backing::Contiguous(store) => cframe::read_chunk(store, &self.header, at),
-                Backing::Sparse(dir) => sframe::read_chunk(dir, &self.header, at).map(Cow::Owned),
+                Backing::Sparse(dir) => dir.read_chunk(&self.header, at).map(Cow::Owned),
             },
         }
     }

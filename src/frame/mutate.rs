@@ -13,7 +13,7 @@ use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
-use super::{meta, sframe, Backing, Frame};
+use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
 
@@ -55,11 +55,7 @@ impl Frame {
         };
         match &self.backing {
             Backing::Contiguous(store) => read(store),
-            Backing::Sparse(dir) => {
-                let file = std::fs::File::open(dir.join(sframe::INDEX_FILE))
-                    .map_err(|_| Error::FileOpen)?;
-                read(&Store::File { file, base: 0 })
-            }
+            Backing::Sparse(dir) => read(&dir.index_store()?),
         }
     }
 
@@ -114,7 +110,7 @@ impl Frame {
                 let mut all = hbytes;
                 all.extend_from_slice(&index);
                 all.extend_from_slice(&trailer);
-                sframe::write_index_file(dir, &all)?;
+                dir.write_index_file(&all)?;
             }
         }
         self.header = header;
@@ -238,8 +234,7 @@ impl Frame {
                     })
                     .max()
                     .unwrap_or(0);
-                let path = sframe::chunk_path(dir, id)?;
-                std::fs::write(path, chunk).map_err(|_| Error::FileWrite)?;
+                dir.write_chunk(id, chunk)?;
                 ChunkLoc::Stored(id)
             }
         };
@@ -373,11 +368,10 @@ impl Frame {
                 }
             }
             Backing::Sparse(dir) => {
-                let path = sframe::chunk_path(dir, at)?;
                 if new.is_empty() {
-                    std::fs::remove_file(path).map_err(|_| Error::FileRemove)?;
+                    dir.remove_chunk(at)?;
                 } else {
-                    std::fs::write(path, new).map_err(|_| Error::FileWrite)?;
+                    dir.write_chunk(at, new)?;
                 }
             }
         }
@@ -404,8 +398,7 @@ impl Frame {
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;
             if let (Backing::Sparse(dir), ChunkLoc::Stored(id)) = (&f.backing, loc) {
-                std::fs::remove_file(sframe::chunk_path(dir, id)?)
-                    .map_err(|_| Error::FileRemove)?;
+                dir.remove_chunk(id)?;
             }
             Ok(f.locs.len() as i64)
         })

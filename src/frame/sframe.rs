@@ -1,17 +1,127 @@
 //! Sparse frames: a directory holding `chunks.b2frame` (a frame header with `frame_type = 1`,
 //! the offsets index whose entries are chunk-file ids, and the trailer) plus one `%08X.chunk`
 //! file per stored chunk (cblosc2-notes §2.14).
+//!
+//! With a user I/O backend, c-blosc2 opens the index file and every chunk file through the
+//! backend's callbacks; the directory itself (creation, and removal of chunk files) stays on the
+//! filesystem. [`SparseDir`] carries that choice.
 
 use super::chunkinfo::{ChunkInfo, MIN_HEADER_LEN};
 use super::header::{FrameHeader, FrameType};
 use super::io::Store;
+use super::udio::{UdioStore, UserIo};
 use super::{cframe, Backing, Frame};
 use crate::error::{Error, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Name of the index file inside the directory.
 pub const INDEX_FILE: &str = "chunks.b2frame";
+
+/// An sframe directory and how its files are reached: the filesystem, or a user backend.
+#[derive(Clone, Debug)]
+pub struct SparseDir {
+    dir: PathBuf,
+    io: Option<Arc<dyn UserIo>>,
+}
+
+impl SparseDir {
+    /// The directory `dir`, its files reached through `io` (the filesystem when `None`).
+    pub fn new(dir: &Path, io: Option<Arc<dyn UserIo>>) -> SparseDir {
+        SparseDir {
+            dir: dir.to_path_buf(),
+            io,
+        }
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The index file as a store (positions from its first byte).
+    pub fn index_store(&self) -> Result<Store> {
+        let path = self.dir.join(INDEX_FILE);
+        match &self.io {
+            None => {
+                let file = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
+                Ok(Store::File { file, base: 0 })
+            }
+            Some(io) => {
+                // Fail here, like the filesystem case, when the index is missing.
+                drop(io.open(&path, "rb")?);
+                Ok(Store::User(UdioStore::new(io.clone(), &path, 0)))
+            }
+        }
+    }
+
+    /// Replaces the index file with `header | index | trailer`.
+    pub fn write_index_file(&self, bytes: &[u8]) -> Result<()> {
+        self.write_file(&self.dir.join(INDEX_FILE), bytes)
+    }
+
+    /// Reads chunk file `id`, checking its cbytes against the file and the frame's cbytes.
+    pub fn read_chunk(&self, header: &FrameHeader, id: u64) -> Result<Vec<u8>> {
+        let path = chunk_path(&self.dir, id)?;
+        let mut buf = match &self.io {
+            None => {
+                let mut f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
+                let size = f.metadata().map_err(|_| Error::FileRead)?.len();
+                check_chunk_file_size(size, header)?;
+                let mut buf = Vec::with_capacity(size as usize);
+                f.read_to_end(&mut buf).map_err(|_| Error::FileRead)?;
+                buf
+            }
+            Some(io) => {
+                let mut s = io.open(&path, "rb")?;
+                let size = s.size()?;
+                check_chunk_file_size(size, header)?;
+                let mut buf = vec![0u8; size as usize];
+                s.read_exact_at(0, &mut buf)?;
+                buf
+            }
+        };
+        let info = ChunkInfo::parse(&buf)?;
+        if info.cbytes as usize > buf.len() {
+            return Err(Error::ReadBuffer);
+        }
+        buf.truncate(info.cbytes as usize);
+        Ok(buf)
+    }
+
+    /// Writes (creating or replacing) chunk file `id`.
+    pub fn write_chunk(&self, id: u64, chunk: &[u8]) -> Result<()> {
+        self.write_file(&chunk_path(&self.dir, id)?, chunk)
+    }
+
+    /// Removes chunk file `id` (always a filesystem operation, as in c-blosc2).
+    pub fn remove_chunk(&self, id: u64) -> Result<()> {
+        std::fs::remove_file(chunk_path(&self.dir, id)?).map_err(|_| Error::FileRemove)
+    }
+
+    fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        match &self.io {
+            None => std::fs::write(path, bytes).map_err(|_| Error::FileWrite),
+            Some(io) => {
+                let mut s = io.open(path, "wb")?;
+                if !bytes.is_empty() {
+                    s.write_all_at(0, bytes)?;
+                }
+                // A backend's "wb" need not empty an existing file: cut it to what was written.
+                s.truncate(bytes.len() as u64)
+            }
+        }
+    }
+}
+
+/// A chunk file must hold at least a chunk header and no more than the whole frame's cbytes.
+fn check_chunk_file_size(size: u64, header: &FrameHeader) -> Result<()> {
+    if size < MIN_HEADER_LEN as u64 || size > header.cbytes as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    Ok(())
+}
 
 /// Path of the file holding chunk `id` (8 uppercase hex digits).
 pub fn chunk_path(dir: &Path, id: u64) -> Result<PathBuf> {
@@ -21,38 +131,19 @@ pub fn chunk_path(dir: &Path, id: u64) -> Result<PathBuf> {
     Ok(dir.join(format!("{id:08X}.chunk")))
 }
 
-/// Opens the sframe in `dir` (reads only its index file).
+/// Opens the sframe in `dir` through the filesystem (reads only its index file).
 pub fn open(dir: &Path) -> Result<Frame> {
-    let file = std::fs::File::open(dir.join(INDEX_FILE)).map_err(|_| Error::FileOpen)?;
-    let store = Store::File { file, base: 0 };
+    open_dir(SparseDir::new(dir, None))
+}
+
+/// Opens the sframe `dir` describes (reads only its index file).
+pub fn open_dir(dir: SparseDir) -> Result<Frame> {
+    let store = dir.index_store()?;
     let (header, locs, vlmeta) = cframe::read_frame(&store, FrameType::Sparse)?;
     Ok(Frame {
         header,
         locs,
         vlmeta,
-        backing: Backing::Sparse(dir.to_path_buf()),
+        backing: Backing::Sparse(dir),
     })
-}
-
-/// Reads chunk file `id`, checking its cbytes against the file and the frame's cbytes.
-pub fn read_chunk(dir: &Path, header: &FrameHeader, id: u64) -> Result<Vec<u8>> {
-    let path = chunk_path(dir, id)?;
-    let mut f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
-    let size = f.metadata().map_err(|_| Error::FileRead)?.len();
-    if size < MIN_HEADER_LEN as u64 || size > header.cbytes as u64 {
-        return Err(Error::ReadBuffer);
-    }
-    let mut buf = Vec::with_capacity(size as usize);
-    f.read_to_end(&mut buf).map_err(|_| Error::FileRead)?;
-    let info = ChunkInfo::parse(&buf)?;
-    if info.cbytes as usize > buf.len() {
-        return Err(Error::ReadBuffer);
-    }
-    buf.truncate(info.cbytes as usize);
-    Ok(buf)
-}
-
-/// Writes the index file `header | index | trailer`, replacing the previous one.
-pub fn write_index_file(dir: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(dir.join(INDEX_FILE), bytes).map_err(|_| Error::FileWrite)
 }

@@ -125,6 +125,30 @@ impl Frame {
         Ok(f)
     }
 
+    /// Creates a new empty sframe in directory `dir` (created on the filesystem if missing)
+    /// whose index and chunk files are written through `io`, as c-blosc2 does.
+    pub fn new_sframe_udio(
+        io: Arc<dyn UserIo>,
+        dir: &Path,
+        cparams: &CParams,
+        dparams: &DParams,
+    ) -> Result<Frame> {
+        std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
+        let mut f = Frame {
+            header: super::new_header(FrameType::Sparse, cparams, dparams),
+            locs: Vec::new(),
+            vlmeta: Vec::new(),
+            backing: Backing::Sparse(super::sframe::SparseDir::new(dir, Some(io))),
+        };
+        f.commit(true)?;
+        Ok(f)
+    }
+
+    /// Opens the sframe in directory `dir`, reading its files through `io`.
+    pub fn open_sframe_udio(io: Arc<dyn UserIo>, dir: &Path) -> Result<Frame> {
+        super::sframe::open_dir(super::sframe::SparseDir::new(dir, Some(io)))
+    }
+
     /// Opens the cframe at byte `offset` of `path` through `io`.
     pub fn open_udio(io: Arc<dyn UserIo>, path: &Path, offset: u64) -> Result<Frame> {
         Frame::open_store(Store::User(UdioStore::new(io, path, offset)))
@@ -150,7 +174,7 @@ impl Frame {
             Backing::Contiguous(Store::Memory(_)) => return Ok(()),
             Backing::Contiguous(store) => cframe::read_frame(store, FrameType::Contiguous)?,
             Backing::Sparse(dir) => {
-                let f = super::sframe::open(dir)?;
+                let f = super::sframe::open_dir(dir.clone())?;
                 (f.header, f.locs, f.vlmeta)
             }
         };
@@ -164,9 +188,7 @@ impl Frame {
         if !force {
             let stored = match &self.backing {
                 Backing::Sparse(dir) => {
-                    let file = std::fs::File::open(dir.join(super::sframe::INDEX_FILE))
-                        .map_err(|_| Error::FileOpen)?;
-                    let store = Store::File { file, base: 0 };
+                    let store = dir.index_store()?;
                     let fixed = store.read_at(0, HEADER_MINLEN as u64)?;
                     Some(header::peek_lengths(&fixed)?.1)
                 }
@@ -285,6 +307,41 @@ mod tests {
             Frame::open_udio(io, Path::new("/virtual/missing"), 0).unwrap_err(),
             Error::FileOpen
         );
+    }
+
+    #[test]
+    fn sframe_files_go_through_the_backend_and_reopen() {
+        let io = Arc::new(MemIo::default());
+        let (c, d) = params();
+        let dir = std::env::temp_dir().join(format!("b2f-udio-sframe-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut f = Frame::new_sframe_udio(io.clone(), &dir, &c, &d).unwrap();
+        let mut m = Frame::new_sframe(&dir.join("native"), &c, &d).unwrap();
+        let data: Vec<u8> = (0..4000u32).flat_map(|v| v.to_le_bytes()).collect();
+        let chunk = crate::chunk::compress_vec(&c, &data).unwrap();
+        for _ in 0..3 {
+            f.insert_chunk(f.nchunks(), &chunk).unwrap();
+            m.insert_chunk(m.nchunks(), &chunk).unwrap();
+        }
+        // The directory is real; its index and chunk files live only in the backend.
+        assert!(dir.is_dir());
+        assert!(!dir.join(super::super::sframe::INDEX_FILE).exists());
+        {
+            let files = io.files.lock().unwrap();
+            assert_eq!(files.len(), 4);
+            assert_eq!(files[&dir.join("00000002.chunk")], chunk);
+            let native = std::fs::read(dir.join("native/chunks.b2frame")).unwrap();
+            assert_eq!(files[&dir.join("chunks.b2frame")], native);
+        }
+        let g = Frame::open_sframe_udio(io.clone(), &dir).unwrap();
+        assert_eq!(g.nchunks(), 3);
+        assert_eq!(g.decompress_chunk(2).unwrap(), data);
+        assert_eq!(g.to_cframe().unwrap(), m.to_cframe().unwrap());
+        assert_eq!(
+            Frame::open_sframe_udio(io, &dir.join("missing")).unwrap_err(),
+            Error::FileOpen
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

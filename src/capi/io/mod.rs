@@ -322,9 +322,8 @@ pub(crate) unsafe fn destroy(io: *const blosc2_io) -> c_int {
 }
 
 /// Creates the core of a new super-chunk whose storage names a non-default backend: a cframe
-/// file written through the callbacks. sframes (many files) and in-memory storage are refused
-/// (`PluginIo`): c-blosc2 only supports cframes on the mmap backend, and this implementation
-/// does not route sframe chunk files through user callbacks.
+/// file, or an sframe directory (created on the filesystem) whose index and chunk files are
+/// written through the callbacks, as c-blosc2 does.
 pub(crate) fn new_core_udio(
     io: Arc<CallbackIo>,
     path: &Path,
@@ -332,16 +331,23 @@ pub(crate) fn new_core_udio(
     cparams: crate::chunk::CParams,
     dparams: crate::chunk::DParams,
 ) -> Result<SChunk> {
-    if !contiguous {
+    // The mmap backend maps one file per frame: it cannot hold an sframe directory.
+    if !contiguous && i32::from(io.cb.id) == BLOSC2_IO_FILESYSTEM_MMAP {
         return Err(Error::PluginIo);
     }
     if path.exists() {
         return Err(Error::FileOpen);
     }
-    let frame = Frame::new_udio(io, path, &cparams, &dparams)?;
-    let loc = Location::File {
-        path: path.to_path_buf(),
-        offset: 0,
+    let (frame, loc) = if contiguous {
+        let frame = Frame::new_udio(io, path, &cparams, &dparams)?;
+        let loc = Location::File {
+            path: path.to_path_buf(),
+            offset: 0,
+        };
+        (frame, loc)
+    } else {
+        let frame = Frame::new_sframe_udio(io, path, &cparams, &dparams)?;
+        (frame, Location::Sparse(path.to_path_buf()))
     };
     Ok(SChunk::from_frame(frame, loc, cparams.nthreads))
 }
@@ -415,11 +421,17 @@ unsafe fn open_udio_at(
         Backend::Callbacks(cb) => {
             let path = url_path(s);
             let off = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
-            if path.is_dir() {
-                return Err(Error::PluginIo);
-            }
-            let frame = Frame::open_udio(cb, &path, off)?;
-            let loc = Location::File { path, offset: off };
+            // Like c-blosc2, a directory is an sframe (its files read through the backend).
+            let (frame, loc) = if path.is_dir() {
+                if off != 0 {
+                    return Err(Error::InvalidParam);
+                }
+                let frame = Frame::open_sframe_udio(cb, &path)?;
+                (frame, Location::Sparse(path))
+            } else {
+                let frame = Frame::open_udio(cb, &path, off)?;
+                (frame, Location::File { path, offset: off })
+            };
             let core = SChunk::from_frame(frame, loc, globals::nthreads());
             // SAFETY: NUL-terminated by contract.
             let verbatim = unsafe { CStr::from_ptr(urlpath) }.to_bytes();
