@@ -95,6 +95,14 @@ fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
     );
 }
 
+/// With `B2FRAME_FUZZ_SKIP_OPEN=1`, a super-chunk holding a 0-byte chunk that cannot be
+/// serialised is not reported (open finding, see tests/fuzz_regressions.rs
+/// `plain_schunk_with_empty_chunk_serialises`), so fuzzing can get past it.
+fn skip_open_finding(sc: &mut SChunk) -> bool {
+    std::env::var_os("B2FRAME_FUZZ_SKIP_OPEN").is_some()
+        && (0..sc.nchunks()).any(|i| sc.chunk_nbytes(i) == Ok(0))
+}
+
 fn tmp_path(tag: &str) -> PathBuf {
     std::env::temp_dir().join(format!("b2frame-fuzz-{}-{tag}.b2frame", std::process::id()))
 }
@@ -268,7 +276,10 @@ pub fn run(input: &[u8]) {
             }
             10 => {
                 what = "to_cframe + from_cframe";
-                let bytes = sc.to_cframe().expect("to_cframe");
+                let bytes = match sc.to_cframe() {
+                    Err(_) if skip_open_finding(&mut sc) => continue,
+                    r => r.expect("to_cframe"),
+                };
                 sc = SChunk::from_cframe(&bytes, a & 1 == 0, 1)
                     .unwrap_or_else(|e| panic!("reopening our own cframe failed: {e:?}"));
             }
@@ -277,7 +288,10 @@ pub fn run(input: &[u8]) {
                 reopens += 1;
                 let p = tmp_path(["b", "c"][reopens % 2]);
                 let _ = std::fs::remove_file(&p);
-                sc.to_file(&p).expect("to_file");
+                match sc.to_file(&p) {
+                    Err(_) if skip_open_finding(&mut sc) => continue,
+                    r => r.expect("to_file"),
+                };
                 sc = SChunk::open(&p, 1).unwrap_or_else(|e| panic!("open our own file: {e:?}"));
             }
             12 => {
