@@ -56,9 +56,22 @@ impl SparseDir {
         }
     }
 
-    /// Replaces the index file with `header | index | trailer`.
+    /// Replaces the index file with `header | index | trailer`. A backend sees what c-blosc2
+    /// does: the existing index opened `"rb+"`, rewritten and truncated (`"wb"` only to create
+    /// it).
     pub fn write_index_file(&self, bytes: &[u8]) -> Result<()> {
-        self.write_file(&self.dir.join(INDEX_FILE), bytes)
+        let path = self.dir.join(INDEX_FILE);
+        match &self.io {
+            None => self.write_file(&path, bytes),
+            Some(io) => {
+                let mut s = match io.open(&path, "rb+") {
+                    Ok(s) => s,
+                    Err(_) => io.open(&path, "wb")?,
+                };
+                s.write_all_at(0, bytes)?;
+                s.truncate(bytes.len() as u64)
+            }
+        }
     }
 
     /// Reads chunk file `id`, checking its cbytes against the file and the frame's cbytes.
