@@ -129,9 +129,10 @@ fn match_end(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
 /// For a candidate `r < anchor` with `anchor + 8 < bound`: `None` when the first 4 bytes
 /// differ, else [`match_end`] from `anchor`. One 8-byte comparison does both the 4-byte check
 /// and, usually, the whole extension (most candidates stop within 8 bytes).
+/// `word` is the 8 bytes at `anchor`, already loaded by the caller for the hash.
 #[inline(always)]
-fn candidate_end(s: &[u8], anchor: usize, r: usize, bound: usize) -> Option<usize> {
-    let x = read_u64(s, anchor) ^ read_u64(s, r);
+fn candidate_end(s: &[u8], anchor: usize, word: u64, r: usize, bound: usize) -> Option<usize> {
+    let x = word ^ read_u64(s, r);
     if x as u32 != 0 {
         return None;
     }
@@ -160,7 +161,9 @@ fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u32; N]) -> f64 {
     let mut ip = 0usize;
     while ip < ip_limit {
         let anchor = ip;
-        let h = hash::<N>(read_u32(win, ip));
+        // One 8-byte load serves the hash and the candidate check.
+        let word = read_u64(win, ip);
+        let h = hash::<N>(word as u32);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let distance = anchor - r;
@@ -168,7 +171,7 @@ fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u32; N]) -> f64 {
             ip += 1;
             continue;
         }
-        let Some(end) = candidate_end(win, anchor, r, bound) else {
+        let Some(end) = candidate_end(win, anchor, word, r, bound) else {
             ip += 1;
             continue;
         };
@@ -314,8 +317,8 @@ fn encode<const N: usize, const DOUBLE_HASH: bool>(
     let mut ip = 4usize;
     while ip < ip_limit {
         let anchor = ip;
-        let seq = read_u32(src, ip);
-        let h = hash::<N>(seq);
+        let word = read_u64(src, ip);
+        let h = hash::<N>(word as u32);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let distance = anchor - r;
@@ -323,7 +326,7 @@ fn encode<const N: usize, const DOUBLE_HASH: bool>(
             ip += 1;
             continue;
         }
-        let Some(end) = candidate_end(src, anchor, r, bound) else {
+        let Some(end) = candidate_end(src, anchor, word, r, bound) else {
             ip += 1;
             continue;
         };
