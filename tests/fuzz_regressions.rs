@@ -279,10 +279,8 @@ fn seeds_pass_their_checks() {
 
 /// chunk_roundtrip finding: with a 16-byte (Blosc1) header, `compress_blosc1` encodes with
 /// the whole pipeline (here DELTA in all six slots) but the header can only say "one DELTA",
-/// so the chunk decodes to different bytes. Expected: refuse such a pipeline (or encode only
-/// what the header can describe). Open: src/chunk/compress.rs is not ours to edit.
+/// so the chunk decoded to different bytes. Fixed: such a pipeline gets the 32-byte header.
 #[test]
-#[ignore = "open finding in src/chunk/compress.rs (fuzz/regressions/chunk_roundtrip/delta6-dict-lz4hc)"]
 fn blosc1_header_with_unexpressible_pipeline() {
     let input = regression("chunk_roundtrip", "delta6-dict-lz4hc");
     let data = &input[20..];
@@ -296,10 +294,11 @@ fn blosc1_header_with_unexpressible_pipeline() {
     };
     let mut c = Compressor::new(cp, no_hooks()).unwrap();
     let mut dst = vec![0u8; data.len() + 16];
-    if let Ok(n) = c.compress_blosc1(data, &mut dst) {
-        assert!(n > 0);
-        assert_eq!(decode_ours(&dst[..n], data.len()), data);
-    }
+    let n = c.compress_blosc1(data, &mut dst).unwrap();
+    assert!(n > 0);
+    assert_eq!(dst[0], 5, "falls back to a version-5 chunk");
+    assert_eq!(dst[2] & 0x05, 0x05, "with the extended header");
+    assert_eq!(decode_ours(&dst[..n], data.len()), data);
 }
 
 /// The same pipeline with a 32-byte header round-trips (the header can describe it).
@@ -313,20 +312,17 @@ fn extended_header_describes_any_pipeline() {
 /// schunk_ops finding: a plain super-chunk accepts a chunk of 0 bytes (appending an empty
 /// buffer) while a frame-backed one refuses it (`InvalidParam`); the plain one then cannot be
 /// serialised (`to_cframe` / `to_file` fail with `InvalidParam`), so a successful append made
-/// the super-chunk unsavable. Expected: both storages agree (accept and serialise, or refuse).
-/// Open: src/schunk/plain.rs belongs to the schunk engineer.
+/// the super-chunk unsavable. Fixed: both storages refuse it.
 #[test]
-#[ignore = "open finding in src/schunk (fuzz/regressions/schunk_ops/to_file-invalidparam)"]
 fn plain_schunk_with_empty_chunk_serialises() {
     schunk_ops_check::run(&regression("schunk_ops", "to_file-invalidparam"));
     let mut sc = SChunk::new(NewStorage::Plain, CParams::default(), DParams::default()).unwrap();
     sc.append_buffer(&[1u8; 120]).unwrap();
-    if sc.append_buffer(&[]).is_ok() {
-        let bytes = sc
-            .to_cframe()
-            .expect("a plain super-chunk that took the chunk serialises");
-        assert_eq!(SChunk::from_cframe(&bytes, true, 1).unwrap().nchunks(), 2);
-    }
+    assert_eq!(sc.append_buffer(&[]), Err(b2frame::Error::InvalidParam));
+    let bytes = sc
+        .to_cframe()
+        .expect("the plain super-chunk stays serialisable");
+    assert_eq!(SChunk::from_cframe(&bytes, true, 1).unwrap().nchunks(), 1);
 }
 
 /// A frame-backed super-chunk refuses the empty chunk and stays serialisable (the behaviour

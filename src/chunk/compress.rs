@@ -258,10 +258,15 @@ impl Compressor {
 
     fn compress_impl(&mut self, src: &[u8], dst: &mut [u8], extended: bool) -> Result<usize> {
         let mut cp = self.cp;
+        // A 16-byte header describes a pipeline only through its flag bits; one it cannot
+        // describe gets the 32-byte header instead, so the chunk always decodes to its input.
+        let blosc1_filters = blosc1_pipeline(&cp.filters, &cp.filters_meta);
+        let extended = extended || blosc1_filters.is_none();
         let hlen = if extended {
             EXTENDED_HEADER_LEN
         } else {
             cp.use_dict = false;
+            cp.filters = blosc1_filters.unwrap_or(cp.filters);
             header::MIN_HEADER_LEN
         };
         self.check_params(src.len(), dst.len())?;
@@ -1046,4 +1051,28 @@ fn place(
     *nt += len;
     *all_zero &= zero;
     Fit::Yes
+}
+
+/// The pipeline a 16-byte (Blosc1) header can express, in the slots its reader assumes: at most
+/// one DELTA (slot 4) followed by at most one SHUFFLE or BITSHUFFLE (slot 5), with no filter
+/// meta. `None` when `filters` needs the extended header.
+fn blosc1_pipeline(filters: &[u8; 6], meta: &[u8; 6]) -> Option<[u8; 6]> {
+    let mut out = [0u8; 6];
+    let mut seen_delta = false;
+    let mut seen_shuffle = false;
+    for (&f, &m) in filters.iter().zip(meta) {
+        match f {
+            crate::filters::NOFILTER => continue,
+            crate::filters::DELTA if !seen_delta && !seen_shuffle && m == 0 => {
+                seen_delta = true;
+                out[4] = f;
+            }
+            crate::filters::SHUFFLE | crate::filters::BITSHUFFLE if !seen_shuffle && m == 0 => {
+                seen_shuffle = true;
+                out[5] = f;
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }

@@ -66,7 +66,9 @@ impl Plain {
     /// Checks an incoming chunk; returns its header and the exact chunk bytes.
     fn incoming<'a>(&self, chunk: &'a [u8], replacing_only: bool) -> Result<(ChunkInfo, &'a [u8])> {
         let info = ChunkInfo::parse(chunk)?;
-        if info.cbytes as usize > chunk.len() {
+        // A chunk of 0 bytes cannot be represented in a frame (c-blosc2 derives nchunks from
+        // nbytes), so it is refused here too: a plain super-chunk must stay serialisable.
+        if info.cbytes as usize > chunk.len() || info.nbytes == 0 {
             return Err(Error::InvalidParam);
         }
         if !self.chunks.is_empty() && !replacing_only && info.vl_blocks != self.vl {
