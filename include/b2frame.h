@@ -109,6 +109,66 @@ typedef struct blosc2_io {
 } blosc2_io;
 
 /**
+ * `blosc2_storage`: where and how a super-chunk lives.
+ */
+typedef struct blosc2_storage {
+  bool contiguous;
+  char *urlpath;
+  struct blosc2_cparams *cparams;
+  struct blosc2_dparams *dparams;
+  struct blosc2_io *io;
+} blosc2_storage;
+
+/**
+ * `blosc2_metalayer`: a named content blob (uncompressed for metalayers, a compressed chunk
+ * for vlmetalayers).
+ */
+typedef struct blosc2_metalayer {
+  char *name;
+  uint8_t *content;
+  int32_t content_len;
+} blosc2_metalayer;
+
+/**
+ * `blosc2_schunk`: the super-chunk as C callers read it (65840 bytes on x86-64). Callers and
+ * the header-inline `blosc2_meta_get/exists` read these fields directly.
+ */
+typedef struct blosc2_schunk {
+  uint8_t version;
+  uint8_t compcode;
+  uint8_t compcode_meta;
+  uint8_t clevel;
+  uint8_t splitmode;
+  int32_t typesize;
+  int32_t blocksize;
+  int32_t chunksize;
+  uint8_t flags2;
+  uint8_t use_dict;
+  uint8_t filters[6];
+  uint8_t filters_meta[6];
+  int64_t nchunks;
+  int64_t current_nchunk;
+  int64_t nbytes;
+  int64_t cbytes;
+  uint8_t **data;
+  size_t data_len;
+  struct blosc2_storage *storage;
+  blosc2_frame *frame;
+  blosc2_context *cctx;
+  blosc2_context *dctx;
+  struct blosc2_metalayer *metalayers[16];
+  uint16_t nmetalayers;
+  struct blosc2_metalayer *vlmetalayers[8192];
+  int16_t nvlmetalayers;
+  void *tuner_params;
+  int tuner_id;
+  int8_t ndim;
+  int64_t *blockshape;
+  bool view;
+  int64_t change_tick;
+} blosc2_schunk;
+
+/**
  * `blosc2_stdio_mmap`: parameters and state of the mmap backend (96 bytes, POSIX layout).
  */
 typedef struct blosc2_stdio_mmap {
@@ -127,15 +187,63 @@ typedef struct blosc2_stdio_mmap {
 } blosc2_stdio_mmap;
 
 /**
- * `blosc2_storage`: where and how a super-chunk lives.
+ * `blosc2_open_cb`: opens `urlpath` with an fopen-style `mode`; returns the stream or NULL.
  */
-typedef struct blosc2_storage {
-  bool contiguous;
-  char *urlpath;
-  struct blosc2_cparams *cparams;
-  struct blosc2_dparams *dparams;
-  struct blosc2_io *io;
-} blosc2_storage;
+typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
+
+/**
+ * `blosc2_close_cb`.
+ */
+typedef int (*blosc2_close_cb)(void *stream);
+
+/**
+ * `blosc2_size_cb`.
+ */
+typedef int64_t (*blosc2_size_cb)(void *stream);
+
+/**
+ * `blosc2_write_cb`: positional write; returns the number of items written.
+ */
+typedef int64_t (*blosc2_write_cb)(const void *ptr,
+                                   int64_t size,
+                                   int64_t nitems,
+                                   int64_t position,
+                                   void *stream);
+
+/**
+ * `blosc2_read_cb`: positional read; returns the number of items read.
+ */
+typedef int64_t (*blosc2_read_cb)(void **ptr,
+                                  int64_t size,
+                                  int64_t nitems,
+                                  int64_t position,
+                                  void *stream);
+
+/**
+ * `blosc2_truncate_cb`.
+ */
+typedef int (*blosc2_truncate_cb)(void *stream, int64_t size);
+
+/**
+ * `blosc2_destroy_cb`: releases the backend's `params`.
+ */
+typedef int (*blosc2_destroy_cb)(void *params);
+
+/**
+ * `blosc2_io_cb`: an I/O backend's callbacks (80 bytes on x86-64).
+ */
+typedef struct blosc2_io_cb {
+  uint8_t id;
+  char *name;
+  bool is_allocation_necessary;
+  blosc2_open_cb open;
+  blosc2_close_cb close;
+  blosc2_size_cb size;
+  blosc2_write_cb write;
+  blosc2_read_cb read;
+  blosc2_truncate_cb truncate;
+  blosc2_destroy_cb destroy;
+} blosc2_io_cb;
 
 /**
  * `blosc2_codec_encoder_cb`: a user codec's encoder.
@@ -232,119 +340,11 @@ typedef struct blosc2_stdio_params {
 } blosc2_stdio_params;
 
 /**
- * `blosc2_open_cb`: opens `urlpath` with an fopen-style `mode`; returns the stream or NULL.
- */
-typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
-
-/**
- * `blosc2_close_cb`.
- */
-typedef int (*blosc2_close_cb)(void *stream);
-
-/**
- * `blosc2_size_cb`.
- */
-typedef int64_t (*blosc2_size_cb)(void *stream);
-
-/**
- * `blosc2_write_cb`: positional write; returns the number of items written.
- */
-typedef int64_t (*blosc2_write_cb)(const void *ptr,
-                                   int64_t size,
-                                   int64_t nitems,
-                                   int64_t position,
-                                   void *stream);
-
-/**
- * `blosc2_read_cb`: positional read; returns the number of items read.
- */
-typedef int64_t (*blosc2_read_cb)(void **ptr,
-                                  int64_t size,
-                                  int64_t nitems,
-                                  int64_t position,
-                                  void *stream);
-
-/**
- * `blosc2_truncate_cb`.
- */
-typedef int (*blosc2_truncate_cb)(void *stream, int64_t size);
-
-/**
- * `blosc2_destroy_cb`: releases the backend's `params`.
- */
-typedef int (*blosc2_destroy_cb)(void *params);
-
-/**
- * `blosc2_io_cb`: an I/O backend's callbacks (80 bytes on x86-64).
- */
-typedef struct blosc2_io_cb {
-  uint8_t id;
-  char *name;
-  bool is_allocation_necessary;
-  blosc2_open_cb open;
-  blosc2_close_cb close;
-  blosc2_size_cb size;
-  blosc2_write_cb write;
-  blosc2_read_cb read;
-  blosc2_truncate_cb truncate;
-  blosc2_destroy_cb destroy;
-} blosc2_io_cb;
-
-/**
  * `blosc2_stdio_file`: the stream handle of the filesystem backend.
  */
 typedef struct blosc2_stdio_file {
   FILE *file;
 } blosc2_stdio_file;
-
-/**
- * `blosc2_metalayer`: a named content blob (uncompressed for metalayers, a compressed chunk
- * for vlmetalayers).
- */
-typedef struct blosc2_metalayer {
-  char *name;
-  uint8_t *content;
-  int32_t content_len;
-} blosc2_metalayer;
-
-/**
- * `blosc2_schunk`: the super-chunk as C callers read it (65840 bytes on x86-64). Callers and
- * the header-inline `blosc2_meta_get/exists` read these fields directly.
- */
-typedef struct blosc2_schunk {
-  uint8_t version;
-  uint8_t compcode;
-  uint8_t compcode_meta;
-  uint8_t clevel;
-  uint8_t splitmode;
-  int32_t typesize;
-  int32_t blocksize;
-  int32_t chunksize;
-  uint8_t flags2;
-  uint8_t use_dict;
-  uint8_t filters[6];
-  uint8_t filters_meta[6];
-  int64_t nchunks;
-  int64_t current_nchunk;
-  int64_t nbytes;
-  int64_t cbytes;
-  uint8_t **data;
-  size_t data_len;
-  struct blosc2_storage *storage;
-  blosc2_frame *frame;
-  blosc2_context *cctx;
-  blosc2_context *dctx;
-  struct blosc2_metalayer *metalayers[16];
-  uint16_t nmetalayers;
-  struct blosc2_metalayer *vlmetalayers[8192];
-  int16_t nvlmetalayers;
-  void *tuner_params;
-  int tuner_id;
-  int8_t ndim;
-  int64_t *blockshape;
-  bool view;
-  int64_t change_tick;
-} blosc2_schunk;
 
 /**
  * `blosc2_instr`: per-block instrumentation record (`BLOSC2_INSTR_CODEC` chunks).
@@ -364,6 +364,40 @@ extern "C" {
  * `const char *b2frame_version_string(void)`: b2frame's own version.
  */
 const char *b2frame_version_string(void);
+
+/**
+ * Decodes a b2nd metalayer; returns the number of bytes consumed. `*dtype` (when both
+ * `dtype` and `dtype_format` are given and the metalayer has a dtype) is a malloc'ed
+ * NUL-terminated string the caller frees.
+ *
+ * # Safety
+ * `smeta` must hold `smeta_len` bytes; `ndim` writable; `shape`, `chunkshape`, `blockshape`
+ * writable for `B2ND_MAX_DIM` elements; `dtype` and `dtype_format` NULL or writable.
+ */
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+/**
+ * Encodes the b2nd metalayer into a new malloc'ed buffer stored in `*smeta`; returns its size.
+ * A NULL `dtype` is written as `"|u1"`.
+ *
+ * # Safety
+ * `shape`, `chunkshape`, `blockshape` must hold `ndim` elements; `dtype` NULL or a
+ * NUL-terminated string; `smeta` a writable pointer.
+ */
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
 
 /**
  * typesize and flags of a chunk (0 and 0 when the header is invalid).
@@ -637,6 +671,15 @@ void blosc2_destroy(void);
 const char *blosc2_error_string(int error_code);
 
 /**
+ * The raw offsets index of a frame-backed super-chunk (`malloc`ed, `nchunks` values); NULL
+ * for plain super-chunks.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+
+/**
  * Frees a context (NULL is ignored).
  *
  * # Safety
@@ -686,9 +729,26 @@ struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
 int blosc2_get_complib_info(const char *compname, char **complib, char **version);
 
 /**
+ * `blosc2_io_cb *blosc2_get_io_cb(uint8_t id)`: the registered backend (library-owned), or NULL.
+ */
+struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+/**
  * The global thread count used by the Blosc1-style API (default 1).
  */
 int16_t blosc2_get_nthreads(void);
+
+/**
+ * The chunks a slice touches (`start`/`stop` have one entry per dimension of the `b2nd`
+ * metalayer, or one); `*chunks_idx` is `malloc`ed. Returns how many.
+ *
+ * # Safety
+ * `schunk` live; `start`/`stop` valid for ndim values; `chunks_idx` valid.
+ */
+int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
 
 /**
  * `const char *blosc2_get_version_string(void)`: the c-blosc2 release b2frame is compatible
@@ -748,6 +808,28 @@ void blosc2_init(void);
 const char *blosc2_list_compressors(void);
 
 /**
+ * Adds a metalayer (frames: only while they hold no data); returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` NUL-terminated; `content` valid for `content_len` bytes.
+ */
+int blosc2_meta_add(struct blosc2_schunk *schunk,
+                    const char *name,
+                    uint8_t *content,
+                    int32_t content_len);
+
+/**
+ * Updates a metalayer with content no longer than the stored one; returns its index.
+ *
+ * # Safety
+ * As for [`blosc2_meta_add`].
+ */
+int blosc2_meta_update(struct blosc2_schunk *schunk,
+                       const char *name,
+                       uint8_t *content,
+                       int32_t content_len);
+
+/**
  * `void blosc2_multidim_to_unidim(const int64_t *index, int8_t ndim, const int64_t *strides,
  * int64_t *i)`: `*i = sum(index[j] * strides[j])` (wrapping on overflow).
  *
@@ -776,6 +858,14 @@ int blosc2_register_codec(struct blosc2_codec *codec);
  * like the callbacks, stays valid while registered.
  */
 int blosc2_register_filter(struct blosc2_filter *filter);
+
+/**
+ * `int blosc2_register_io_cb(const blosc2_io_cb *io)`: see the module docs.
+ *
+ * # Safety
+ * `io` NULL or a valid struct whose `name` is NULL or a C string.
+ */
+int blosc2_register_io_cb(const struct blosc2_io_cb *io);
 
 /**
  * Registers a user tuner (id >= 160). Accepted and stored; b2frame's compressor keeps using
@@ -813,6 +903,303 @@ int blosc2_remove_urlpath(const char *path);
 int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
 
 /**
+ * Compresses `nbytes` of `src` with `schunk->cctx` and appends the chunk.
+ *
+ * # Safety
+ * `schunk` live; `src` valid for `nbytes`.
+ */
+int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk, const void *src, int32_t nbytes);
+
+/**
+ * Appends a chunk; returns the new nchunks.
+ *
+ * # Safety
+ * See [`with_chunk`].
+ */
+int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk, uint8_t *chunk, bool copy);
+
+/**
+ * Appends the super-chunk as a cframe at the end of `urlpath`; returns where it starts.
+ *
+ * # Safety
+ * `schunk` live; `urlpath` a NUL-terminated string.
+ */
+int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * No-op: a super-chunk never frees a buffer it did not allocate.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk, bool avoid);
+
+/**
+ * Copies a super-chunk to `storage` (its cparams/dparams default to the source's).
+ *
+ * # Safety
+ * `schunk` a live super-chunk; `storage` NULL or valid.
+ */
+struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
+                                         struct blosc2_storage *storage);
+
+/**
+ * Decompresses chunk `nchunk` into `dest` (`nbytes` bytes) with `schunk->dctx`; returns the
+ * decompressed size.
+ *
+ * # Safety
+ * `schunk` live; `dest` valid for `nbytes`.
+ */
+int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   void *dest,
+                                   int32_t nbytes);
+
+/**
+ * Deletes chunk `nchunk`; returns the new nchunks.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
+
+/**
+ * Fills an empty super-chunk with special chunks (ZERO, NAN, UNINIT); returns nchunks.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
+                                   int64_t nitems,
+                                   int special_value,
+                                   int32_t chunksize);
+
+/**
+ * Frame length (frame-backed) or `cbytes + 8 * nchunks`.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int64_t blosc2_schunk_frame_len(struct blosc2_schunk *schunk);
+
+/**
+ * Frees the super-chunk and everything it owns (NULL is ignored). Returns 0.
+ *
+ * # Safety
+ * `schunk` NULL or live; not used afterwards.
+ */
+int blosc2_schunk_free(struct blosc2_schunk *schunk);
+
+/**
+ * A super-chunk from an in-memory cframe of exactly `len` bytes. `copy=true`: a plain
+ * super-chunk with copied chunks; `copy=false`: backed by an in-memory frame (a private copy;
+ * the caller's buffer is neither freed nor modified).
+ *
+ * # Safety
+ * `cframe` valid for `len` bytes.
+ */
+struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
+
+/**
+ * Chunk `nchunk` as stored; returns its cbytes.
+ *
+ * # Safety
+ * See [`hand_out`].
+ */
+int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
+                            int64_t nchunk,
+                            uint8_t **chunk,
+                            bool *needs_free);
+
+/**
+ * A `calloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.
+ *
+ * # Safety
+ * `schunk` live; `cparams` valid.
+ */
+int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk, struct blosc2_cparams **cparams);
+
+/**
+ * A `malloc`ed copy of the schunk's dparams (`schunk` field set), for the caller to `free()`.
+ *
+ * # Safety
+ * `schunk` live; `dparams` valid.
+ */
+int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk, struct blosc2_dparams **dparams);
+
+/**
+ * Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
+ *
+ * # Safety
+ * See [`hand_out`].
+ */
+int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
+                                int64_t nchunk,
+                                uint8_t **chunk,
+                                bool *needs_free);
+
+/**
+ * Decompresses items `start..stop` into `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `buffer` valid for `(stop - start) * typesize` bytes.
+ */
+int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Gathers the items at `coords` into `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `coords` valid for `ncoords` values; `buffer` for `ncoords * typesize`.
+ */
+int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+/**
+ * Block `nblock` of VL-block chunk `nchunk`, in a new `malloc`ed buffer; returns its size.
+ *
+ * # Safety
+ * `schunk` live; `dest`/`destsize` valid.
+ */
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+/**
+ * Inserts a chunk at `nchunk` (`0..=nchunks`); returns the new nchunks.
+ *
+ * # Safety
+ * See [`with_chunk`].
+ */
+int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Holds the exclusive `.b2lock` lock across operations until the matching unlock (a no-op
+ * returning 0 without locking; see [`super::io`]).
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int blosc2_schunk_lock(struct blosc2_schunk *schunk);
+
+/**
+ * Creates an empty super-chunk: plain (`contiguous=false`, no urlpath), in-memory cframe,
+ * cframe file or sframe directory. Fails (NULL) if `urlpath` already exists.
+ *
+ * # Safety
+ * `storage` NULL or a valid struct.
+ */
+struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
+
+/**
+ * Opens a cframe file or sframe directory.
+ *
+ * # Safety
+ * `urlpath` NULL or a NUL-terminated string.
+ */
+struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+/**
+ * Opens the cframe starting at byte `offset` of `urlpath`.
+ *
+ * # Safety
+ * `urlpath` NULL or a NUL-terminated string.
+ */
+struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+/**
+ * `blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath, int64_t offset,
+ * const blosc2_io *udio)`.
+ *
+ * # Safety
+ * As [`blosc2_schunk_open_udio`].
+ */
+struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                                     int64_t offset,
+                                                     const struct blosc2_io *udio);
+
+/**
+ * `blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const blosc2_io *udio)`.
+ *
+ * # Safety
+ * `urlpath` NULL or a C string; `udio` NULL or valid (its params must outlive the schunk).
+ */
+struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const struct blosc2_io *udio);
+
+/**
+ * Re-reads a disk frame that changed on disk; 1 if re-synced, 0 if current or not on disk.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
+
+/**
+ * Reorders chunks: new chunk `i` is old chunk `offsets_order[i]` (`nchunks` entries).
+ *
+ * # Safety
+ * `schunk` live; `offsets_order` valid for `nchunks` values.
+ */
+int blosc2_schunk_reorder_offsets(struct blosc2_schunk *schunk, int64_t *offsets_order);
+
+/**
+ * Overwrites items `start..stop` from `buffer` (touched chunks are recompressed).
+ *
+ * # Safety
+ * `schunk` live; `buffer` valid for `(stop - start) * typesize` bytes.
+ */
+int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Serialises the super-chunk as a compact cframe in a new `malloc`ed buffer
+ * (`*needs_free = true`); returns its length.
+ *
+ * # Safety
+ * `schunk` live; `cframe`/`needs_free` valid pointers.
+ */
+int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk, uint8_t **cframe, bool *needs_free);
+
+/**
+ * Writes the super-chunk as a cframe file; returns its length.
+ *
+ * # Safety
+ * `schunk` live; `urlpath` a NUL-terminated string.
+ */
+int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * See [`blosc2_schunk_lock`].
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
+
+/**
+ * Replaces chunk `nchunk`; returns nchunks.
+ *
+ * # Safety
+ * See [`with_chunk`].
+ */
+int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
  * Switches DELTA on (non-zero) or off for the Blosc1-style API.
  */
 void blosc2_set_delta(int dodelta);
@@ -844,6 +1231,140 @@ void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback
  * `src` readable and `dest` writable for `blocksize` bytes.
  */
 int32_t blosc2_shuffle(int32_t typesize, int32_t blocksize, const void *src, void *dest);
+
+/**
+ * `int blosc2_stdio_close(void *stream)`: `fclose`s the file and frees the handle; -1 for a
+ * NULL handle or file.
+ *
+ * # Safety
+ * `stream` NULL or a handle from [`blosc2_stdio_open`] (not used afterwards).
+ */
+int blosc2_stdio_close(void *stream);
+
+/**
+ * `int blosc2_stdio_destroy(void *params)`: nothing to release; returns 0.
+ */
+int blosc2_stdio_destroy(void *_params);
+
+/**
+ * `int blosc2_stdio_mmap_close(void *stream)`: the mapping stays until `destroy`; returns 0.
+ */
+int blosc2_stdio_mmap_close(void *_stream);
+
+/**
+ * `int blosc2_stdio_mmap_destroy(void *params)`: syncs writable shared mappings, unmaps,
+ * closes the file, frees the path copy (and `params` itself when `needs_free`); 0 or -1.
+ *
+ * # Safety
+ * `params` NULL or a `blosc2_stdio_mmap` (not used afterwards when `needs_free`).
+ */
+int blosc2_stdio_mmap_destroy(void *params);
+
+/**
+ * `void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params)`: maps
+ * `urlpath` as `params->mode` says (first call) or returns the existing mapping of the same
+ * path; returns `params` (the stream) or NULL.
+ *
+ * # Safety
+ * `urlpath` NULL or a C string; `params` NULL or a valid `blosc2_stdio_mmap` whose `mode` is
+ * NULL or a C string.
+ */
+void *blosc2_stdio_mmap_open(const char *urlpath, const char *_mode, void *params);
+
+/**
+ * `int64_t blosc2_stdio_mmap_read(void **ptr, int64_t size, int64_t nitems, int64_t position,
+ * void *stream)`: points `*ptr` into the mapping (no copy); returns `nitems`, or 0 with
+ * `*ptr = NULL` on bad arguments or a range past the end of the file.
+ *
+ * # Safety
+ * `ptr` NULL or valid; `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+int64_t blosc2_stdio_mmap_read(void **ptr,
+                               int64_t size,
+                               int64_t nitems,
+                               int64_t position,
+                               void *stream);
+
+/**
+ * `int64_t blosc2_stdio_mmap_size(void *stream)`: the logical file size (-1 for NULL).
+ *
+ * # Safety
+ * `stream` NULL or a valid `blosc2_stdio_mmap`.
+ */
+int64_t blosc2_stdio_mmap_size(void *stream);
+
+/**
+ * `int blosc2_stdio_mmap_truncate(void *stream, int64_t size)`: sets the logical size and,
+ * unless in `"c"` mode, the file's; -1 on a negative size or failure.
+ *
+ * # Safety
+ * `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
+
+/**
+ * `int64_t blosc2_stdio_mmap_write(const void *ptr, int64_t size, int64_t nitems, int64_t
+ * position, void *stream)`: copies into the mapping (growing file and mapping as needed);
+ * returns `nitems`, or 0 on bad arguments, overflow, a read-only mapping or a failed growth.
+ *
+ * # Safety
+ * `ptr` valid for `size * nitems` bytes; `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+int64_t blosc2_stdio_mmap_write(const void *ptr,
+                                int64_t size,
+                                int64_t nitems,
+                                int64_t position,
+                                void *stream);
+
+/**
+ * `void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params)`: `fopen`s
+ * the file and returns a `malloc`ed `blosc2_stdio_file`, or NULL. `params` is ignored.
+ *
+ * # Safety
+ * `urlpath` and `mode` NULL or C strings.
+ */
+void *blosc2_stdio_open(const char *urlpath, const char *mode, void *_params);
+
+/**
+ * `int64_t blosc2_stdio_read(void **ptr, int64_t size, int64_t nitems, int64_t position,
+ * void *stream)`: reads into the caller's buffer `*ptr`; returns the complete items read.
+ *
+ * # Safety
+ * `ptr` NULL or valid, `*ptr` valid for `size * nitems` bytes; `stream` NULL or valid.
+ */
+int64_t blosc2_stdio_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
+
+/**
+ * `int64_t blosc2_stdio_size(void *stream)`: the file size, leaving the stream position
+ * unchanged; -1 on error.
+ *
+ * # Safety
+ * `stream` NULL or a valid handle.
+ */
+int64_t blosc2_stdio_size(void *stream);
+
+/**
+ * `int blosc2_stdio_truncate(void *stream, int64_t size)`: `ftruncate`s the file; -1 on bad
+ * arguments or failure.
+ *
+ * # Safety
+ * `stream` NULL or a valid handle.
+ */
+int blosc2_stdio_truncate(void *stream, int64_t size);
+
+/**
+ * `int64_t blosc2_stdio_write(const void *ptr, int64_t size, int64_t nitems, int64_t position,
+ * void *stream)`: writes at `position`; returns the complete items written (0 on bad
+ * arguments).
+ *
+ * # Safety
+ * `ptr` valid for `size * nitems` bytes; `stream` NULL or a valid handle.
+ */
+int64_t blosc2_stdio_write(const void *ptr,
+                           int64_t size,
+                           int64_t nitems,
+                           int64_t position,
+                           void *stream);
 
 /**
  * `void blosc2_unidim_to_multidim(uint8_t ndim, int64_t *shape, int64_t i, int64_t *index)`.
@@ -912,6 +1433,66 @@ int blosc2_vldecompress_ctx(blosc2_context *context,
                             void **dests,
                             int32_t *destsizes,
                             int32_t maxblocks);
+
+/**
+ * Adds a vlmetalayer (compressed with `cparams`); returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` NUL-terminated; `content` valid; `cparams` NULL or valid.
+ */
+int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t *content,
+                      int32_t content_len,
+                      struct blosc2_cparams *cparams);
+
+/**
+ * Deletes a vlmetalayer; returns how many remain.
+ *
+ * # Safety
+ * `schunk` live; `name` NUL-terminated.
+ */
+int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
+
+/**
+ * Index of vlmetalayer `name`, or `BLOSC2_ERROR_NOT_FOUND`.
+ *
+ * # Safety
+ * `schunk` NULL or live; `name` NULL or NUL-terminated.
+ */
+int blosc2_vlmeta_exists(struct blosc2_schunk *schunk, const char *name);
+
+/**
+ * Decompressed content of a vlmetalayer in a new `malloc`ed buffer; returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` NUL-terminated; `content`/`content_len` valid.
+ */
+int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t **content,
+                      int32_t *content_len);
+
+/**
+ * Fills `names` with pointers to the schunk's own vlmetalayer names (valid until the next
+ * vlmetalayer change; not to be freed); returns how many.
+ *
+ * # Safety
+ * `schunk` live; `names` valid for `nvlmetalayers` pointers.
+ */
+int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
+
+/**
+ * Replaces a vlmetalayer's content; returns its index.
+ *
+ * # Safety
+ * As for [`blosc2_vlmeta_add`].
+ */
+int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
+                         const char *name,
+                         uint8_t *content,
+                         int32_t content_len,
+                         struct blosc2_cparams *cparams);
 
 /**
  * `double blosc_elapsed_nsecs(blosc_timestamp_t start, blosc_timestamp_t end)`.
