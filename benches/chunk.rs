@@ -17,62 +17,14 @@
 //! with two threads it is wall-clock time, which load inflates.
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "common/mod.rs"]
+mod timing;
 
 use b2frame::capi::types::{BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS};
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
 use std::ffi::c_void;
 use std::hint::black_box;
-use std::time::Instant;
-
-fn thread_cpu_secs() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer for clock_gettime.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-fn wall_secs() -> f64 {
-    thread_local!(static T0: Instant = Instant::now());
-    T0.with(|t| t.elapsed().as_secs_f64())
-}
-
-/// Best GB/s of `a` and of `b` over `rounds` alternating batches of at least `batch` seconds.
-fn measure_pair(
-    bytes: usize,
-    cpu_clock: bool,
-    rounds: usize,
-    batch: f64,
-    mut a: impl FnMut(),
-    mut b: impl FnMut(),
-) -> (f64, f64) {
-    let clock = if cpu_clock {
-        thread_cpu_secs
-    } else {
-        wall_secs
-    };
-    let run = |f: &mut dyn FnMut()| {
-        let mut iters = 0u64;
-        let t = clock();
-        let mut el = 0.0;
-        while el < batch {
-            f();
-            iters += 1;
-            el = clock() - t;
-        }
-        el / iters as f64
-    };
-    a();
-    b();
-    let (mut best_a, mut best_b) = (f64::MAX, f64::MAX);
-    for _ in 0..rounds {
-        best_a = best_a.min(run(&mut a));
-        best_b = best_b.min(run(&mut b));
-    }
-    (bytes as f64 / best_a / 1e9, bytes as f64 / best_b / 1e9)
-}
+use timing::{env_or, measure_pair};
 
 struct Ref {
     cctx: *mut c_void,
@@ -167,13 +119,6 @@ fn profile_ref(iters: usize, rf: &Ref, src: &[u8], chunk: &mut [u8], rn: usize, 
     for _ in 0..iters {
         rf.decompress(black_box(&chunk[..rn]), out);
     }
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 fn main() {
