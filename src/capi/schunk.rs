@@ -455,7 +455,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             // SAFETY: forwarded contract.
             unsafe {
                 new_from_storage(storage, cp, dp, |t, c, d| {
-                    src.copy_to(t, Some(c), Some(d)).map_err(|e| match e {
+                    super::io::copy::copy_to(src, storage, t, c, d).map_err(|e| match e {
                         Error::FileOpen => e,
                         _ => Error::SchunkCopy,
                     })

@@ -125,6 +125,21 @@ impl Frame {
         Ok(f)
     }
 
+    /// Creates (or truncates) the file `path` through `io` and writes the complete cframe
+    /// `bytes` in one `"wb"` stream (what c-blosc2 does when it saves a whole frame), then
+    /// opens it through `io`.
+    pub fn create_udio_from_cframe(
+        io: Arc<dyn UserIo>,
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<Frame> {
+        {
+            let mut s = io.open(path, "wb")?;
+            s.write_all_at(0, bytes)?;
+        }
+        Frame::open_udio(io, path, 0)
+    }
+
     /// Creates a new empty sframe in directory `dir` (created on the filesystem if missing)
     /// whose index and chunk files are written through `io`, as c-blosc2 does.
     pub fn new_sframe_udio(
@@ -134,6 +149,10 @@ impl Frame {
         dparams: &DParams,
     ) -> Result<Frame> {
         std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
+        // c-blosc2 creates the index with "wb"; later rewrites open it "rb+". Backends may hand
+        // out a stream for "rb+" even when the file does not exist yet (c-blosc2's own
+        // test_udio does), so the index must exist before the first commit.
+        drop(io.open(&dir.join(super::sframe::INDEX_FILE), "wb")?);
         let mut f = Frame {
             header: super::new_header(FrameType::Sparse, cparams, dparams),
             locs: Vec::new(),

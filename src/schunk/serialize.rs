@@ -115,7 +115,9 @@ impl SChunk {
             .collect()
     }
 
-    fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
+    /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
+    /// used by copies into user I/O backends, src/capi/io/copy.rs).
+    pub(crate) fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
         for (name, content) in self.metalayers() {
             out.add_metalayer(name, content)?;
         }

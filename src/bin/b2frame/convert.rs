@@ -1,7 +1,9 @@
 //! `convert` (cframe ⇄ sframe, optional recompression) and `compact` (drop dead space).
 
-use crate::{names, open, progress::Progress, CliResult, Failure};
-use b2frame::chunk::{compress_vec, CParams};
+use crate::{emit, names, open, progress::Progress, CliResult, Failure};
+use b2frame::chunk::header::ChunkHeader;
+use b2frame::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
+use b2frame::chunk::{DParams, Decompressor};
 use b2frame::frame::offsets::ChunkLoc;
 use b2frame::frame::{Backing, Frame, Target};
 use clap::Args;
@@ -28,7 +30,8 @@ pub struct ConvertArgs {
     /// Recompress with this level (0-9)
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=9))]
     clevel: Option<u8>,
-    /// Recompress with these filters (comma-separated: shuffle, bitshuffle, delta, trunc_prec, nofilter)
+    /// Recompress with these filters, in pipeline order (comma-separated NAME or NAME:META:
+    /// shuffle, bitshuffle, delta, trunc_prec:BITS, nofilter)
     #[arg(long)]
     filter: Option<String>,
 }
@@ -40,12 +43,6 @@ fn recompression(a: &ConvertArgs, f: &Frame) -> CliResult<Option<CParams>> {
         return Ok(None);
     }
     let h = f.header();
-    if h.vl_blocks {
-        return Err(Failure::new(
-            &a.src,
-            "frames of VL-block chunks cannot be recompressed",
-        ));
-    }
     let mut c = CParams {
         compcode: h.compcode,
         compcode_meta: h.compcode_meta,
@@ -67,23 +64,65 @@ fn recompression(a: &ConvertArgs, f: &Frame) -> CliResult<Option<CParams>> {
         c.clevel = l;
     }
     if let Some(list) = &a.filter {
-        let ids = list
+        let specs = list
             .split(',')
             .map(|n| {
-                names::filter_code(n.trim())
+                names::filter_spec(n.trim())
                     .ok_or_else(|| Failure::new(&a.src, format!("unknown filter {n:?}")))
             })
-            .collect::<CliResult<Vec<u8>>>()?;
-        if ids.len() > 6 {
+            .collect::<CliResult<Vec<(u8, u8)>>>()?;
+        if specs.len() > 6 {
             return Err(Failure::new(&a.src, "at most 6 filters"));
         }
         c.filters = [0; 6];
         c.filters_meta = [0; 6];
         // Filters run in slot order; the user's last filter goes to slot 5 like c-blosc2's default.
-        let start = 6 - ids.len();
-        c.filters[start..].copy_from_slice(&ids);
+        let start = 6 - specs.len();
+        for (k, (id, meta)) in specs.into_iter().enumerate() {
+            c.filters[start + k] = id;
+            c.filters_meta[start + k] = meta;
+        }
+    }
+    if c.filters.contains(&TRUNC_PREC) && c.typesize != 4 && c.typesize != 8 {
+        return Err(Failure::new(
+            &a.src,
+            format!(
+                "trunc_prec works on 4- or 8-byte floats; the frame's typesize is {}",
+                c.typesize
+            ),
+        ));
     }
     Ok(Some(c))
+}
+
+const DELTA: u8 = 3;
+const TRUNC_PREC: u8 = 4;
+
+/// Worst-case size of a VL-block chunk over `blocks`: the extended header, one bstart and one
+/// block-size word per block, every block stored raw, plus slack for a codec's framing.
+fn vl_bound(blocks: &[Vec<u8>]) -> usize {
+    let data: usize = blocks.iter().map(Vec::len).sum();
+    data + 32 * (blocks.len() + 2) + 64
+}
+
+/// Chunk `chunk` recompressed with `c`: a VL-block chunk block by block (each block is
+/// decoded on its own and the new chunk has the same blocks, as `blosc2_vlcompress_ctx` makes
+/// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
+/// unchanged instead; here the requested codec, level and filters apply to them too.
+fn recompress(c: &CParams, chunk: &[u8]) -> b2frame::Result<Vec<u8>> {
+    let h = ChunkHeader::parse(chunk)?;
+    if !h.is_vl() {
+        return compress_vec(c, &decompress_vec(chunk)?);
+    }
+    let blocks = Decompressor::new(DParams::default(), no_hooks())?.vldecompress(chunk)?;
+    let srcs: Vec<&[u8]> = blocks.iter().map(Vec::as_slice).collect();
+    let mut dst = vec![0u8; vl_bound(&blocks)];
+    let n = Compressor::new(*c, no_hooks())?.vlcompress(&srcs, &mut dst)?;
+    if n == 0 {
+        return Err(b2frame::Error::WriteBuffer);
+    }
+    dst.truncate(n);
+    Ok(dst)
 }
 
 fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -> CliResult<()> {
@@ -96,11 +135,13 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     for i in 0..src.nchunks() {
         let err = |e: b2frame::Error| Failure::new(spath, format!("chunk {i}: {e}"));
         let chunk = src.chunk(i).map_err(err)?;
-        let special = matches!(src.locs()[i as usize], ChunkLoc::Special(_));
+        // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
+        // compressed data: they are copied as they are.
+        let special = matches!(src.locs()[i as usize], ChunkLoc::Special(_))
+            || ChunkHeader::parse(&chunk).map_err(err)?.special_code() != 0;
         match cp {
             Some(c) if !special => {
-                let data = src.decompress_chunk(i).map_err(err)?;
-                let new = compress_vec(c, &data).map_err(err)?;
+                let new = recompress(c, &chunk).map_err(err)?;
                 out.append_chunk(&new).map_err(err)?;
             }
             _ => {
@@ -125,6 +166,15 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         ));
     }
     let cp = recompression(a, &src)?;
+    if cp.is_some_and(|c| c.filters.contains(&DELTA)) && src.header().vl_blocks {
+        // Our VL-block chunks with DELTA are byte-identical to c-blosc2's, but c-blosc2 3.3.5
+        // itself decodes them wrongly except in single-threaded blosc2_vldecompress_ctx.
+        eprintln!(
+            "b2frame: {}: warning: c-blosc2 3.3.5 misreads VL blocks filtered with delta \
+             (blosc2_schunk_get_vlblock, multi-threaded vldecompress)",
+            a.dst.display()
+        );
+    }
     let mut header = src.header().clone();
     if let Some(c) = &cp {
         header.compcode = c.compcode;
@@ -135,6 +185,7 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         header.filters_meta = c.filters_meta;
         header.use_dict = false;
     }
+    probe_create(&a.dst, a.sparse)?;
     let target = if a.sparse {
         Target::Sparse(&a.dst)
     } else {
@@ -152,6 +203,21 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         };
     }
     result
+}
+
+/// Creates and removes `dst` once, so that a destination that cannot be created is reported
+/// with the operating system's reason (the library only says "File open failure").
+fn probe_create(dst: &Path, dir: bool) -> CliResult<()> {
+    let r = if dir {
+        std::fs::create_dir(dst).and_then(|_| std::fs::remove_dir(dst))
+    } else {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dst)
+            .and_then(|_| std::fs::remove_file(dst))
+    };
+    r.map_err(|e| Failure::new(dst, format!("cannot create: {e}")))
 }
 
 pub fn compact(path: &Path) -> CliResult<()> {
@@ -184,6 +250,10 @@ pub fn compact(path: &Path) -> CliResult<()> {
             format!("cannot write compacted frame: {e}"),
         ));
     }
-    println!("{}: {} -> {} bytes", path.display(), before, bytes.len());
-    Ok(())
+    emit(&format!(
+        "{}: {} -> {} bytes\n",
+        path.display(),
+        before,
+        bytes.len()
+    ))
 }

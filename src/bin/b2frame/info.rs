@@ -1,6 +1,6 @@
 //! `info` and `chunks`: what a frame holds, from its header, index, trailer and chunk headers.
 
-use crate::{msgpack_json, names, open, CliResult, Failure};
+use crate::{emit, msgpack_json, names, open, CliResult, Failure};
 use b2frame::chunk::header::ChunkHeader;
 use b2frame::frame::header::FrameType;
 use b2frame::frame::offsets::{ChunkLoc, SpecialKind};
@@ -21,7 +21,8 @@ pub fn special_offset_name(k: SpecialKind) -> &'static str {
 /// msgpack generically, anything else as hex.
 fn metalayer_value(name: &str, content: &[u8]) -> Value {
     if name == "b2nd" || name == "caterva" {
-        if let Ok((m, _)) = b2frame::b2nd_meta::deserialize(content, true) {
+        // caterva (the predecessor) metalayers end after the block shape.
+        if let Ok((m, _)) = b2frame::b2nd_meta::deserialize(content, name == "b2nd") {
             return json!({
                 "ndim": m.ndim(),
                 "shape": m.shape,
@@ -134,6 +135,9 @@ fn text(v: &Value) -> String {
     line("kind", kind);
     line("frame format version", s("frame_format_version"));
     line("chunk format version", s("chunk_format_version"));
+    if v["vl_blocks"] == true {
+        line("chunks", "VL-block chunks (version 6)".into());
+    }
     line("frame_len", s("frame_len"));
     line("nbytes", s("nbytes"));
     line("cbytes", s("cbytes"));
@@ -196,11 +200,13 @@ pub fn info(path: &Path, offset: u64, as_json: bool) -> CliResult<()> {
     let f = open(path, offset)?;
     let v = report(&f, path, offset)?;
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        ))
     } else {
-        print!("{}", text(&v));
+        emit(&text(&v))
     }
-    Ok(())
 }
 
 /// One `chunks` line; `None` fields print as `-`.
@@ -219,8 +225,14 @@ pub fn chunk_line(f: &Frame, i: i64) -> Result<String, String> {
         _ => names::special(h.special_code()).to_string(),
     };
     let filters = names::pipeline(&h.filters, &h.filters_meta);
+    // A VL-block chunk's header blocksize field holds its number of blocks.
+    let vl = if h.is_vl() {
+        format!(" ({} VL blocks)", h.blocksize)
+    } else {
+        String::new()
+    };
     Ok(format!(
-        "{i:>6} {where_:>14} {:>10} {:>10} {special:>13} v{:<2} {:<8} {}",
+        "{i:>6} {where_:>14} {:>10} {:>10} {special:>13} v{:<2} {:<8} {}{vl}",
         h.cbytes,
         h.nbytes,
         h.version,
@@ -235,13 +247,13 @@ pub fn chunk_line(f: &Frame, i: i64) -> Result<String, String> {
 
 pub fn chunks(path: &Path, offset: u64) -> CliResult<()> {
     let f = open(path, offset)?;
-    println!(
-        "{:>6} {:>14} {:>10} {:>10} {:>13} {:<3} {:<8} filters",
+    emit(&format!(
+        "{:>6} {:>14} {:>10} {:>10} {:>13} {:<3} {:<8} filters\n",
         "chunk", "offset", "cbytes", "nbytes", "special", "ver", "codec"
-    );
+    ))?;
     for i in 0..f.nchunks() {
         let l = chunk_line(&f, i).map_err(|e| Failure::new(path, format!("chunk {i}: {e}")))?;
-        println!("{l}");
+        emit(&format!("{l}\n"))?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ mod verify;
 use b2frame::frame::Frame;
 use clap::{Args, Parser, Subcommand};
 use std::fmt;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -64,7 +64,7 @@ enum Cmd {
         #[command(flatten)]
         src: Source,
         /// Only this chunk
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         chunk: Option<i64>,
     },
     /// Rewrite as a cframe or sframe, optionally recompressing
@@ -80,6 +80,8 @@ enum Cmd {
 pub struct Failure {
     path: PathBuf,
     reason: String,
+    /// The reader of stdout went away (`| head`): stop quietly, like other Unix tools.
+    quiet: bool,
 }
 
 impl Failure {
@@ -87,8 +89,24 @@ impl Failure {
         Failure {
             path: path.to_path_buf(),
             reason: reason.to_string(),
+            quiet: false,
         }
     }
+
+    /// A failed write to stdout.
+    fn stdout(e: std::io::Error) -> Failure {
+        let mut f = Failure::new(Path::new("<stdout>"), e.to_string());
+        f.quiet = e.kind() == std::io::ErrorKind::BrokenPipe;
+        f
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe ends the program quietly instead of a panic.
+pub fn emit(text: &str) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(Failure::stdout)
 }
 
 pub type CliResult<T> = std::result::Result<T, Failure>;
@@ -129,20 +147,17 @@ fn cat(src: &Source, chunk: Option<i64>) -> CliResult<()> {
         Some(i) => i..i + 1,
         None => 0..f.nchunks(),
     };
-    let mut bar = progress::Progress::new("cat", range.end - range.start);
+    // Data going to the terminal would be garbled by a bar on the same terminal.
+    let tty = std::io::stderr().is_terminal() && !std::io::stdout().is_terminal();
+    let mut bar = progress::Progress::with_terminal("cat", range.end - range.start, tty);
     for i in range {
         let data = f
             .decompress_chunk(i)
             .map_err(|e| Failure::new(&src.path, format!("chunk {i}: {e}")))?;
-        match out.write_all(&data) {
-            // A reader that stopped early (`| head`) is not an error.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            r => r.map_err(|e| Failure::new(Path::new("<stdout>"), e))?,
-        }
+        out.write_all(&data).map_err(Failure::stdout)?;
         bar.tick();
     }
-    out.flush()
-        .map_err(|e| Failure::new(Path::new("<stdout>"), e))
+    out.flush().map_err(Failure::stdout)
 }
 
 fn run(cli: Cli) -> CliResult<ExitCode> {
@@ -162,6 +177,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        Err(f) if f.quiet => ExitCode::SUCCESS,
         Err(f) => {
             eprintln!("b2frame: {}: {}", f.path.display(), f.reason);
             ExitCode::FAILURE

@@ -48,6 +48,16 @@ pub fn filter_code(name: &str) -> Option<u8> {
     })
 }
 
+/// A `--filter` item, `NAME` or `NAME:META` (e.g. `trunc_prec:12` keeps 12 mantissa bits,
+/// `delta`): its filter id and meta byte.
+pub fn filter_spec(item: &str) -> Option<(u8, u8)> {
+    let (name, meta) = match item.split_once(':') {
+        Some((n, m)) => (n, m.trim().parse::<u8>().ok()?),
+        None => (item, 0),
+    };
+    Some((filter_code(name.trim())?, meta))
+}
+
 /// The active filters of a pipeline (slots holding 0 are skipped), e.g. `shuffle`.
 pub fn pipeline(filters: &[u8; 6], meta: &[u8; 6]) -> Vec<String> {
     filters

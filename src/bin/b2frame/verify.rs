@@ -2,8 +2,9 @@
 //! then read and decompress every chunk and cross-check every size the frame records. Every
 //! problem is reported with where it is; the exit status is 0 only for a sound frame.
 
-use crate::{info::special_offset_name, open, progress::Progress, CliResult, Failure};
+use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
 use b2frame::chunk::header::ChunkHeader;
+use b2frame::chunk::{no_hooks, DParams, Decompressor};
 use b2frame::frame::header::{peek_lengths, FrameType};
 use b2frame::frame::offsets::ChunkLoc;
 use b2frame::frame::{Backing, Frame};
@@ -27,7 +28,13 @@ pub fn diagnose_open(path: &Path, offset: u64) -> Option<String> {
     } else {
         String::new()
     };
-    let mut file = std::fs::File::open(&index).ok()?;
+    let mut file = match std::fs::File::open(&index) {
+        Ok(f) => f,
+        Err(e) if path.is_dir() => {
+            return Some(format!("not an sframe directory: {}: {e}", index.display()))
+        }
+        Err(e) => return Some(e.to_string()),
+    };
     let size = file.metadata().ok()?.len();
     if size < offset {
         return Some(format!(
@@ -43,8 +50,12 @@ pub fn diagnose_open(path: &Path, offset: u64) -> Option<String> {
         ));
     }
     if &fixed[2..10] != b"b2frame\0" {
+        let hint = match find_frame_start(&index, offset) {
+            Some(at) => format!("a frame seems to start at byte {at}: try --offset {at}"),
+            None => "is the frame inside a larger file? try --offset".into(),
+        };
         return Some(format!(
-            "{shown}no \"b2frame\" magic at byte {} (is the frame inside a larger file? try --offset)",
+            "{shown}no \"b2frame\" magic at byte {} ({hint})",
             offset + 2
         ));
     }
@@ -59,6 +70,19 @@ pub fn diagnose_open(path: &Path, offset: u64) -> Option<String> {
         Ok((_, frame_len)) => diagnose_fields(&fixed, &mut file, offset, frame_len)
             .map(|why| format!("{shown}{why}")),
     }
+}
+
+/// Where the first frame header after `offset` begins (fixarray, fixstr(8), magic), searching
+/// the first MiB.
+fn find_frame_start(path: &Path, offset: u64) -> Option<u64> {
+    const START: &[u8] = b"\x9e\xa8b2frame\0";
+    let mut file = std::fs::File::open(path).ok()?;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset)).ok()?;
+    let mut buf = Vec::new();
+    file.take(1 << 20).read_to_end(&mut buf).ok()?;
+    buf.windows(START.len())
+        .position(|w| w == START)
+        .map(|p| offset + p as u64)
 }
 
 /// Header fields and the trailer marker that make a frame unreadable, with their positions.
@@ -148,16 +172,23 @@ fn check_chunk(f: &Frame, i: i64, rep: &mut Report) -> Option<(i64, Option<(u64,
     if h.special().is_none() {
         rep.push(format!("{w}: invalid special code {}", h.special_code()));
     }
-    match f.decompress_chunk(i) {
-        Ok(d) if d.len() as i64 != i64::from(h.nbytes) => rep.push(format!(
-            "{w}: decompressed to {} bytes, header says {}",
-            d.len(),
+    match decode(&chunk, &h) {
+        Ok(n) if n != i64::from(h.nbytes) => rep.push(format!(
+            "{w}: decompressed to {n} bytes, header says {}",
             h.nbytes
         )),
         Ok(_) => {}
-        Err(e) => rep.push(format!("{w}: decompression failed: {e}")),
+        Err(why) => rep.push(format!("{w}: {why}")),
     }
     let hd = f.header();
+    // A frame holds VL-block chunks only or regular chunks only; the flag mirrors chunk 0.
+    if h.special_code() == 0 && h.is_vl() != hd.vl_blocks {
+        rep.push(if h.is_vl() {
+            format!("{w}: is a VL-block chunk but the frame header's VL-blocks flag (byte 25 bit 7) is clear")
+        } else {
+            format!("{w}: is a regular chunk but the frame header's VL-blocks flag (byte 25 bit 7) is set")
+        });
+    }
     let last = i == f.nchunks() - 1;
     if hd.chunksize > 0 && !h.is_vl() {
         let cs = i64::from(hd.chunksize);
@@ -180,6 +211,108 @@ fn check_chunk(f: &Frame, i: i64, rep: &mut Report) -> Option<(i64, Option<(u64,
         ChunkLoc::Special(_) => None,
     };
     Some((i64::from(h.nbytes), extent))
+}
+
+/// Decompresses a chunk; returns its decompressed size, or which block fails and why.
+fn decode(chunk: &[u8], h: &ChunkHeader) -> Result<i64, String> {
+    let mut d = Decompressor::new(DParams::default(), no_hooks()).map_err(|e| e.to_string())?;
+    if h.is_vl() {
+        return match d.vldecompress(chunk) {
+            Ok(blocks) => Ok(blocks.iter().map(|b| b.len() as i64).sum()),
+            Err(e) => Err(locate(chunk, h, &mut d, e)),
+        };
+    }
+    let mut out = vec![0u8; h.nbytes.max(0) as usize];
+    match d.decompress(chunk, &mut out) {
+        Ok(n) => Ok(n as i64),
+        Err(e) => Err(locate(chunk, h, &mut d, e)),
+    }
+}
+
+/// After a whole-chunk failure: the first block that does not decode, as "block j of n".
+fn locate(chunk: &[u8], h: &ChunkHeader, d: &mut Decompressor, whole: b2frame::Error) -> String {
+    let (nblocks, kind) = if h.is_vl() {
+        (h.blocksize, "VL block")
+    } else {
+        (h.nblocks(), "block")
+    };
+    let mut buf = vec![0u8; h.blocksize.max(0) as usize];
+    for j in 0..nblocks.max(0) {
+        let r = if h.is_vl() {
+            d.vldecompress_block(chunk, j).map(|_| ())
+        } else {
+            d.decompress_block(chunk, j, &mut buf).map(|_| ())
+        };
+        if let Err(e) = r {
+            return format!("decompression failed in {kind} {j} of {nblocks}: {e}");
+        }
+    }
+    format!("decompression failed: {whole}")
+}
+
+/// The b2nd metalayer against the frame: every chunk holds a whole (padded) chunkshape, and
+/// the shape needs exactly the frame's number of chunks.
+fn check_b2nd(f: &Frame, name: &str, content: &[u8], rep: &mut Report) {
+    let m = match b2frame::b2nd_meta::deserialize(content, name == "b2nd") {
+        Ok((m, _)) => m,
+        Err(_) => {
+            rep.push(format!("metalayer {name:?}: malformed b2nd content"));
+            return;
+        }
+    };
+    let ndim = m.ndim();
+    if ndim == 0 || m.chunkshape.len() != ndim || m.shape.iter().any(|&s| s < 0) {
+        return;
+    }
+    if m.chunkshape.iter().any(|&c| c < 0) {
+        rep.push(format!(
+            "metalayer {name:?}: chunkshape {:?} has a negative extent",
+            m.chunkshape
+        ));
+        return;
+    }
+    if m.chunkshape.contains(&0) {
+        // An empty array (some extent 0) has nothing to cross-check.
+        return;
+    }
+    let h = f.header();
+    // A chunk holds the chunkshape padded up to whole blocks in every dimension.
+    let ext: Vec<i64> = m
+        .chunkshape
+        .iter()
+        .zip(m.blockshape.iter().chain(std::iter::repeat(&0)))
+        .map(|(&c, &b)| {
+            let (c, b) = (i64::from(c), i64::from(b));
+            if b > 0 {
+                (c + b - 1) / b * b
+            } else {
+                c
+            }
+        })
+        .collect();
+    let want = ext
+        .iter()
+        .fold(i64::from(h.typesize), |a, &e| a.saturating_mul(e));
+    if h.chunksize > 0 && want != i64::from(h.chunksize) {
+        rep.push(format!(
+            "metalayer {name:?}: chunkshape {:?} padded to blockshape {:?} x typesize {} = {want} bytes, but the frame's chunksize is {}",
+            m.chunkshape, m.blockshape, h.typesize, h.chunksize
+        ));
+    }
+    let nchunks = m
+        .shape
+        .iter()
+        .zip(&m.chunkshape)
+        .map(|(&s, &c)| (s + i64::from(c) - 1) / i64::from(c))
+        .fold(1i64, |a, b| a.saturating_mul(b));
+    if nchunks != f.nchunks() {
+        rep.push(format!(
+            "metalayer {name:?}: shape {:?} in chunks of {:?} needs {nchunks} chunks, the frame has {}",
+            m.shape,
+            m.chunkshape,
+            f.nchunks()
+        ));
+    }
 }
 
 fn check(f: &Frame, rep: &mut Report) {
@@ -233,10 +366,8 @@ fn check(f: &Frame, rep: &mut Report) {
         }
     }
     for (name, content) in f.metalayers() {
-        if (name == "b2nd" || name == "caterva")
-            && b2frame::b2nd_meta::deserialize(content, name == "b2nd").is_err()
-        {
-            rep.push(format!("metalayer {name:?}: malformed b2nd content"));
+        if name == "b2nd" || name == "caterva" {
+            check_b2nd(f, name, content, rep);
         }
     }
     for (name, _) in f.vlmetalayers() {
@@ -257,13 +388,13 @@ pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
     };
     check(&f, &mut rep);
     if rep.count == 0 {
-        println!(
-            "{}: ok ({} chunks, {} bytes, {} compressed)",
+        emit(&format!(
+            "{}: ok ({} chunks, {} bytes, {} compressed)\n",
             path.display(),
             f.nchunks(),
             f.header().nbytes,
             f.header().cbytes
-        );
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     for p in &rep.problems {

@@ -12,6 +12,7 @@
 //! unknown ids; the built-ins are entered on first request, so they are always found after
 //! `blosc2_init`.
 
+pub mod copy;
 pub mod mmap;
 pub mod stdio;
 
