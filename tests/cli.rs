@@ -75,6 +75,12 @@ for name, contiguous in (("vl.b2frame", True), ("vl.b2sframe", False)):
 b = blosc2.BatchArray(urlpath=os.path.join(d, "batch.b2frame"), mode="w")
 for i in range(5):
     b.append([{"k": i, "s": "x" * i}] * (i + 2))
+# A BatchArray with dead space (a deleted and a replaced batch).
+b = blosc2.BatchArray(urlpath=os.path.join(d, "mutbatch.b2frame"), mode="w")
+for i in range(6):
+    b.append([{"k": i}] * (i + 2))
+del b[1]
+b[2] = [{"k": 99}]
 "#;
 
 fn py_dir() -> &'static Path {
@@ -320,6 +326,35 @@ fn compact_removes_dead_space_and_keeps_data() {
     assert_eq!(
         run(&["cat", s(&p)]).stdout,
         std::fs::read(d.join("mut.bin")).unwrap()
+    );
+    // A VL-block frame with dead space: same blocks and vlmetalayers after compact, and
+    // c-blosc2 and python-blosc2 read it.
+    let p = w.join("mutbatch.b2frame");
+    std::fs::copy(d.join("mutbatch.b2frame"), &p).unwrap();
+    let blocks = our_vl_blocks(&p);
+    let vlm = vlmetas(&Frame::open(&p).unwrap());
+    assert!(info_json(&p)["dead_bytes"].as_i64().unwrap() > 0);
+    ok(&["compact", s(&p)]);
+    assert_eq!(info_json(&p)["dead_bytes"], 0);
+    ok(&["verify", s(&p)]);
+    assert_eq!(our_vl_blocks(&p), blocks);
+    assert_eq!(vlmetas(&Frame::open(&p).unwrap()), vlm);
+    let r = reference_view(&p, true, true);
+    assert_eq!((r.blocks, r.vlblocks), (blocks.clone(), blocks));
+    let check = format!(
+        "import blosc2\nb = blosc2.BatchArray(urlpath={:?}, mode='r')\n\
+         assert [b[i][:] for i in range(len(b))] == [[{{'k': k}}] * n for k, n in ((0, 2), (2, 4), (99, 1), (4, 6), (5, 7))]\n",
+        s(&p)
+    );
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(&check)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     fails(
         &["compact", s(&d.join("py.b2sframe"))],
@@ -880,6 +915,12 @@ fn own_path(w: &Path) -> PathBuf {
 /// Runs b2frame with stderr on a new pseudo-terminal and stdout on a pipe; returns the exit
 /// code, everything written to the terminal, and stdout.
 fn run_on_pty(args: &[&str]) -> (Option<i32>, String, Vec<u8>) {
+    run_on_pty_with(args, false)
+}
+
+/// As [`run_on_pty`]; with `both`, stdout goes to the same terminal (and the returned stdout
+/// is empty).
+fn run_on_pty_with(args: &[&str], both: bool) -> (Option<i32>, String, Vec<u8>) {
     let (mut m, mut sl) = (0 as c_int, 0 as c_int);
     // SAFETY: openpty stores two new descriptors in `m` and `sl`; name, termios and winsize
     // may be null.
@@ -895,10 +936,15 @@ fn run_on_pty(args: &[&str]) -> (Option<i32>, String, Vec<u8>) {
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
     // SAFETY: both descriptors are fresh from openpty and owned from here on.
     let (master, slave) = unsafe { (OwnedFd::from_raw_fd(m), OwnedFd::from_raw_fd(sl)) };
+    let stdout = if both {
+        Stdio::from(slave.try_clone().unwrap())
+    } else {
+        Stdio::piped()
+    };
     let mut cmd = Command::new(bin());
     cmd.args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::from(slave));
     let mut child = cmd.spawn().unwrap();
     // Our copy of the slave must be closed, or reading the master never ends.
@@ -917,12 +963,9 @@ fn run_on_pty(args: &[&str]) -> (Option<i32>, String, Vec<u8>) {
         all
     });
     let mut stdout = Vec::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut stdout)
-        .unwrap();
+    if let Some(mut out) = child.stdout.take() {
+        out.read_to_end(&mut stdout).unwrap();
+    }
     let status = child.wait().unwrap();
     let tty = reader.join().unwrap();
     (
@@ -1004,6 +1047,10 @@ fn progress_bar_on_a_terminal() {
         tty.starts_with("\rcat [") && tty.contains(&expect),
         "{tty:?}"
     );
+    // cat with its data going to the terminal too: no bar in the data.
+    let (code, tty, _) = run_on_pty_with(&["cat", s(&p)], true);
+    assert_eq!(code, Some(0));
+    assert!(tty.len() >= raw.len() && !tty.contains("cat ["));
     // Too few chunks for a bar.
     let small = w.join("small.b2frame");
     many_chunks(&small, 10);
