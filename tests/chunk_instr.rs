@@ -557,3 +557,97 @@ fn float_ramp_one_record_per_block() {
     let a = same(cp, &src, roomy(&src), "float ramp split");
     assert_eq!(streams(&a).len(), 40);
 }
+
+type VlCompress = unsafe extern "C" fn(
+    *mut c_void,
+    *const *const c_void,
+    *const i32,
+    i32,
+    *mut c_void,
+    i32,
+) -> c_int;
+
+/// VL-block chunks: c-blosc2 3.3.5 sets the instr flag but stores each 16-byte record behind a
+/// csize of the block's *data* size, a chunk it cannot decode itself. We keep VL-block chunks
+/// regular (the flag is ignored), so they decode to their blocks in both libraries.
+#[test]
+fn vl_block_chunks_are_not_instrumented() {
+    let blocks: Vec<Vec<u8>> = [5000usize, 7000, 20]
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (0..n).map(|i| (i / 3 + k) as u8).collect())
+        .collect();
+    let ptrs: Vec<*const c_void> = blocks.iter().map(|b| b.as_ptr() as *const c_void).collect();
+    let sizes: Vec<i32> = blocks.iter().map(|b| b.len() as i32).collect();
+    let flat = blocks.concat();
+    let cp = instr(0, 4, 4, 0, SHUF);
+    let r = reference();
+    // SAFETY: dlsym of the reference's own entry point with its C signature.
+    let ref_vlcompress: VlCompress = unsafe { std::mem::transmute(r.sym("blosc2_vlcompress_ctx")) };
+    let ctxs = [
+        blosc2_create_cctx(cp) as *mut c_void,
+        // SAFETY: plain constructor call.
+        unsafe { (r.create_cctx)(cp) },
+    ];
+    let mut out = Vec::new();
+    for (k, ctx) in ctxs.into_iter().enumerate() {
+        let mut dst = vec![0u8; 4 * flat.len() + 4096];
+        // SAFETY: 3 blocks with their sizes; the destination has room (and slack for the
+        // reference's writer); each context is freed by its own library.
+        let n = unsafe {
+            let n = if k == 0 {
+                b2frame::capi::chunk::blosc2_vlcompress_ctx(
+                    ctx as *mut _,
+                    ptrs.as_ptr(),
+                    sizes.as_ptr(),
+                    3,
+                    dst.as_mut_ptr() as *mut c_void,
+                    flat.len() as i32 + 4096,
+                )
+            } else {
+                ref_vlcompress(
+                    ctx,
+                    ptrs.as_ptr(),
+                    sizes.as_ptr(),
+                    3,
+                    dst.as_mut_ptr() as *mut c_void,
+                    flat.len() as i32 + 4096,
+                )
+            };
+            if k == 0 {
+                blosc2_free_ctx(ctx as *mut _);
+            } else {
+                (r.free_ctx)(ctx);
+            }
+            n
+        };
+        assert!(n > 0, "library {k}: {n}");
+        dst.truncate(n as usize);
+        out.push(dst);
+    }
+    let (a, b) = (&out[0], &out[1]);
+    assert_eq!(
+        (a[0], a[30], a[31]),
+        (6, 1, 0),
+        "ours: a regular VL-block chunk"
+    );
+    assert_eq!(decompress_vec(a).unwrap(), flat);
+    assert_eq!(ref_decompress(a, flat.len(), 1).unwrap(), flat);
+    assert_eq!(
+        (b[0], b[30], b[31]),
+        (6, 1, INSTR),
+        "reference: VL blocks + instr flag"
+    );
+    let rd = |at: usize| i32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!(
+        (rd(4), rd(8)),
+        (48, 16),
+        "reference: record-count nbytes/blocksize"
+    );
+    assert_eq!(
+        rd(rd(32) as usize),
+        5000,
+        "reference: a csize of 5000 before a 16-byte record"
+    );
+    assert!(ref_decompress(b, flat.len(), 1).is_err());
+}

@@ -33,6 +33,9 @@
 //!   blosc2_flags = 0: the instr and dictionary flags are lost, so its readers unshuffle the
 //!   records), and trains the dictionary on records instead of data. We keep the header and
 //!   train on the data; the layout (bstarts, dict size, dict, 20-byte streams) is the same.
+//! * VL-block chunks (`blosc2_vlcompress_ctx`): c-blosc2 stores each record behind a csize of
+//!   the block's data size, which it cannot decode; ours stay regular VL-block chunks (this
+//!   module is not called for them).
 
 use super::blocksize::{compute_blocksize, split_block};
 use super::header::{
