@@ -1254,3 +1254,73 @@ fn verify_says_what_is_wrong_where() {
         "{err}"
     );
 }
+
+/// Frames the library refuses to open: the message names the field, its bytes and the
+/// conflict, for header, trailer and offsets index.
+#[test]
+fn open_failures_name_the_field() {
+    let d = py_dir();
+    let w = scratch("open");
+    let good = std::fs::read(d.join("py.b2frame")).unwrap();
+    let n = good.len();
+    let hl = i32::from_be_bytes(good[11..15].try_into().unwrap()) as usize;
+    let cb = i64::from_be_bytes(good[39..47].try_into().unwrap()) as usize;
+    let index = hl + cb;
+    type Edit = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Edit, String)> = vec![
+        (
+            "nbytes",
+            Box::new(|b| b[30..38].copy_from_slice(&400_001i64.to_be_bytes())),
+            format!("the offsets index at byte {index} (header_len {hl} + cbytes {cb} (bytes 39-46)) has 10 entries, but nbytes 400001 (bytes 30-37) in chunks of 40000 (bytes 58-61) makes 11 chunks"),
+        ),
+        (
+            "chunksize",
+            Box::new(|b| b[58..62].copy_from_slice(&30_000i32.to_be_bytes())),
+            "in chunks of 30000 (bytes 58-61) makes 14 chunks".to_string(),
+        ),
+        (
+            "cbytes",
+            Box::new(|b| b[39..47].copy_from_slice(&1_000_000i64.to_be_bytes())),
+            format!("cbytes 1000000 (bytes 39-46) puts the offsets index at byte {}, past the trailer", hl + 1_000_000),
+        ),
+        (
+            "frametype",
+            Box::new(|b| b[26] = 1),
+            "frame_type (byte 26) says sparse, but this is a cframe file".to_string(),
+        ),
+        (
+            "trailerlen",
+            Box::new(move |b| b[n - 22..n - 18].copy_from_slice(&5u32.to_be_bytes())),
+            format!("trailer length 5 (bytes {}-{}) is impossible for a {n}-byte frame", n - 22, n - 19),
+        ),
+        (
+            "index",
+            Box::new(move |b| b[index + 40..index + 60].fill(0xAA)),
+            format!("the offsets index at byte {index} does not decompress"),
+        ),
+    ];
+    for (name, edit, reason) in cases {
+        let mut bad = good.clone();
+        edit(&mut bad);
+        let p = w.join(format!("{name}.b2frame"));
+        std::fs::write(&p, &bad).unwrap();
+        for cmd in ["info", "verify", "cat"] {
+            fails(&[cmd, s(&p)], &p, &reason);
+        }
+    }
+    // The same in an sframe's index file, named in the message.
+    let sp = w.join("s.b2sframe");
+    ok(&["convert", s(&d.join("py.b2frame")), s(&sp), "--sparse"]);
+    let idx = sp.join("chunks.b2frame");
+    let mut bad = std::fs::read(&idx).unwrap();
+    bad[26] = 0;
+    std::fs::write(&idx, &bad).unwrap();
+    fails(
+        &["info", s(&sp)],
+        &sp,
+        &format!(
+            "{}: frame_type (byte 26) says contiguous, but this is an sframe index",
+            idx.display()
+        ),
+    );
+}

@@ -5,6 +5,7 @@
 //! status: 1 for a frame that is not sound (`verify`) or cannot be read, 2 for bad usage.
 
 mod convert;
+mod diagnose;
 mod info;
 mod msgpack_json;
 mod names;
@@ -127,7 +128,7 @@ pub fn open(src: &Path, offset: u64) -> CliResult<Frame> {
     } else {
         Frame::open(src)
     };
-    r.map_err(|e| match verify::diagnose_open(src, offset) {
+    r.map_err(|e| match diagnose::diagnose_open(src, offset) {
         Some(why) => Failure::new(src, format!("cannot open frame: {why} [{e}]")),
         None => Failure::new(src, format!("cannot open frame: {e}")),
     })

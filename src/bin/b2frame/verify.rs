@@ -5,123 +5,14 @@
 use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
 use b2frame::chunk::header::ChunkHeader;
 use b2frame::chunk::{no_hooks, DParams, Decompressor};
-use b2frame::frame::header::{peek_lengths, FrameType};
+use b2frame::frame::header::FrameType;
 use b2frame::frame::offsets::ChunkLoc;
 use b2frame::frame::{Backing, Frame};
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Most problems listed before the rest are only counted.
 const MAX_LISTED: usize = 50;
-
-/// Why a frame could not even be opened, as precisely as the first bytes tell.
-pub fn diagnose_open(path: &Path, offset: u64) -> Option<String> {
-    let index = if path.is_dir() {
-        path.join("chunks.b2frame")
-    } else {
-        path.to_path_buf()
-    };
-    // Name the index file only when it is not the path the user gave.
-    let shown = if path.is_dir() {
-        format!("{}: ", index.display())
-    } else {
-        String::new()
-    };
-    let mut file = match std::fs::File::open(&index) {
-        Ok(f) => f,
-        Err(e) if path.is_dir() => {
-            return Some(format!("not an sframe directory: {}: {e}", index.display()))
-        }
-        Err(e) => return Some(e.to_string()),
-    };
-    let size = file.metadata().ok()?.len();
-    if size < offset {
-        return Some(format!(
-            "offset {offset} is past the end of the file ({size} bytes)"
-        ));
-    }
-    let mut fixed = [0u8; 87];
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset)).ok()?;
-    let n = file.read(&mut fixed).ok()?;
-    if n < 87 {
-        return Some(format!(
-            "{shown}only {n} bytes at offset {offset}, a frame header needs 87"
-        ));
-    }
-    if &fixed[2..10] != b"b2frame\0" {
-        let hint = match find_frame_start(&index, offset) {
-            Some(at) => format!("a frame seems to start at byte {at}: try --offset {at}"),
-            None => "is the frame inside a larger file? try --offset".into(),
-        };
-        return Some(format!(
-            "{shown}no \"b2frame\" magic at byte {} ({hint})",
-            offset + 2
-        ));
-    }
-    match peek_lengths(&fixed) {
-        Err(_) => Some(format!(
-            "{shown}header_len/frame_len fields (bytes 11-23) are inconsistent"
-        )),
-        Ok((_, frame_len)) if frame_len > size - offset => Some(format!(
-            "{shown}truncated: frame_len says {frame_len} bytes, the file has {} after offset {offset}",
-            size - offset
-        )),
-        Ok((_, frame_len)) => diagnose_fields(&fixed, &mut file, offset, frame_len)
-            .map(|why| format!("{shown}{why}")),
-    }
-}
-
-/// Where the first frame header after `offset` begins (fixarray, fixstr(8), magic), searching
-/// the first MiB.
-fn find_frame_start(path: &Path, offset: u64) -> Option<u64> {
-    const START: &[u8] = b"\x9e\xa8b2frame\0";
-    let mut file = std::fs::File::open(path).ok()?;
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset)).ok()?;
-    let mut buf = Vec::new();
-    file.take(1 << 20).read_to_end(&mut buf).ok()?;
-    buf.windows(START.len())
-        .position(|w| w == START)
-        .map(|p| offset + p as u64)
-}
-
-/// Header fields and the trailer marker that make a frame unreadable, with their positions.
-fn diagnose_fields(
-    fixed: &[u8; 87],
-    file: &mut std::fs::File,
-    offset: u64,
-    frame_len: u64,
-) -> Option<String> {
-    let version = fixed[25] & 0x0f;
-    if version > 3 {
-        return Some(format!(
-            "frame format version {version} (byte 25) is newer than 3"
-        ));
-    }
-    let typesize = i32::from_be_bytes([fixed[48], fixed[49], fixed[50], fixed[51]]);
-    if typesize <= 0 {
-        return Some(format!(
-            "typesize {typesize} (bytes 48-51) must be positive"
-        ));
-    }
-    if fixed[70] > 6 {
-        return Some(format!("{} filters (byte 70), at most 6", fixed[70]));
-    }
-    let mut marker = [0u8; 1];
-    std::io::Seek::seek(
-        file,
-        std::io::SeekFrom::Start(offset + frame_len.checked_sub(23)?),
-    )
-    .ok()?;
-    file.read_exact(&mut marker).ok()?;
-    if marker[0] != 0xCE {
-        return Some(format!(
-            "no trailer-length marker 0xCE at byte {} (frame_len - 23)",
-            frame_len - 23
-        ));
-    }
-    None
-}
 
 struct Report {
     problems: Vec<String>,
