@@ -486,6 +486,13 @@ fn broken_frames_fail_cleanly() {
     std::fs::write(&p, &bad).unwrap();
     let err = fails(&["verify", s(&p)], &p, "chunk 3");
     assert!(err.contains("not sound"), "{err}");
+    let left = info_json(&d.join("py.b2frame"))["cbytes"].as_u64().unwrap() as usize - off;
+    assert!(
+        err.contains(&format!(
+            "its header says cbytes 2147418112, {left} bytes are left in the data section"
+        )),
+        "{err}"
+    );
     fails(&["chunks", s(&p)], &p, "chunk 3");
     // Broken sframe: a chunk file removed.
     let sp = w.join("s.b2sframe");
@@ -493,7 +500,19 @@ fn broken_frames_fail_cleanly() {
     std::fs::remove_file(sp.join("00000004.chunk")).unwrap();
     let err = fails(&["verify", s(&sp)], &sp, "not sound");
     assert!(
-        err.contains("chunk 4 (file 00000004.chunk): cannot read"),
+        err.contains("chunk 4 (file 00000004.chunk): cannot read")
+            && err.contains("the chunk file: No such file"),
+        "{err}"
+    );
+    // A truncated chunk file: its size against its header's cbytes.
+    let c6 = std::fs::read(sp.join("00000006.chunk")).unwrap();
+    std::fs::write(sp.join("00000006.chunk"), &c6[..50]).unwrap();
+    let err = fails(&["verify", s(&sp)], &sp, "not sound: 3 problem(s)");
+    let cb = i32::from_le_bytes(c6[12..16].try_into().unwrap());
+    assert!(
+        err.contains(&format!(
+            "chunk 6 (file 00000006.chunk): cannot read: Not enough space to read (-5): its header says cbytes {cb}, the file has 50 bytes"
+        )),
         "{err}"
     );
     // Usage errors are clap's (exit 2), still no panic.

@@ -44,12 +44,56 @@ fn where_of(f: &Frame, i: i64) -> String {
 }
 
 /// Checks chunk `i`; returns its (nbytes, stored cbytes, stored extent) when it reads.
-fn check_chunk(f: &Frame, i: i64, rep: &mut Report) -> Option<(i64, Option<(u64, u64)>)> {
+/// Why stored chunk `i` cannot be read: the bytes it occupies against what its header claims.
+fn unreadable_detail(f: &Frame, src: (&Path, u64), i: i64) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let ChunkLoc::Stored(v) = f.locs()[i as usize] else {
+        return None;
+    };
+    let (file, at, room, what) = match f.backing() {
+        Backing::Sparse(dir) => {
+            let p = dir.path().join(format!("{v:08X}.chunk"));
+            let size = match std::fs::metadata(&p) {
+                Ok(m) => m.len(),
+                Err(e) => return Some(format!("the chunk file: {e}")),
+            };
+            (p, 0, size, format!("the file has {size} bytes"))
+        }
+        Backing::Contiguous(_) => {
+            let h = f.header();
+            let room = (h.cbytes as u64).saturating_sub(v);
+            let at = src.1 + u64::from(h.header_len) + v;
+            let what = format!(
+                "{room} bytes are left in the data section (cbytes {})",
+                h.cbytes
+            );
+            (src.0.to_path_buf(), at, room, what)
+        }
+    };
+    let mut head = [0u8; 16];
+    let mut fh = std::fs::File::open(file).ok()?;
+    fh.seek(SeekFrom::Start(at)).ok()?;
+    if room < 16 || fh.read_exact(&mut head).is_err() {
+        return Some(format!("{what}, too few for a chunk header"));
+    }
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    Some(format!("its header says cbytes {cbytes}, {what}"))
+}
+
+fn check_chunk(
+    f: &Frame,
+    src: (&Path, u64),
+    i: i64,
+    rep: &mut Report,
+) -> Option<(i64, Option<(u64, u64)>)> {
     let w = where_of(f, i);
     let chunk = match f.chunk(i) {
         Ok(c) => c,
         Err(e) => {
-            rep.push(format!("{w}: cannot read: {e}"));
+            match unreadable_detail(f, src, i) {
+                Some(d) => rep.push(format!("{w}: cannot read: {e}: {d}")),
+                None => rep.push(format!("{w}: cannot read: {e}")),
+            }
             return None;
         }
     };
@@ -206,14 +250,14 @@ fn check_b2nd(f: &Frame, name: &str, content: &[u8], rep: &mut Report) {
     }
 }
 
-fn check(f: &Frame, rep: &mut Report) {
+fn check(f: &Frame, src: (&Path, u64), rep: &mut Report) {
     let h = f.header();
     let n = f.nchunks();
     let mut bar = Progress::new("verify", n);
     let mut nbytes = 0i64;
     let mut extents = Vec::new();
     for i in 0..n {
-        if let Some((nb, ext)) = check_chunk(f, i, rep) {
+        if let Some((nb, ext)) = check_chunk(f, src, i, rep) {
             nbytes += nb;
             extents.extend(ext);
         }
@@ -277,7 +321,7 @@ pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
         problems: Vec::new(),
         count: 0,
     };
-    check(&f, &mut rep);
+    check(&f, (path, offset), &mut rep);
     if rep.count == 0 {
         emit(&format!(
             "{}: ok ({} chunks, {} bytes, {} compressed)\n",
