@@ -8,7 +8,7 @@
 
 use super::boundary::{cstr, guard_int, malloc_copy};
 use super::chunk::core_cparams;
-use super::schunk::{parts, sync_counters, Handle};
+use super::schunk::{exclusive, read_op, sync_counters, Handle, Reader};
 use super::types::*;
 use crate::error::{Error, Result};
 use std::ffi::{c_char, c_int, c_void};
@@ -120,7 +120,8 @@ unsafe fn meta_op(
     op: impl FnOnce(&mut Handle, &str) -> Result<usize>,
 ) -> Result<c_int> {
     // SAFETY: forwarded contract.
-    let (sc, h) = unsafe { parts(schunk) }?;
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
     super::io::bracket(sc, h, true, |sc, h| {
         // SAFETY: forwarded contract.
         let name = unsafe { cstr(name) }?;
@@ -184,13 +185,13 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
     name: *const c_char,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
+        let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let name = unsafe { cstr(name) }?;
-            Ok(h.core.vlmeta_index(name)? as c_int)
-        })
+            Ok(r.h.core.vlmeta_index(name)? as c_int)
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -271,16 +272,14 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content_len: *mut i32,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
+        let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let name = unsafe { cstr(name) }?;
             if content.is_null() || content_len.is_null() {
                 return Err(Error::NullPointer);
             }
-            let i = h.core.vlmeta_index(name)?;
-            let v = h.core.vlmeta_get(name)?;
+            let i = r.h.core.vlmeta_index(name)?;
+            let v = r.h.core.vlmeta_get(name)?;
             let len = i32::try_from(v.len()).map_err(|_| Error::Data)?;
             let p = malloc_copy(&v);
             if p.is_null() {
@@ -292,7 +291,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
                 *content_len = len;
             }
             Ok(i as c_int)
-        })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -322,18 +323,18 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     names: *mut *mut c_char,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |sc, _| {
-            let n = usize::try_from(sc.nvlmetalayers).unwrap_or(0);
-            if n > 0 && names.is_null() {
+        let op = |r: &Reader<'_>| {
+            let list = r.vlmeta_names();
+            if !list.is_empty() && names.is_null() {
                 return Err(Error::NullPointer);
             }
-            for i in 0..n {
-                // SAFETY: mirrors are live; `names` has room for `n` pointers by contract.
-                unsafe { *names.add(i) = (*sc.vlmetalayers[i]).name };
+            for (i, p) in list.iter().enumerate() {
+                // SAFETY: `names` has room for `nvlmetalayers` pointers by contract.
+                unsafe { *names.add(i) = *p };
             }
-            Ok(n as c_int)
-        })
+            Ok(list.len() as c_int)
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }

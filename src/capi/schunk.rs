@@ -14,6 +14,13 @@
 //! `from_buffer(copy=false)` never frees nor modifies the caller's buffer (the schunk works on a
 //! copy). `get_lazychunk` returns a complete normal chunk, whose size is what callers pass to
 //! `blosc2_decompress_ctx`.
+//!
+//! Threads: one super-chunk may be used from any number of threads at once ([`sync`]): reads
+//! run in parallel under a shared lock, mutations under an exclusive one, and the C struct's
+//! fields change only under the exclusive lock. Borrowed chunks (`needs_free == false`) and the
+//! `data` pointers stay valid only until the next mutation, as in c-blosc2: threads that mutate
+//! while others read should have readers copy (decompress_chunk, get_slice_buffer) or take
+//! chunks from disk-backed storage, which are always copies.
 
 use super::boundary::{cstr, guard_i64, guard_int, guard_ptr, guard_void, malloc_copy};
 use super::chunk::{blosc2_vldecompress_block_ctx, context_mut, core_cparams};
@@ -31,12 +38,18 @@ use std::path::Path;
 /// Tag after the C struct, to catch pointers that are not ours.
 const TAG: u64 = 0x6232_6672_5343_484b;
 
+mod sync;
+
+pub(crate) use sync::{exclusive, read_op, Reader};
+
 /// What a `blosc2_schunk*` points to.
 #[repr(C)]
 pub(crate) struct SchunkBlock {
     c: blosc2_schunk,
     tag: u64,
     handle: *mut Handle,
+    /// The per-handle locks ([`sync`]), boxed like the handle.
+    sync: *const sync::HandleSync,
 }
 
 /// The Rust side of a C super-chunk.
@@ -46,27 +59,25 @@ pub(crate) struct Handle {
     data_cap: usize,
     /// The `.b2lock` lock when file locking is enabled (see [`super::io`]).
     pub(crate) lock: Option<crate::frame::lock::FrameLock>,
+    /// Whether the storage names a non-default I/O backend, whose callbacks need not be
+    /// thread-safe: reads are then serialised.
+    callbacks: bool,
 }
 
-/// Borrows the C struct and the handle behind a `blosc2_schunk*`.
+/// Borrows the C struct and the handle behind a `blosc2_schunk*` without locking: only for a
+/// super-chunk that is not shared yet (just created). Everything else goes through
+/// [`exclusive`] or [`read_op`].
 ///
 /// # Safety
-/// `p` must be NULL or a live pointer returned by this module, not used concurrently.
+/// `p` must be NULL or a live pointer returned by this module that no other thread can use.
 pub(crate) unsafe fn parts<'a>(
     p: *mut blosc2_schunk,
 ) -> Result<(&'a mut blosc2_schunk, &'a mut Handle)> {
-    if p.is_null() {
-        return Err(Error::NullPointer);
-    }
-    let b = p as *mut SchunkBlock;
-    // SAFETY: by the contract `p` came from `alloc_block`, so the block is live and complete.
-    let block = unsafe { &mut *b };
-    if block.tag != TAG || block.handle.is_null() {
-        return Err(Error::InvalidParam);
-    }
-    // SAFETY: the handle was boxed by `alloc_block` and is only freed with the block.
-    let h = unsafe { &mut *block.handle };
-    Ok((&mut block.c, h))
+    // SAFETY: forwarded contract.
+    let b = unsafe { sync::block(p) }?;
+    // SAFETY: by the contract nobody else uses the block; the handle was boxed by
+    // `alloc_block` and is only freed with the block.
+    Ok(unsafe { (&mut *p, &mut *b.handle_ptr()) })
 }
 
 /// Chunk compression/decompression through the schunk's C contexts.
@@ -284,12 +295,17 @@ fn alloc_block(
         core,
         data_cap: 0,
         lock: None,
+        callbacks: i32::from(io.id) != BLOSC2_IO_FILESYSTEM,
     }));
+    let hsync = sync::HandleSync::new();
+    hsync.note_dctx(dctx);
+    let hsync = Box::into_raw(Box::new(hsync));
     // SAFETY: `b` is a zeroed, live block; all-zero is a valid bit pattern for every field
     // (pointers NULL, counters 0), and we initialise the rest here.
     unsafe {
         (*b).tag = TAG;
         (*b).handle = handle;
+        (*b).sync = hsync;
         let sc = &mut (*b).c;
         sc.version = 0;
         sc.compcode = cparams.compcode;
@@ -447,7 +463,8 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 ) -> *mut blosc2_schunk {
     guard_ptr(|| {
         // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
+        let mut x = unsafe { exclusive(schunk) }?;
+        let (sc, h) = x.parts();
         super::io::bracket(sc, h, false, |sc, h| {
             // SAFETY: the schunk's storage copy is ours and complete.
             let (cp, dp) = unsafe { (*(*sc.storage).cparams, *(*sc.storage).dparams) };
@@ -498,7 +515,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
 pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_schunk, avoid: bool) {
     guard_void(|| {
         // SAFETY: forwarded contract (only validated).
-        let _ = (unsafe { parts(schunk) }, avoid);
+        let _ = (unsafe { sync::block(schunk) }, avoid);
     })
 }
 
@@ -546,13 +563,11 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     needs_free: *mut bool,
 ) -> i64 {
     guard_i64(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
+        let op = |r: &Reader<'_>| {
             if cframe.is_null() || needs_free.is_null() {
                 return Err(Error::NullPointer);
             }
-            let bytes = h.core.to_cframe()?;
+            let bytes = r.h.core.to_cframe()?;
             let p = malloc_copy(&bytes);
             if p.is_null() {
                 return Err(Error::MemoryAlloc);
@@ -563,7 +578,9 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
                 *needs_free = true;
             }
             Ok(bytes.len() as i64)
-        })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -577,13 +594,13 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
     urlpath: *const c_char,
 ) -> i64 {
     guard_i64(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
+        let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let s = unsafe { cstr(urlpath) }?;
-            h.core.to_file(Path::new(strip_url(s)))
-        })
+            r.h.core.to_file(Path::new(strip_url(s)))
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -597,13 +614,13 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
     urlpath: *const c_char,
 ) -> i64 {
     guard_i64(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
+        let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let s = unsafe { cstr(urlpath) }?;
-            h.core.append_file(Path::new(strip_url(s)))
-        })
+            r.h.core.append_file(Path::new(strip_url(s)))
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -617,8 +634,14 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         if schunk.is_null() {
             return Ok(0);
         }
+        // Wait for operations still in flight on other threads (using the schunk while it is
+        // freed is the caller's error; this only keeps their end from touching freed memory).
         // SAFETY: forwarded contract.
+        drop(unsafe { exclusive(schunk) }?);
+        // SAFETY: forwarded contract: no other user is left.
         let (sc, h) = unsafe { parts(schunk) }?;
+        // SAFETY: the block is live and ours alone now.
+        let hsync = unsafe { (*(schunk as *mut SchunkBlock)).sync };
         // SAFETY: everything below was allocated by `alloc_block` / the mirrors.
         unsafe {
             free_mirrors(sc);
@@ -629,6 +652,7 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
             libc::free(sc.data as *mut c_void);
             libc::free(sc.blockshape as *mut c_void);
             drop(Box::from_raw(h as *mut Handle));
+            drop(Box::from_raw(hsync as *mut sync::HandleSync));
             (*(schunk as *mut SchunkBlock)).tag = 0;
             libc::free(schunk as *mut c_void);
         }
@@ -642,8 +666,11 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
 /// `schunk` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
-    // SAFETY: forwarded contract.
-    guard_i64(|| Ok(unsafe { parts(schunk) }?.1.core.frame_len()))
+    guard_i64(|| {
+        // SAFETY: forwarded contract.
+        let b = unsafe { sync::block(schunk) }?;
+        Ok(b.shared()?.handle().core.frame_len())
+    })
 }
 
 /// A `calloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.
@@ -657,12 +684,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let (sc, _) = unsafe { parts(schunk) }?;
+        let g = unsafe { sync::block(schunk) }?.shared()?;
         if cparams.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: our storage copy is complete.
-        let mut cp = unsafe { *(*sc.storage).cparams };
+        // SAFETY: our storage copy is complete and never changes.
+        let mut cp = unsafe { *(*g.reader().storage()).cparams };
         cp.schunk = schunk as *mut c_void;
         let p = malloc_value(cp);
         if p.is_null() {
@@ -685,12 +712,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let (sc, _) = unsafe { parts(schunk) }?;
+        let g = unsafe { sync::block(schunk) }?.shared()?;
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: our storage copy is complete.
-        let mut dp = unsafe { *(*sc.storage).dparams };
+        // SAFETY: our storage copy is complete and never changes.
+        let mut dp = unsafe { *(*g.reader().storage()).dparams };
         dp.schunk = schunk as *mut c_void;
         let p = malloc_value(dp);
         if p.is_null() {
@@ -758,7 +785,8 @@ unsafe fn with_chunk(
     op: impl FnOnce(&mut SChunk, &[u8]) -> Result<i64>,
 ) -> Result<i64> {
     // SAFETY: forwarded contract.
-    let (sc, h) = unsafe { parts(schunk) }?;
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
     super::io::bracket(sc, h, true, |sc, h| {
         // SAFETY: forwarded contract.
         let c = unsafe { chunk_arg(chunk) }?;
@@ -841,7 +869,8 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
 ) -> i64 {
     guard_i64(|| {
         // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
+        let mut x = unsafe { exclusive(schunk) }?;
+        let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
             let n = h.core.delete_chunk(nchunk)?;
             sync_counters(sc, h, true);
@@ -862,7 +891,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
 ) -> i64 {
     guard_i64(|| {
         // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
+        let mut x = unsafe { exclusive(schunk) }?;
+        let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
             if nbytes < 0 {
                 return Err(Error::InvalidParam);
@@ -892,19 +922,18 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     nbytes: i32,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        revalidate(sc, h)?;
-        super::io::bracket(sc, h, false, |sc, h| {
-            if nchunk < 0 || nchunk >= h.core.nchunks() {
+        let op = |r: &Reader<'_>| {
+            if nchunk < 0 || nchunk >= r.h.core.nchunks() {
                 return Err(Error::InvalidParam);
             }
             // SAFETY: forwarded contract.
             let d = unsafe { super::chunk::output(dest, nbytes) }?;
-            sc.current_nchunk = nchunk;
-            let mut codec = CtxCodec::of(sc);
-            Ok(h.core.decompress_chunk_with(&mut codec, nchunk, d)? as c_int)
-        })
+            r.decode(Some(nchunk), |codec| {
+                Ok(r.h.core.decompress_chunk_with(codec, nchunk, d)? as c_int)
+            })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, true, op) }
     })
 }
 
@@ -944,10 +973,7 @@ unsafe fn hand_out(
     needs_free: *mut bool,
     lazy: bool,
 ) -> Result<i32> {
-    // SAFETY: forwarded contract.
-    let (sc, h) = unsafe { parts(schunk) }?;
-    revalidate(sc, h)?;
-    super::io::bracket(sc, h, false, |sc, h| {
+    let op = |r: &Reader<'_>| {
         if chunk.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
         }
@@ -956,8 +982,8 @@ unsafe fn hand_out(
             *chunk = std::ptr::null_mut();
             *needs_free = false;
         }
-        sc.current_nchunk = nchunk;
-        let c = h.core.chunk(nchunk)?;
+        r.touch_nchunk(nchunk);
+        let c = r.h.core.chunk(nchunk)?;
         let len = ChunkInfo::parse(&c)?.cbytes;
         if lazy {
             check_lazy(&c)?;
@@ -975,7 +1001,9 @@ unsafe fn hand_out(
             *needs_free = free;
         }
         Ok(len)
-    })
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, true, op) }
 }
 
 /// Chunk `nchunk` as stored; returns its cbytes.
@@ -1021,30 +1049,33 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     destsize: *mut i32,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |sc, h| {
+        let op = |r: &Reader<'_>| {
             if dest.is_null() || destsize.is_null() {
                 return Err(Error::NullPointer);
             }
-            let c = h.core.chunk(nchunk)?;
+            let c = r.h.core.chunk(nchunk)?;
             let len = i32::try_from(c.len()).map_err(|_| Error::Data)?;
-            // SAFETY: `c` is a complete chunk of `len` bytes; out-pointers valid by contract.
-            let r = unsafe {
-                blosc2_vldecompress_block_ctx(
-                    sc.dctx,
-                    c.as_ptr() as *const c_void,
-                    len,
-                    nblock,
-                    dest,
-                    destsize,
-                )
-            };
-            if r < 0 {
-                return Err(Error::from_code(r).unwrap_or(Error::Failure));
-            }
-            Ok(r)
-        })
+            r.with_dctx(|dctx| {
+                // SAFETY: `c` is a complete chunk of `len` bytes; out-pointers valid by
+                // contract; we hold the schunk's `dctx`.
+                let n = unsafe {
+                    blosc2_vldecompress_block_ctx(
+                        dctx,
+                        c.as_ptr() as *const c_void,
+                        len,
+                        nblock,
+                        dest,
+                        destsize,
+                    )
+                };
+                if n < 0 {
+                    return Err(Error::from_code(n).unwrap_or(Error::Failure));
+                }
+                Ok(n)
+            })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -1059,7 +1090,8 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
+        let mut x = unsafe { exclusive(schunk) }?;
+        let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
             let n = h.core.nchunks() as usize;
             if offsets_order.is_null() {
@@ -1087,7 +1119,8 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
 ) -> i64 {
     guard_i64(|| {
         // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
+        let mut x = unsafe { exclusive(schunk) }?;
+        let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
             let r = h.core.fill_special(nitems, special_value, chunksize);
             sync_counters(sc, h, true);
@@ -1104,17 +1137,17 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
     guard_ptr(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
-            let offs = h.core.frame_offsets().ok_or(Error::FrameType)?;
+        let op = |r: &Reader<'_>| {
+            let offs = r.h.core.frame_offsets().ok_or(Error::FrameType)?;
             let bytes: Vec<u8> = offs.iter().flat_map(|v| v.to_ne_bytes()).collect();
             let p = malloc_copy(&bytes) as *mut i64;
             if p.is_null() {
                 return Err(Error::MemoryAlloc);
             }
             Ok(p)
-        })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -1145,17 +1178,15 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        revalidate(sc, h)?;
-        super::io::bracket(sc, h, false, |sc, h| {
-            let n = range_bytes(h, start, stop)?;
+        let op = |r: &Reader<'_>| {
+            let n = range_bytes(r.h, start, stop)?;
             // SAFETY: forwarded contract.
             let d = unsafe { super::boundary::slice_mut(buffer as *mut u8, n) }?;
-            let mut codec = CtxCodec::of(sc);
-            h.core.get_slice_with(&mut codec, start, stop, d)?;
+            r.decode(None, |codec| r.h.core.get_slice_with(codec, start, stop, d))?;
             Ok(0)
-        })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, true, op) }
     })
 }
 
@@ -1172,7 +1203,8 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
+        let mut x = unsafe { exclusive(schunk) }?;
+        let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
             let n = range_bytes(h, start, stop)?;
             // SAFETY: forwarded contract.
@@ -1197,9 +1229,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     guard_int(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |sc, h| {
+        let op = |r: &Reader<'_>| {
             let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
             if n > 0 && coords.is_null() {
                 return Err(Error::NullPointer);
@@ -1211,14 +1241,15 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
                 unsafe { std::slice::from_raw_parts(coords, n) }
             };
             let bytes = n
-                .checked_mul(h.core.cparams().typesize as usize)
+                .checked_mul(r.h.core.cparams().typesize as usize)
                 .ok_or(Error::InvalidParam)?;
             // SAFETY: forwarded contract.
             let d = unsafe { super::boundary::slice_mut(buffer as *mut u8, bytes) }?;
-            let mut codec = CtxCodec::of(sc);
-            h.core.get_sparse_with(&mut codec, cs, d)?;
+            r.decode(None, |codec| r.h.core.get_sparse_with(codec, cs, d))?;
             Ok(0)
-        })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }
 
@@ -1235,20 +1266,18 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
     chunks_idx: *mut *mut i64,
 ) -> i64 {
     guard_i64(|| {
-        // SAFETY: forwarded contract.
-        let (sc, h) = unsafe { parts(schunk) }?;
-        super::io::bracket(sc, h, false, |_, h| {
+        let op = |r: &Reader<'_>| {
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {
                 return Err(Error::NullPointer);
             }
-            let ndim = h
-                .core
-                .metalayers()
-                .iter()
-                .find(|(n, _)| n == "b2nd" || n == "caterva")
-                .map(|(_, c)| crate::b2nd_meta::deserialize(c, false).map(|(m, _)| m.ndim()))
-                .transpose()?
-                .unwrap_or(1);
+            let ndim =
+                r.h.core
+                    .metalayers()
+                    .iter()
+                    .find(|(n, _)| n == "b2nd" || n == "caterva")
+                    .map(|(_, c)| crate::b2nd_meta::deserialize(c, false).map(|(m, _)| m.ndim()))
+                    .transpose()?
+                    .unwrap_or(1);
             // SAFETY: `ndim` values each by contract.
             let (s, e) = unsafe {
                 (
@@ -1256,7 +1285,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
                     std::slice::from_raw_parts(stop, ndim),
                 )
             };
-            let idx = h.core.slice_nchunks(s, e)?;
+            let idx = r.h.core.slice_nchunks(s, e)?;
             let bytes: Vec<u8> = idx.iter().flat_map(|v| v.to_ne_bytes()).collect();
             let p = malloc_copy(&bytes) as *mut i64;
             if p.is_null() {
@@ -1265,6 +1294,8 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             // SAFETY: valid out-pointer by contract.
             unsafe { *chunks_idx = p };
             Ok(idx.len() as i64)
-        })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { read_op(schunk, false, op) }
     })
 }

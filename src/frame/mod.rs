@@ -268,6 +268,25 @@ impl Frame {
         }
     }
 
+    /// Whether the frame's own storage records a `frame_len` other than the cached one (another
+    /// handle changed it), checked without touching the cached view so that concurrent readers
+    /// can ask; the re-read itself ([`Frame::refresh_if_stale`]) needs `&mut self`. In-memory
+    /// frames never are; a storage that cannot be read counts as current (the re-read would
+    /// fail and keep the old view anyway).
+    pub fn is_stale(&self) -> bool {
+        let stored = match &self.backing {
+            Backing::Contiguous(Store::Memory(_)) => return false,
+            Backing::Sparse(dir) => dir
+                .index_store()
+                .and_then(|s| s.read_at(0, header::HEADER_MINLEN as u64))
+                .and_then(|fixed| header::peek_lengths(&fixed).map(|(_, len)| len)),
+            Backing::Contiguous(store) => store
+                .read_at(0, header::HEADER_MINLEN as u64)
+                .and_then(|fixed| header::peek_lengths(&fixed).map(|(_, len)| len)),
+        };
+        matches!(stored, Ok(len) if len != self.header.frame_len)
+    }
+
     /// Header fields of chunk `i` (its sizes), without reading its payload.
     pub fn chunk_info(&self, i: i64) -> Result<ChunkInfo> {
         match self.loc(i)? {

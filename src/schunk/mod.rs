@@ -604,6 +604,16 @@ impl SChunk {
         }
     }
 
+    /// Whether [`SChunk::refresh_frame`] (without `force`) would re-read: the frame's storage
+    /// records another `frame_len`. Takes `&self`, so readers sharing the super-chunk can check
+    /// before deciding to take it exclusively for the re-read.
+    pub fn frame_is_stale(&self) -> bool {
+        match &self.body {
+            Body::Frame(f) => f.is_stale(),
+            Body::Plain(_) => false,
+        }
+    }
+
     /// Re-reads the frame from disk when its length on disk differs from the cached one
     /// (another writer grew or shrank it). Returns whether anything was re-read.
     pub fn refresh(&mut self) -> Result<bool> {
@@ -634,28 +644,36 @@ impl SChunk {
     /// since it was opened, as c-blosc2 revalidates its cached read handle. Returns whether it
     /// reopened.
     pub fn reopen_if_replaced(&mut self) -> Result<bool> {
+        if !self.is_replaced() {
+            return Ok(false);
+        }
+        let Location::File { path, offset } = &self.location else {
+            return Ok(false);
+        };
+        let f = Frame::open_file_at(path, *offset)?;
+        self.body = Body::Frame(f);
+        Ok(true)
+    }
+
+    /// Whether [`SChunk::reopen_if_replaced`] would reopen: the cframe file's path now names
+    /// another file than the one the handle reads. `&self`, for readers sharing the super-chunk.
+    pub fn is_replaced(&self) -> bool {
         use std::os::unix::fs::MetadataExt;
-        let (path, offset) = match &self.location {
-            Location::File { path, offset } => (path, *offset),
-            _ => return Ok(false),
+        let Location::File { path, .. } = &self.location else {
+            return false;
         };
         let Body::Frame(f) = &self.body else {
-            return Ok(false);
+            return false;
         };
         let crate::frame::Backing::Contiguous(crate::frame::io::Store::File { file, .. }) =
             f.backing()
         else {
-            return Ok(false);
+            return false;
         };
         let (Ok(open), Ok(now)) = (file.metadata(), std::fs::metadata(path)) else {
-            return Ok(false);
+            return false;
         };
-        if open.ino() == now.ino() && open.dev() == now.dev() {
-            return Ok(false);
-        }
-        let f = Frame::open_file_at(path, offset)?;
-        self.body = Body::Frame(f);
-        Ok(true)
+        open.ino() != now.ino() || open.dev() != now.dev()
     }
 }
 

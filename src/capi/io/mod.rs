@@ -18,7 +18,7 @@ pub mod stdio;
 
 use super::boundary::{cstr, guard_int, guard_ptr};
 use super::globals;
-use super::schunk::{new_from_storage, parts, sync_counters, Handle};
+use super::schunk::{exclusive, new_from_storage, parts, sync_counters, Handle};
 use super::types::{
     blosc2_io, blosc2_io_cb, blosc2_schunk, blosc2_stdio_params, blosc2_storage,
     BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS, BLOSC2_IO_DEFAULTS, BLOSC2_IO_FILESYSTEM,
@@ -618,7 +618,8 @@ pub(crate) fn bracket<T>(
 /// `schunk` NULL or live.
 pub(crate) unsafe fn schunk_lock(schunk: *mut blosc2_schunk) -> Result<c_int> {
     // SAFETY: forwarded contract.
-    let (sc, h) = unsafe { parts(schunk) }?;
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
     let Some(l) = h.lock.as_mut() else {
         return Ok(0);
     };
@@ -633,7 +634,8 @@ pub(crate) unsafe fn schunk_lock(schunk: *mut blosc2_schunk) -> Result<c_int> {
 /// `schunk` NULL or live.
 pub(crate) unsafe fn schunk_unlock(schunk: *mut blosc2_schunk) -> Result<c_int> {
     // SAFETY: forwarded contract.
-    let (_, h) = unsafe { parts(schunk) }?;
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (_, h) = x.parts();
     match h.lock.as_mut() {
         Some(l) => l.release().map(|()| 0),
         None => Ok(0),
@@ -647,7 +649,8 @@ pub(crate) unsafe fn schunk_unlock(schunk: *mut blosc2_schunk) -> Result<c_int> 
 /// `schunk` NULL or live.
 pub(crate) unsafe fn schunk_refresh(schunk: *mut blosc2_schunk) -> Result<c_int> {
     // SAFETY: forwarded contract.
-    let (sc, h) = unsafe { parts(schunk) }?;
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
     let moved = match h.lock.as_mut() {
         Some(l) => l.acquire(false)?,
         None => false,

@@ -1,0 +1,461 @@
+//! Per-handle synchronisation: any number of threads may use one `blosc2_schunk*` at once
+//! (c-blosc2 cannot, its issue #147).
+//!
+//! Every super-chunk block owns a [`HandleSync`]:
+//! - an `RwLock` over the Rust state and the C struct. Mutations (and every operation on a
+//!   handle whose frame goes through user I/O callbacks or the `.b2lock` file lock) take it
+//!   exclusively ([`exclusive`]); reads take it shared ([`read_op`]) and run in parallel. Chunk
+//!   reads are positioned (`pread`, per-access streams for sframes) and never move shared state.
+//!   The C struct's counters, mirrors and `data` are only written under the exclusive lock.
+//! - a `Mutex` over the schunk's own `dctx` (and `current_nchunk`, which its postfilter reads).
+//!   A reader that finds it taken decodes with a spare context built from the same parameters
+//!   instead of waiting, unless the `dctx` has a postfilter (whose `nchunk` must be right): then
+//!   it waits.
+//! - a stale disk frame (another handle changed it) is noticed under the shared lock and
+//!   re-read under the exclusive one, like every other change to the handle.
+//!
+//! Re-entrancy rule: callbacks run while the lock is held (prefilter/postfilter, user I/O,
+//! user codecs). They must not call into the same super-chunk. A call from a callback running
+//! under this thread's exclusive lock, or needing the `dctx` this thread already uses, fails
+//! with `BLOSC2_ERROR_FAILURE` instead of deadlocking; a read from a callback running under a
+//! shared lock works unless a writer is waiting at that moment (then it would deadlock, which
+//! is why the rule says not to).
+
+use super::{blosc2_schunk, ChunkCodec, CtxCodec, Handle, SchunkBlock, TAG};
+use crate::capi::chunk::{blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx};
+use crate::capi::types::{blosc2_context, blosc2_dparams, blosc2_storage, BLOSC2_DPARAMS_DEFAULTS};
+use crate::error::{Error, Result};
+use std::ptr::{addr_of, addr_of_mut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+
+thread_local! {
+    /// Its address identifies the current thread (never 0).
+    static TOKEN: u8 = const { 0 };
+}
+
+/// A non-zero number unique to the calling thread while it lives.
+fn thread_token() -> usize {
+    TOKEN.with(|t| t as *const u8 as usize)
+}
+
+/// Locks a mutex, ignoring poisoning (a panic inside an operation is caught at the C boundary
+/// and leaves the state as consistent as the failed operation left it).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Decompression contexts made from the schunk's `dctx` parameters, for readers that find the
+/// `dctx` busy.
+struct Spares {
+    /// The parameters to build spares from: a snapshot of the `dctx` (by address) taken by the
+    /// last thread that used it; `None` when it has a postfilter (spares would lose its
+    /// `nchunk`) or could not be read.
+    template: Option<(usize, blosc2_dparams)>,
+    /// Bumped whenever `template` changes; spares made under another generation are freed.
+    generation: u64,
+    idle: Vec<(u64, *mut blosc2_context)>,
+}
+
+// SAFETY: the contexts are owned by this list (created with `blosc2_create_dctx`, used by one
+// thread at a time after being popped); the template's pointers are only compared and copied.
+unsafe impl Send for Spares {}
+
+impl Drop for Spares {
+    fn drop(&mut self) {
+        for (_, c) in self.idle.drain(..) {
+            // SAFETY: each idle context is ours and no longer used.
+            unsafe { blosc2_free_ctx(c) };
+        }
+    }
+}
+
+/// The synchronisation state of one super-chunk (see the module docs).
+pub(crate) struct HandleSync {
+    rw: RwLock<()>,
+    /// [`thread_token`] of the exclusive holder, 0 when none.
+    writer: AtomicUsize,
+    dctx: Mutex<()>,
+    /// [`thread_token`] of the thread using the shared `dctx`, 0 when none.
+    dctx_owner: AtomicUsize,
+    spares: Mutex<Spares>,
+}
+
+impl HandleSync {
+    pub(crate) fn new() -> HandleSync {
+        HandleSync {
+            rw: RwLock::new(()),
+            writer: AtomicUsize::new(0),
+            dctx: Mutex::new(()),
+            dctx_owner: AtomicUsize::new(0),
+            spares: Mutex::new(Spares {
+                template: None,
+                generation: 0,
+                idle: Vec::new(),
+            }),
+        }
+    }
+
+    /// Records what spares for `dctx` are built from (called by the `dctx`'s user, or before
+    /// the schunk is shared).
+    pub(crate) fn note_dctx(&self, dctx: *mut blosc2_context) {
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        // SAFETY: the caller holds the `dctx` mutex (or the schunk is not shared yet), so
+        // nobody else uses the context; `dp` is writable.
+        let rc = unsafe { blosc2_ctx_get_dparams(dctx, &mut dp) };
+        let template = (rc == 0 && dp.postfilter.is_none()).then_some((dctx as usize, dp));
+        let mut s = lock(&self.spares);
+        let same = match (&s.template, &template) {
+            (None, None) => true,
+            (Some((a, x)), Some((b, y))) => {
+                a == b && x.nthreads == y.nthreads && x.schunk == y.schunk
+            }
+            _ => false,
+        };
+        if !same {
+            s.template = template;
+            s.generation += 1;
+            for (_, c) in s.idle.drain(..) {
+                // SAFETY: idle spares are ours and unused.
+                unsafe { blosc2_free_ctx(c) };
+            }
+        }
+    }
+
+    /// A spare context for `dctx` (reused or new) and its generation; None when spares are not
+    /// allowed for it.
+    fn take_spare(&self, dctx: *mut blosc2_context) -> Option<(u64, *mut blosc2_context)> {
+        let mut s = lock(&self.spares);
+        let (addr, dp) = s.template?;
+        if addr != dctx as usize {
+            return None;
+        }
+        if let Some(c) = s.idle.pop() {
+            return Some(c);
+        }
+        let c = blosc2_create_dctx(dp);
+        (!c.is_null()).then_some((s.generation, c))
+    }
+
+    fn give_back(&self, (generation, c): (u64, *mut blosc2_context)) {
+        let mut s = lock(&self.spares);
+        if generation == s.generation {
+            s.idle.push((generation, c));
+        } else {
+            drop(s);
+            // SAFETY: a spare of an outdated generation, ours and no longer used.
+            unsafe { blosc2_free_ctx(c) };
+        }
+    }
+}
+
+/// The parts of a validated block, read without forming a reference to the whole block
+/// (another thread may hold the C struct mutably under the exclusive lock).
+#[derive(Clone, Copy)]
+pub(crate) struct Block<'a> {
+    p: *mut blosc2_schunk,
+    h: *mut Handle,
+    sync: &'a HandleSync,
+}
+
+/// Validates `p` as a block of ours.
+///
+/// # Safety
+/// `p` NULL or a live pointer returned by this module.
+pub(crate) unsafe fn block<'a>(p: *mut blosc2_schunk) -> Result<Block<'a>> {
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let b = p as *mut SchunkBlock;
+    // SAFETY: by the contract the block is live; the fields after the C struct are written
+    // only by `alloc_block` (before sharing) and `blosc2_schunk_free` (after the last user),
+    // so plain reads of them do not race.
+    let (tag, h, sync) = unsafe {
+        (
+            addr_of!((*b).tag).read(),
+            addr_of!((*b).handle).read(),
+            addr_of!((*b).sync).read(),
+        )
+    };
+    if tag != TAG || h.is_null() || sync.is_null() {
+        return Err(Error::InvalidParam);
+    }
+    // SAFETY: `sync` was boxed by `alloc_block` and lives as long as the block.
+    Ok(Block {
+        p,
+        h,
+        sync: unsafe { &*sync },
+    })
+}
+
+impl<'a> Block<'a> {
+    /// The boxed handle (for callers that own the block exclusively by contract).
+    pub(crate) fn handle_ptr(&self) -> *mut Handle {
+        self.h
+    }
+
+    /// Fails instead of deadlocking when this thread already holds the exclusive lock (a
+    /// callback calling back into the super-chunk).
+    fn check_reentry(&self) -> Result<()> {
+        if self.sync.writer.load(Ordering::Relaxed) == thread_token() {
+            return Err(Error::Failure);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn exclusive(self) -> Result<Exclusive<'a>> {
+        self.check_reentry()?;
+        let g = self.sync.rw.write().unwrap_or_else(|e| e.into_inner());
+        self.sync.writer.store(thread_token(), Ordering::Relaxed);
+        Ok(Exclusive {
+            b: self,
+            _g: Some(g),
+        })
+    }
+
+    pub(crate) fn shared(self) -> Result<Shared<'a>> {
+        self.check_reentry()?;
+        let g = self.sync.rw.read().unwrap_or_else(|e| e.into_inner());
+        Ok(Shared { b: self, _g: g })
+    }
+}
+
+/// The super-chunk held exclusively: the only accessor until dropped.
+pub(crate) struct Exclusive<'a> {
+    b: Block<'a>,
+    _g: Option<RwLockWriteGuard<'a, ()>>,
+}
+
+impl Exclusive<'_> {
+    /// The C struct and the Rust state, both mutable.
+    pub(crate) fn parts(&mut self) -> (&mut blosc2_schunk, &mut Handle) {
+        // SAFETY: the write lock excludes every other API user of this block, and the two
+        // pointers are disjoint (the C struct inside the block, the boxed handle).
+        unsafe { (&mut *self.b.p, &mut *self.b.h) }
+    }
+
+    pub(crate) fn sync(&self) -> &HandleSync {
+        self.b.sync
+    }
+}
+
+impl Drop for Exclusive<'_> {
+    fn drop(&mut self) {
+        self.b.sync.writer.store(0, Ordering::Relaxed);
+    }
+}
+
+/// The super-chunk held shared: the Rust state is read-only, the C struct is not borrowed.
+pub(crate) struct Shared<'a> {
+    b: Block<'a>,
+    _g: RwLockReadGuard<'a, ()>,
+}
+
+impl Shared<'_> {
+    pub(crate) fn handle(&self) -> &Handle {
+        // SAFETY: the read lock excludes writers; readers only take `&Handle`.
+        unsafe { &*self.b.h }
+    }
+
+    /// A read view of the held super-chunk.
+    pub(crate) fn reader(&self) -> Reader<'_> {
+        Reader {
+            p: self.b.p,
+            h: self.handle(),
+            sync: self.b.sync,
+        }
+    }
+}
+
+/// What a read operation sees: the Rust state shared, the C struct only through raw field
+/// reads (other readers may be writing `current_nchunk` under the `dctx` mutex).
+pub(crate) struct Reader<'a> {
+    p: *mut blosc2_schunk,
+    pub(crate) h: &'a Handle,
+    sync: &'a HandleSync,
+}
+
+/// Clears the `dctx` owner when the decode ends (even by panic).
+struct DctxUse<'a> {
+    sync: &'a HandleSync,
+    _g: MutexGuard<'a, ()>,
+}
+
+impl Drop for DctxUse<'_> {
+    fn drop(&mut self) {
+        self.sync.dctx_owner.store(0, Ordering::Relaxed);
+    }
+}
+
+impl Reader<'_> {
+    /// `schunk->storage` (set at creation, never changed).
+    pub(crate) fn storage(&self) -> *mut blosc2_storage {
+        // SAFETY: a field of the live C struct; only written at creation.
+        unsafe { addr_of!((*self.p).storage).read() }
+    }
+
+    /// `schunk->dctx` (which the C caller may have replaced between calls).
+    fn dctx(&self) -> *mut blosc2_context {
+        // SAFETY: a field of the live C struct; we never write it after creation.
+        unsafe { addr_of!((*self.p).dctx).read() }
+    }
+
+    /// `schunk->vlmetalayers[..nvlmetalayers]` names (the mirrors change only under the
+    /// exclusive lock).
+    pub(crate) fn vlmeta_names(&self) -> Vec<*mut std::ffi::c_char> {
+        // SAFETY: fields of the live C struct, written only under the exclusive lock.
+        unsafe {
+            let n = usize::try_from(addr_of!((*self.p).nvlmetalayers).read()).unwrap_or(0);
+            let arr = addr_of!((*self.p).vlmetalayers);
+            (0..n.min((*arr).len()))
+                .map(|i| (*(*arr)[i]).name)
+                .collect()
+        }
+    }
+
+    /// Takes the schunk's `dctx` if it is free (or, with `wait`, when it becomes free);
+    /// None when busy or used below us on this thread.
+    fn claim_dctx(&self, wait: bool) -> Result<Option<DctxUse<'_>>> {
+        let me = thread_token();
+        if self.sync.dctx_owner.load(Ordering::Relaxed) == me {
+            return if wait { Err(Error::Failure) } else { Ok(None) };
+        }
+        let g = match self.sync.dctx.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) if wait => lock(&self.sync.dctx),
+            Err(TryLockError::WouldBlock) => return Ok(None),
+        };
+        self.sync.dctx_owner.store(me, Ordering::Relaxed);
+        Ok(Some(DctxUse {
+            sync: self.sync,
+            _g: g,
+        }))
+    }
+
+    /// Sets `current_nchunk` (what c-blosc2 does on every chunk access) when this thread can
+    /// take the `dctx` right away: it is the value the `dctx`'s postfilter reads, so only the
+    /// `dctx`'s user may write it. Under contention it stays at another reader's chunk.
+    pub(crate) fn touch_nchunk(&self, nchunk: i64) {
+        if let Ok(Some(_u)) = self.claim_dctx(false) {
+            // SAFETY: we hold the `dctx` mutex, the only writer of this field besides the
+            // exclusive lock's holder (which cannot coexist with our shared lock).
+            unsafe { addr_of_mut!((*self.p).current_nchunk).write(nchunk) };
+        }
+    }
+
+    /// Runs `f` with the schunk's `dctx` itself, waiting for it (for operations spares cannot
+    /// do, such as VL-block access through the C context API).
+    pub(crate) fn with_dctx<T>(
+        &self,
+        f: impl FnOnce(*mut blosc2_context) -> Result<T>,
+    ) -> Result<T> {
+        let _u = self.claim_dctx(true)?;
+        let dctx = self.dctx();
+        self.sync.note_dctx(dctx);
+        f(dctx)
+    }
+
+    /// Runs `f` with a decoder: the schunk's `dctx` when free (setting `current_nchunk` to
+    /// `nchunk` if given, as c-blosc2 does), else a spare built from the same parameters, else
+    /// (postfilter) the `dctx` after waiting for it.
+    pub(crate) fn decode<T>(
+        &self,
+        nchunk: Option<i64>,
+        f: impl FnOnce(&mut dyn ChunkCodec) -> Result<T>,
+    ) -> Result<T> {
+        let dctx = self.dctx();
+        let u = match self.claim_dctx(false)? {
+            Some(u) => u,
+            None => match self.sync.take_spare(dctx) {
+                Some(spare) => {
+                    let r = f(&mut CtxCodec {
+                        cctx: std::ptr::null_mut(),
+                        dctx: spare.1,
+                    });
+                    self.sync.give_back(spare);
+                    return r;
+                }
+                None => match self.claim_dctx(true)? {
+                    Some(u) => u,
+                    None => return Err(Error::Failure),
+                },
+            },
+        };
+        if let Some(n) = nchunk {
+            // SAFETY: as in `touch_nchunk`: we hold the `dctx` mutex.
+            unsafe { addr_of_mut!((*self.p).current_nchunk).write(n) };
+        }
+        self.sync.note_dctx(dctx);
+        let r = f(&mut CtxCodec {
+            cctx: std::ptr::null_mut(),
+            dctx,
+        });
+        drop(u);
+        r
+    }
+}
+
+/// Whether a handle's reads must be serialised: frames reached through I/O callbacks (which
+/// need not be thread-safe) and handles using the `.b2lock` file lock (whose state is
+/// per-handle and mutable).
+fn serial_reads(h: &Handle) -> bool {
+    h.callbacks || h.lock.is_some()
+}
+
+/// Runs a read-only operation on `p` under the shared lock, in parallel with other readers.
+/// With `revalidate`, a cframe file replaced on disk is reopened first; a frame another handle
+/// changed is re-read (both under the exclusive lock). Handles whose reads must be serialised
+/// run `op` under the exclusive lock, inside the file-locking bracket.
+///
+/// # Safety
+/// `p` NULL or live.
+pub(crate) unsafe fn read_op<T>(
+    p: *mut blosc2_schunk,
+    revalidate: bool,
+    op: impl FnOnce(&Reader<'_>) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let b = unsafe { block(p) }?;
+    let mut g = b.shared()?;
+    if serial_reads(g.handle()) {
+        drop(g);
+        let mut x = b.exclusive()?;
+        let sync = x.sync() as *const HandleSync;
+        let (sc, h) = x.parts();
+        if revalidate {
+            super::revalidate(sc, h)?;
+        }
+        return crate::capi::io::bracket(sc, h, false, |sc, h| {
+            op(&Reader {
+                p: sc,
+                h,
+                // SAFETY: the block's sync outlives the guard we hold.
+                sync: unsafe { &*sync },
+            })
+        });
+    }
+    let h = g.handle();
+    if (revalidate && h.core.is_replaced()) || h.core.frame_is_stale() {
+        drop(g);
+        {
+            let mut x = b.exclusive()?;
+            let (sc, h) = x.parts();
+            if revalidate {
+                super::revalidate(sc, h)?;
+            }
+            let _ = crate::capi::io::resync(sc, h, false);
+        }
+        g = b.shared()?;
+    }
+    op(&g.reader())
+}
+
+/// Runs a mutation (or an operation serialised for another reason) under the exclusive lock.
+///
+/// # Safety
+/// `p` NULL or live.
+pub(crate) unsafe fn exclusive<'a>(p: *mut blosc2_schunk) -> Result<Exclusive<'a>> {
+    // SAFETY: forwarded contract.
+    unsafe { block(p) }?.exclusive()
+}

@@ -1,0 +1,626 @@
+//! Concurrent readers on ONE `blosc2_schunk*` through the C API (issue 5): several threads call
+//! decompress_chunk / get_chunk / get_lazychunk / get_slice_buffer / frame_get_offsets /
+//! vlmeta_get / get_cparams at the same time on every storage kind, and every byte is checked.
+//! Other tests add a writer thread (update/append/vlmeta_update) while readers read: a reader
+//! must see either the old or the new content of a chunk, never anything else, and nothing may
+//! crash. A postfilter test checks that `nchunk` stays right for each reader under contention.
+//!
+//! Borrowed chunks (`needs_free == false`, plain and in-memory storage) are, as in c-blosc2,
+//! valid only until the next mutation, so the tests with a writer only look into copies.
+
+use b2frame::capi::chunk::*;
+use b2frame::capi::globals::blosc2_init;
+use b2frame::capi::meta::*;
+use b2frame::capi::schunk::*;
+use b2frame::capi::types::*;
+use std::ffi::{c_int, c_void, CString};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+mod common;
+use common::Rng;
+
+const ITEMS: usize = 4096;
+const CHUNK_BYTES: usize = ITEMS * 4;
+const NCHUNKS: usize = 24;
+const READERS: usize = 6;
+
+/// Item `j` of chunk `i` at version `v` (every item encodes `(i, v)`).
+fn item(i: usize, v: u64, j: usize) -> [u8; 4] {
+    (((i as u32) << 20) ^ ((v as u32) << 12) ^ (j as u32 / 8)).to_le_bytes()
+}
+
+/// Chunk `i` at version `v`: compressible i32 items.
+fn chunk_data(i: usize, v: u64) -> Vec<u8> {
+    (0..ITEMS).flat_map(|j| item(i, v, j)).collect()
+}
+
+/// The version recorded in the first item of chunk `i`'s data.
+fn version_of(i: usize, d: &[u8]) -> u64 {
+    let x = u32::from_le_bytes(d[..4].try_into().unwrap());
+    u64::from(((x ^ ((i as u32) << 20)) >> 12) & 0xff)
+}
+
+/// A shareable raw super-chunk pointer (the API under test makes sharing it sound).
+#[derive(Clone, Copy)]
+struct Sc(*mut blosc2_schunk);
+// SAFETY: the point of the test: the C API synchronises every use of the handle.
+unsafe impl Send for Sc {}
+// SAFETY: as above.
+unsafe impl Sync for Sc {}
+
+impl Sc {
+    /// The pointer (a method, so closures capture the whole `Sc`, not its field).
+    fn p(self) -> *mut blosc2_schunk {
+        self.0
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Plain,
+    Memory,
+    File,
+    Sparse,
+    /// `blosc2_schunk_from_buffer(copy=false)` of an in-memory cframe.
+    FromBuffer,
+    /// A cframe file reopened with `blosc2_schunk_open`.
+    Reopened,
+}
+
+const KINDS: [Kind; 6] = [
+    Kind::Plain,
+    Kind::Memory,
+    Kind::File,
+    Kind::Sparse,
+    Kind::FromBuffer,
+    Kind::Reopened,
+];
+
+fn scratch(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("b2f-conc-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    let _ = std::fs::remove_dir_all(&p);
+    p
+}
+
+fn cleanup(p: &Option<PathBuf>) {
+    if let Some(p) = p {
+        let _ = std::fs::remove_file(p);
+        let _ = std::fs::remove_dir_all(p);
+    }
+}
+
+/// A new super-chunk of `kind` holding chunks `0..NCHUNKS` at version 0, with a vlmetalayer
+/// "vl" = b"v0" and `nthreads` decompression threads.
+fn build(
+    kind: Kind,
+    tag: &str,
+    nthreads: i16,
+    dparams: Option<blosc2_dparams>,
+) -> (Sc, Option<PathBuf>) {
+    blosc2_init();
+    let path = match kind {
+        Kind::File | Kind::Sparse | Kind::Reopened => Some(scratch(&format!("{tag}-{kind:?}"))),
+        _ => None,
+    };
+    let url = path
+        .as_ref()
+        .map(|p| CString::new(p.to_str().unwrap()).unwrap());
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    cp.clevel = 5;
+    cp.nthreads = nthreads;
+    let mut dp = dparams.unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+    dp.nthreads = nthreads;
+    let mut st = blosc2_storage {
+        contiguous: !matches!(kind, Kind::Plain | Kind::Sparse),
+        urlpath: url
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |u| u.as_ptr() as *mut _),
+        cparams: &mut cp,
+        dparams: &mut dp,
+        io: std::ptr::null_mut(),
+    };
+    // SAFETY: a valid storage description whose pointers outlive the call.
+    let mut sc = unsafe { blosc2_schunk_new(&mut st) };
+    assert!(!sc.is_null(), "{kind:?}");
+    for i in 0..NCHUNKS {
+        let d = chunk_data(i, 0);
+        // SAFETY: live schunk; `d` holds CHUNK_BYTES bytes.
+        let n = unsafe {
+            blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32)
+        };
+        assert_eq!(n, i as i64 + 1);
+    }
+    let name = CString::new("vl").unwrap();
+    let mut v0 = b"v0".to_vec();
+    // SAFETY: live schunk, valid name and content.
+    let rc =
+        unsafe { blosc2_vlmeta_add(sc, name.as_ptr(), v0.as_mut_ptr(), 2, std::ptr::null_mut()) };
+    assert!(rc >= 0);
+    match kind {
+        Kind::FromBuffer => {
+            let mut buf = std::ptr::null_mut();
+            let mut nf = false;
+            // SAFETY: live schunk, valid out-pointers.
+            let len = unsafe { blosc2_schunk_to_buffer(sc, &mut buf, &mut nf) };
+            assert!(len > 0 && nf);
+            // SAFETY: `buf` holds `len` bytes; the new schunk works on its own copy.
+            let from = unsafe { blosc2_schunk_from_buffer(buf, len, false) };
+            assert!(!from.is_null());
+            // SAFETY: ours to free, not used afterwards.
+            unsafe {
+                libc_free(buf as *mut c_void);
+                blosc2_schunk_free(sc);
+            }
+            sc = from;
+        }
+        Kind::Reopened => {
+            // SAFETY: ours to free.
+            unsafe { blosc2_schunk_free(sc) };
+            // SAFETY: a NUL-terminated path.
+            sc = unsafe { blosc2_schunk_open(url.as_ref().unwrap().as_ptr()) };
+            assert!(!sc.is_null());
+        }
+        _ => {}
+    }
+    (Sc(sc), path)
+}
+
+extern "C" {
+    #[link_name = "free"]
+    fn libc_free(p: *mut c_void);
+}
+
+/// Decompresses a whole chunk with a private context (to check chunks handed out).
+fn decompress_private(chunk: &[u8]) -> Vec<u8> {
+    let dctx = blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
+    let mut out = vec![0u8; CHUNK_BYTES];
+    // SAFETY: `chunk` is a complete chunk; `out` has CHUNK_BYTES bytes.
+    let n = unsafe {
+        blosc2_decompress_ctx(
+            dctx,
+            chunk.as_ptr() as *const c_void,
+            chunk.len() as i32,
+            out.as_mut_ptr() as *mut c_void,
+            CHUNK_BYTES as i32,
+        )
+    };
+    // SAFETY: ours.
+    unsafe { blosc2_free_ctx(dctx) };
+    assert_eq!(n, CHUNK_BYTES as c_int);
+    out
+}
+
+/// Fetches chunk `i` with get_chunk (or get_lazychunk); returns a copy and whether it was
+/// borrowed. Frees what needs freeing.
+fn fetch(sc: Sc, i: usize, lazy: bool) -> (Vec<u8>, bool) {
+    let mut p = std::ptr::null_mut();
+    let mut nf = false;
+    // SAFETY: live schunk, valid out-pointers.
+    let n = unsafe {
+        if lazy {
+            blosc2_schunk_get_lazychunk(sc.p(), i as i64, &mut p, &mut nf)
+        } else {
+            blosc2_schunk_get_chunk(sc.p(), i as i64, &mut p, &mut nf)
+        }
+    };
+    assert!(n > 0, "get_chunk({i}) = {n}");
+    // SAFETY: the library vouches for `n` bytes at `p` (borrowed ones until the next mutation,
+    // and the callers of this function with a writer do not use borrowed ones).
+    let v = unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec();
+    if nf {
+        // SAFETY: malloc'ed for us.
+        unsafe { libc_free(p as *mut c_void) };
+    }
+    (v, !nf)
+}
+
+/// What every reader may check on an unchanging super-chunk.
+struct Expected {
+    chunks: Vec<Vec<u8>>,
+    offsets: Option<Vec<i64>>,
+}
+
+fn snapshot(sc: Sc, kind: Kind) -> Expected {
+    let chunks = (0..NCHUNKS).map(|i| fetch(sc, i, false).0).collect();
+    // SAFETY: live schunk.
+    let p = unsafe { blosc2_frame_get_offsets(sc.p()) };
+    let offsets = if kind == Kind::Plain {
+        assert!(p.is_null());
+        None
+    } else {
+        assert!(!p.is_null());
+        // SAFETY: nchunks values, malloc'ed for us.
+        let v = unsafe { std::slice::from_raw_parts(p, NCHUNKS) }.to_vec();
+        // SAFETY: as above.
+        unsafe { libc_free(p as *mut c_void) };
+        Some(v)
+    };
+    Expected { chunks, offsets }
+}
+
+/// One random read, checked against version-0 data.
+fn read_once(sc: Sc, rng: &mut Rng, exp: &Expected) {
+    let i = rng.below(NCHUNKS as u64) as usize;
+    match rng.below(8) {
+        0 | 1 => {
+            let mut out = vec![0u8; CHUNK_BYTES];
+            // SAFETY: live schunk; `out` holds CHUNK_BYTES.
+            let n = unsafe {
+                blosc2_schunk_decompress_chunk(
+                    sc.p(),
+                    i as i64,
+                    out.as_mut_ptr() as *mut c_void,
+                    CHUNK_BYTES as i32,
+                )
+            };
+            assert_eq!(n, CHUNK_BYTES as c_int);
+            assert!(out == chunk_data(i, 0), "decompress_chunk({i})");
+        }
+        2 => assert!(fetch(sc, i, false).0 == exp.chunks[i], "get_chunk({i})"),
+        3 => assert!(fetch(sc, i, true).0 == exp.chunks[i], "get_lazychunk({i})"),
+        4 | 5 => {
+            let total = (NCHUNKS * ITEMS) as u64;
+            let start = rng.below(total);
+            let stop = start + rng.below((total - start).min(3 * ITEMS as u64) + 1);
+            let mut out = vec![0u8; (stop - start) as usize * 4];
+            // SAFETY: live schunk; `out` holds (stop - start) items.
+            let rc = unsafe {
+                blosc2_schunk_get_slice_buffer(
+                    sc.p(),
+                    start as i64,
+                    stop as i64,
+                    out.as_mut_ptr() as *mut c_void,
+                )
+            };
+            assert_eq!(rc, 0);
+            for (k, got) in out.chunks_exact(4).enumerate() {
+                let g = start as usize + k;
+                let want = &item(g / ITEMS, 0, g % ITEMS)[..];
+                assert_eq!(got, want, "slice item {g}");
+            }
+        }
+        6 => {
+            // SAFETY: live schunk.
+            let p = unsafe { blosc2_frame_get_offsets(sc.p()) };
+            match &exp.offsets {
+                None => assert!(p.is_null()),
+                Some(o) => {
+                    assert!(!p.is_null());
+                    // SAFETY: nchunks values, malloc'ed for us.
+                    assert!(unsafe { std::slice::from_raw_parts(p, NCHUNKS) } == &o[..]);
+                    // SAFETY: as above.
+                    unsafe { libc_free(p as *mut c_void) };
+                }
+            }
+        }
+        _ => {
+            vlmeta_check(sc, &[b"v0".to_vec()]);
+            let mut cp = std::ptr::null_mut();
+            // SAFETY: live schunk, valid out-pointer.
+            assert_eq!(unsafe { blosc2_schunk_get_cparams(sc.p(), &mut cp) }, 0);
+            // SAFETY: a calloc'ed struct for us.
+            unsafe {
+                assert_eq!((*cp).typesize, 4);
+                assert_eq!((*cp).schunk, sc.p() as *mut c_void);
+                libc_free(cp as *mut c_void);
+            }
+        }
+    }
+}
+
+/// vlmetalayer "vl" holds one of `allowed`.
+fn vlmeta_check(sc: Sc, allowed: &[Vec<u8>]) {
+    let v = vlmeta_get(sc);
+    assert!(allowed.contains(&v), "vlmeta {v:?}");
+}
+
+/// The content of vlmetalayer "vl".
+fn vlmeta_get(sc: Sc) -> Vec<u8> {
+    let name = CString::new("vl").unwrap();
+    let mut p = std::ptr::null_mut();
+    let mut len = 0;
+    // SAFETY: live schunk, valid name and out-pointers.
+    let rc = unsafe { blosc2_vlmeta_get(sc.p(), name.as_ptr(), &mut p, &mut len) };
+    assert_eq!(rc, 0);
+    // SAFETY: `len` bytes malloc'ed for us.
+    let v = unsafe { std::slice::from_raw_parts(p, len as usize) }.to_vec();
+    // SAFETY: as above.
+    unsafe { libc_free(p as *mut c_void) };
+    v
+}
+
+fn readers_only(kind: Kind, nthreads: i16) {
+    let (sc, path) = build(kind, &format!("ro{nthreads}"), nthreads, None);
+    let exp = Arc::new(snapshot(sc, kind));
+    std::thread::scope(|s| {
+        for t in 0..READERS {
+            let exp = exp.clone();
+            s.spawn(move || {
+                let mut rng = Rng::new(t as u64 * 7 + nthreads as u64);
+                for _ in 0..1000 {
+                    read_once(sc, &mut rng, &exp);
+                }
+            });
+        }
+    });
+    // SAFETY: no thread uses it any more.
+    unsafe { blosc2_schunk_free(sc.p()) };
+    cleanup(&path);
+}
+
+#[test]
+fn readers_on_every_storage_kind() {
+    for kind in KINDS {
+        readers_only(kind, 1);
+    }
+}
+
+#[test]
+fn readers_with_block_parallel_decompression() {
+    for kind in [Kind::Plain, Kind::File, Kind::Sparse] {
+        readers_only(kind, 4);
+    }
+}
+
+/// Readers while a writer updates chunks, appends new ones and rewrites the vlmetalayer.
+fn readers_and_writer(kind: Kind) {
+    let (sc, path) = build(kind, "rw", 1, None);
+    let nchunks = Arc::new(AtomicUsize::new(NCHUNKS));
+    let version = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let cctx = {
+        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+        cp.typesize = 4;
+        blosc2_create_cctx(cp) as usize
+    };
+    std::thread::scope(|s| {
+        for t in 0..READERS {
+            let (nchunks, version, done) = (nchunks.clone(), version.clone(), done.clone());
+            s.spawn(move || {
+                let mut rng = Rng::new(100 + t as u64);
+                let mut reads = 0u64;
+                while !done.load(Ordering::Acquire) || reads < 300 {
+                    reads += 1;
+                    let n = nchunks.load(Ordering::Acquire);
+                    let i = rng.below(n as u64) as usize;
+                    match rng.below(4) {
+                        0 | 1 => {
+                            let mut out = vec![0u8; CHUNK_BYTES];
+                            // SAFETY: live schunk; `out` holds CHUNK_BYTES.
+                            let r = unsafe {
+                                blosc2_schunk_decompress_chunk(
+                                    sc.p(),
+                                    i as i64,
+                                    out.as_mut_ptr() as *mut c_void,
+                                    CHUNK_BYTES as i32,
+                                )
+                            };
+                            assert_eq!(r, CHUNK_BYTES as c_int, "{kind:?} chunk {i}");
+                            let v = version_of(i, &out);
+                            assert!(
+                                v <= version.load(Ordering::Acquire),
+                                "{kind:?} chunk {i} from the future: {v}"
+                            );
+                            assert!(out == chunk_data(i, v), "{kind:?} chunk {i} garbage");
+                        }
+                        2 => {
+                            let (c, borrowed) = fetch(sc, i, t % 2 == 0);
+                            if !borrowed {
+                                let d = decompress_private(&c);
+                                assert!(
+                                    d == chunk_data(i, version_of(i, &d)),
+                                    "{kind:?} get_chunk {i}"
+                                );
+                            }
+                        }
+                        _ => {
+                            let start = (i * ITEMS + rng.below(ITEMS as u64) as usize) as i64;
+                            let len = ITEMS as i64;
+                            let stop = (start + len).min((n * ITEMS) as i64);
+                            let mut out = vec![0u8; (stop - start) as usize * 4];
+                            // SAFETY: live schunk; `out` holds (stop - start) items.
+                            let rc = unsafe {
+                                blosc2_schunk_get_slice_buffer(
+                                    sc.p(),
+                                    start,
+                                    stop,
+                                    out.as_mut_ptr() as *mut c_void,
+                                )
+                            };
+                            assert_eq!(rc, 0);
+                            // Each chunk's part of the slice comes from one version of it.
+                            let newest = version.load(Ordering::Acquire);
+                            let mut seen: Option<(usize, u64)> = None;
+                            for (k, got) in out.chunks_exact(4).enumerate() {
+                                let g = start as usize + k;
+                                let (c, j) = (g / ITEMS, g % ITEMS);
+                                let v = version_of(c, got);
+                                assert!(v <= newest, "{kind:?} slice item {g} from the future");
+                                assert_eq!(got, &item(c, v, j)[..], "{kind:?} slice item {g}");
+                                if let Some((pc, pv)) = seen {
+                                    assert!(
+                                        pc != c || pv == v,
+                                        "{kind:?} slice mixes versions of chunk {c}"
+                                    );
+                                }
+                                seen = Some((c, v));
+                            }
+                        }
+                    }
+                    if rng.below(16) == 0 {
+                        // The writer publishes a version before storing it.
+                        let content = vlmeta_get(sc);
+                        let v = version.load(Ordering::Acquire);
+                        let allowed: Vec<Vec<u8>> =
+                            (0..=v).map(|v| format!("v{v}").into_bytes()).collect();
+                        assert!(allowed.contains(&content), "{kind:?} vlmeta {content:?}");
+                    }
+                }
+            });
+        }
+        s.spawn(|| {
+            let name = CString::new("vl").unwrap();
+            for round in 1..=40u64 {
+                // Chunks of version `round` may appear from now on.
+                version.store(round, Ordering::Release);
+                let mut rng = Rng::new(round);
+                for _ in 0..4 {
+                    let i = rng.below(nchunks.load(Ordering::Acquire) as u64) as usize;
+                    let d = chunk_data(i, round);
+                    let mut c = vec![0u8; CHUNK_BYTES + 64];
+                    // SAFETY: a live cctx; buffers of the given sizes.
+                    let n = unsafe {
+                        blosc2_compress_ctx(
+                            cctx as *mut blosc2_context,
+                            d.as_ptr() as *const c_void,
+                            CHUNK_BYTES as i32,
+                            c.as_mut_ptr() as *mut c_void,
+                            c.len() as i32,
+                        )
+                    };
+                    assert!(n > 0);
+                    // SAFETY: live schunk; `c` is a complete chunk, copied.
+                    let r = unsafe {
+                        blosc2_schunk_update_chunk(sc.p(), i as i64, c.as_mut_ptr(), true)
+                    };
+                    assert!(r > 0, "{kind:?} update {i}: {r}");
+                }
+                if round % 4 == 0 {
+                    let i = nchunks.load(Ordering::Acquire);
+                    let d = chunk_data(i, 0);
+                    // SAFETY: live schunk; `d` holds CHUNK_BYTES.
+                    let r = unsafe {
+                        blosc2_schunk_append_buffer(
+                            sc.p(),
+                            d.as_ptr() as *const c_void,
+                            CHUNK_BYTES as i32,
+                        )
+                    };
+                    assert_eq!(r, i as i64 + 1);
+                    nchunks.store(i + 1, Ordering::Release);
+                }
+                let mut content = format!("v{round}").into_bytes();
+                // SAFETY: live schunk, valid name and content.
+                let rc = unsafe {
+                    blosc2_vlmeta_update(
+                        sc.p(),
+                        name.as_ptr(),
+                        content.as_mut_ptr(),
+                        content.len() as i32,
+                        std::ptr::null_mut(),
+                    )
+                };
+                assert!(rc >= 0);
+                std::thread::yield_now();
+            }
+            done.store(true, Ordering::Release);
+        });
+    });
+    // The final state is exactly what the writer left.
+    let n = nchunks.load(Ordering::Acquire);
+    // SAFETY: the C struct is quiescent now.
+    assert_eq!(unsafe { (*sc.p()).nchunks }, n as i64);
+    for i in 0..n {
+        let mut out = vec![0u8; CHUNK_BYTES];
+        // SAFETY: live schunk; `out` holds CHUNK_BYTES.
+        let r = unsafe {
+            blosc2_schunk_decompress_chunk(
+                sc.p(),
+                i as i64,
+                out.as_mut_ptr() as *mut c_void,
+                CHUNK_BYTES as i32,
+            )
+        };
+        assert_eq!(r, CHUNK_BYTES as c_int);
+        assert!(out == chunk_data(i, version_of(i, &out)));
+    }
+    // SAFETY: no thread uses them any more.
+    unsafe {
+        blosc2_free_ctx(cctx as *mut blosc2_context);
+        blosc2_schunk_free(sc.p());
+    }
+    cleanup(&path);
+}
+
+#[test]
+fn readers_and_a_writer_on_every_storage_kind() {
+    for kind in KINDS {
+        readers_and_writer(kind);
+    }
+}
+
+/// XORs every byte with the low byte of `nchunk` (and counts calls in `user_data`).
+unsafe extern "C" fn xor_nchunk(p: *mut blosc2_postfilter_params) -> c_int {
+    // SAFETY: the library passes a valid parameter block with `size` bytes in and out.
+    unsafe {
+        let p = &mut *p;
+        let n = p.size as usize;
+        let k = p.nchunk as u8;
+        for j in 0..n {
+            *p.output.add(j) = *p.input.add(j) ^ k;
+        }
+        (*(p.user_data as *const AtomicU64)).fetch_add(1, Ordering::Relaxed);
+    }
+    0
+}
+
+/// With a postfilter on the schunk's dctx, concurrent readers must each see their own
+/// `nchunk` (the postfilter's view of `schunk->current_nchunk`).
+#[test]
+fn postfilter_sees_each_readers_nchunk() {
+    for kind in [Kind::Plain, Kind::File] {
+        let calls = Box::new(AtomicU64::new(0));
+        let mut post = blosc2_postfilter_params {
+            user_data: &*calls as *const AtomicU64 as *mut c_void,
+            input: std::ptr::null(),
+            output: std::ptr::null_mut(),
+            size: 0,
+            typesize: 0,
+            offset: 0,
+            nchunk: 0,
+            nblock: 0,
+            tid: 0,
+            ttmp: std::ptr::null_mut(),
+            ttmp_nbytes: 0,
+            ctx: std::ptr::null_mut(),
+        };
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        dp.postfilter = Some(xor_nchunk);
+        dp.postparams = &mut post;
+        let (sc, path) = build(kind, "post", 1, Some(dp));
+        std::thread::scope(|s| {
+            for t in 0..READERS {
+                s.spawn(move || {
+                    let mut rng = Rng::new(900 + t as u64);
+                    for _ in 0..400 {
+                        let i = rng.below(NCHUNKS as u64) as usize;
+                        let mut out = vec![0u8; CHUNK_BYTES];
+                        // SAFETY: live schunk; `out` holds CHUNK_BYTES.
+                        let r = unsafe {
+                            blosc2_schunk_decompress_chunk(
+                                sc.p(),
+                                i as i64,
+                                out.as_mut_ptr() as *mut c_void,
+                                CHUNK_BYTES as i32,
+                            )
+                        };
+                        assert_eq!(r, CHUNK_BYTES as c_int);
+                        let want: Vec<u8> = chunk_data(i, 0).iter().map(|b| b ^ i as u8).collect();
+                        assert!(
+                            out == want,
+                            "{kind:?} chunk {i} with another reader's nchunk"
+                        );
+                    }
+                });
+            }
+        });
+        assert!(calls.load(Ordering::Relaxed) >= (READERS * 400) as u64);
+        // SAFETY: no thread uses it any more.
+        unsafe { blosc2_schunk_free(sc.p()) };
+        cleanup(&path);
+    }
+}
