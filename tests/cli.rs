@@ -493,7 +493,23 @@ fn broken_frames_fail_cleanly() {
         )),
         "{err}"
     );
-    fails(&["chunks", s(&p)], &p, "chunk 3");
+    let err = fails(&["chunks", s(&p)], &p, "chunk 3: ");
+    assert!(err.ends_with("(1 unreadable chunk(s) in all)\n"), "{err}");
+    let listing = String::from_utf8(run(&["chunks", s(&p)]).stdout).unwrap();
+    assert_eq!(listing.lines().count(), 11, "{listing}");
+    assert!(listing
+        .lines()
+        .nth(4)
+        .unwrap()
+        .starts_with("     3 unreadable: "));
+    // info still reports the frame and names the damaged chunk.
+    let v = info_json(&p);
+    assert_eq!(v["unreadable_chunks"], serde_json::json!([3]));
+    assert_eq!(
+        (v["nchunks"].as_i64(), v["dead_bytes"].is_null()),
+        (Some(10), true)
+    );
+    assert!(ok(&["info", s(&p)]).contains("unreadable chunks     3 (see b2frame verify)"));
     // Broken sframe: a chunk file removed.
     let sp = w.join("s.b2sframe");
     ok(&["convert", s(&d.join("py.b2frame")), s(&sp), "--sparse"]);

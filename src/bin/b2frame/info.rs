@@ -43,23 +43,29 @@ pub fn report(f: &Frame, path: &Path, offset: u64) -> CliResult<Value> {
     let mut specials = 0i64;
     let mut stored_cbytes = 0i64;
     let mut chunk_version = None;
+    // A damaged chunk does not hide the rest of the report; `verify` says what is wrong.
+    let mut unreadable = Vec::new();
     for (i, loc) in f.locs().iter().enumerate() {
         match loc {
             ChunkLoc::Special(_) => specials += 1,
-            ChunkLoc::Stored(_) => {
-                let ci = f
-                    .chunk_info(i as i64)
-                    .map_err(|e| Failure::new(path, format!("chunk {i}: {e}")))?;
-                stored_cbytes += i64::from(ci.cbytes);
-                if chunk_version.is_none() {
-                    let c = f
-                        .chunk(i as i64)
-                        .map_err(|e| Failure::new(path, format!("chunk {i}: {e}")))?;
-                    chunk_version = c.first().copied();
+            ChunkLoc::Stored(_) => match f.chunk_info(i as i64) {
+                Ok(ci) => {
+                    stored_cbytes += i64::from(ci.cbytes);
+                    if chunk_version.is_none() {
+                        chunk_version = f.chunk(i as i64).ok().and_then(|c| c.first().copied());
+                    }
                 }
-            }
+                Err(_) => unreadable.push(i),
+            },
         }
     }
+    let dead = if sparse {
+        json!(0)
+    } else if unreadable.is_empty() {
+        json!(h.cbytes - stored_cbytes)
+    } else {
+        Value::Null
+    };
     let metas: Vec<Value> = f
         .metalayers()
         .iter()
@@ -110,7 +116,8 @@ pub fn report(f: &Frame, path: &Path, offset: u64) -> CliResult<Value> {
         "splitmode": h.splitmode,
         "use_dict": h.use_dict,
         "special_chunks": specials,
-        "dead_bytes": if sparse { 0 } else { h.cbytes - stored_cbytes },
+        "dead_bytes": dead,
+        "unreadable_chunks": unreadable,
         "metalayers": metas,
         "vlmetalayers": vlmetas,
     }))
@@ -173,6 +180,13 @@ fn text(v: &Value) -> String {
     );
     line("special chunks", s("special_chunks"));
     line("dead bytes", s("dead_bytes"));
+    if let Some(bad) = v["unreadable_chunks"].as_array().filter(|a| !a.is_empty()) {
+        let list: Vec<String> = bad.iter().map(|x| x.to_string()).collect();
+        line(
+            "unreadable chunks",
+            format!("{} (see b2frame verify)", list.join(", ")),
+        );
+    }
     let metas = v["metalayers"].as_array().cloned().unwrap_or_default();
     line("metalayers", metas.len().to_string());
     for m in &metas {
@@ -251,9 +265,24 @@ pub fn chunks(path: &Path, offset: u64) -> CliResult<()> {
         "{:>6} {:>14} {:>10} {:>10} {:>13} {:<3} {:<8} filters\n",
         "chunk", "offset", "cbytes", "nbytes", "special", "ver", "codec"
     ))?;
+    // Damaged chunks get a line saying so; the listing goes on and the status says it.
+    let mut first_bad = None;
+    let mut nbad = 0;
     for i in 0..f.nchunks() {
-        let l = chunk_line(&f, i).map_err(|e| Failure::new(path, format!("chunk {i}: {e}")))?;
-        emit(&format!("{l}\n"))?;
+        match chunk_line(&f, i) {
+            Ok(l) => emit(&format!("{l}\n"))?,
+            Err(e) => {
+                emit(&format!("{i:>6} unreadable: {e}\n"))?;
+                nbad += 1;
+                first_bad.get_or_insert(format!("chunk {i}: {e}"));
+            }
+        }
     }
-    Ok(())
+    match first_bad {
+        None => Ok(()),
+        Some(first) => Err(Failure::new(
+            path,
+            format!("{first} ({nbad} unreadable chunk(s) in all)"),
+        )),
+    }
 }
