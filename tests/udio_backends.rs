@@ -268,6 +268,8 @@ struct Api {
     append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
     decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
     refresh: unsafe extern "C" fn(Sc) -> c_int,
+    to_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
+    append_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
     meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
     vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
     vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
@@ -286,6 +288,8 @@ fn ours() -> Api {
         append_buffer: schunk::blosc2_schunk_append_buffer,
         decompress_chunk: schunk::blosc2_schunk_decompress_chunk,
         refresh: schunk::blosc2_schunk_refresh,
+        to_file: schunk::blosc2_schunk_to_file,
+        append_file: schunk::blosc2_schunk_append_file,
         meta_add: meta::blosc2_meta_add,
         vlmeta_add: meta::blosc2_vlmeta_add,
         vlmeta_get: meta::blosc2_vlmeta_get,
@@ -308,6 +312,8 @@ fn refr() -> Api {
             append_buffer: std::mem::transmute(l.sym("blosc2_schunk_append_buffer")),
             decompress_chunk: std::mem::transmute(l.sym("blosc2_schunk_decompress_chunk")),
             refresh: std::mem::transmute(l.sym("blosc2_schunk_refresh")),
+            to_file: std::mem::transmute(l.sym("blosc2_schunk_to_file")),
+            append_file: std::mem::transmute(l.sym("blosc2_schunk_append_file")),
             meta_add: std::mem::transmute(l.sym("blosc2_meta_add")),
             vlmeta_add: std::mem::transmute(l.sym("blosc2_vlmeta_add")),
             vlmeta_get: std::mem::transmute(l.sym("blosc2_vlmeta_get")),
@@ -375,16 +381,21 @@ impl Api {
         );
     }
 
-    /// A new super-chunk (`urlpath` None: in memory) with `nchunks` chunks, a metalayer and a
-    /// vlmetalayer.
+    /// A new in-memory super-chunk (a frame when `contiguous`, else plain chunks) with
+    /// `nchunks` chunks, a metalayer and a vlmetalayer.
     fn source(&self, contiguous: bool, nchunks: u32) -> Sc {
+        self.source_with_io(contiguous, nchunks, std::ptr::null_mut())
+    }
+
+    /// [`Api::source`] whose storage names the backend `io` (NULL: the default).
+    fn source_with_io(&self, contiguous: bool, nchunks: u32, io: *mut blosc2_io) -> Sc {
         let mut cp = cparams();
         let mut st = blosc2_storage {
             contiguous,
             urlpath: std::ptr::null_mut(),
             cparams: &mut cp,
             dparams: std::ptr::null_mut(),
-            io: std::ptr::null_mut(),
+            io,
         };
         // SAFETY: valid storage and buffers.
         unsafe {
@@ -719,4 +730,50 @@ fn a_backend_whose_open_never_fails_still_gets_an_sframe() {
         assert_eq!(on_disk(&url), Vec::<String>::new());
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+#[test]
+fn saving_an_in_memory_frame_with_a_backend_goes_through_it_like_the_reference() {
+    let dir = scratch("save");
+    let mut saved = Vec::new();
+    for api in [ours(), refr()] {
+        let fs = MemFs::default();
+        let mut io = fs.io();
+        let src = api.source_with_io(true, 3, &mut io);
+        let url = dir.join(format!("{}.b2frame", api.name));
+        let u = cstring(&url);
+        // SAFETY: `src` live, C string.
+        let len = unsafe { (api.to_file)(src, u.as_ptr()) };
+        let file = fs.file(&url).expect("to_file through the backend");
+        assert_eq!(len, file.len() as i64, "{}", api.name);
+        assert_eq!(fs.count("wb", &url), 1, "{}", api.name);
+        // Appending goes to the end of what the backend holds: "rb+" and size().
+        let other = dir.join(format!("{}-appended", api.name));
+        let o = cstring(&other);
+        // SAFETY: as above.
+        let (a0, a1) = unsafe {
+            (
+                (api.append_file)(src, o.as_ptr()),
+                (api.append_file)(src, o.as_ptr()),
+            )
+        };
+        assert_eq!((a0, a1), (0, len), "{}: append offsets", api.name);
+        let both = fs.file(&other).expect("append_file through the backend");
+        assert_eq!(both.len() as i64, 2 * len);
+        assert_eq!(&both[..len as usize], &file[..], "{}", api.name);
+        assert_eq!(&both[len as usize..], &file[..], "{}", api.name);
+        assert!(fs.count("rb+", &other) >= 2, "{}", api.name);
+        api.free(src);
+        saved.push(file);
+    }
+    assert_eq!(
+        on_disk(&dir),
+        Vec::<String>::new(),
+        "nothing written past the backend"
+    );
+    assert_eq!(
+        header_fields_masked(&saved[0]),
+        header_fields_masked(&saved[1])
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

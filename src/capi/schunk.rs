@@ -597,7 +597,12 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
         let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let s = unsafe { cstr(urlpath) }?;
-            r.h.core.to_file(Path::new(strip_url(s)))
+            let path = Path::new(strip_url(s));
+            // SAFETY: the schunk's storage copy is ours and complete (user backends: io/copy.rs).
+            let udio = unsafe {
+                super::io::copy::save_through_backend(r.storage(), &r.h.core, path, false)
+            }?;
+            udio.map_or_else(|| r.h.core.to_file(path), Ok)
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }
@@ -617,7 +622,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
         let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let s = unsafe { cstr(urlpath) }?;
-            r.h.core.append_file(Path::new(strip_url(s)))
+            let path = Path::new(strip_url(s));
+            // SAFETY: the schunk's storage copy is ours and complete (user backends: io/copy.rs).
+            let udio = unsafe {
+                super::io::copy::save_through_backend(r.storage(), &r.h.core, path, true)
+            }?;
+            udio.map_or_else(|| r.h.core.append_file(path), Ok)
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }

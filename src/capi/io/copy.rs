@@ -11,11 +11,14 @@
 //!   with metalayers, chunks and vlmetalayers as the native copy fills a native one.
 //!
 //! In-memory and plain destinations, and the filesystem backend, keep the native copy.
+//! [`save_through_backend`] is the same routing for `to_file`/`append_file` of an in-memory
+//! frame whose storage names a backend.
 
 use super::{new_core_udio, resolve, Backend, CallbackIo};
 use crate::capi::types::blosc2_storage;
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
+use crate::frame::udio::UserIo;
 use crate::frame::Frame;
 use crate::schunk::{Location, NewStorage, SChunk};
 use std::path::Path;
@@ -50,6 +53,52 @@ pub(crate) unsafe fn copy_to(
         }
         _ => src.copy_to(target, Some(cparams), Some(dparams)),
     }
+}
+
+/// `blosc2_schunk_to_file` (`append == false`, returns the length) and
+/// `blosc2_schunk_append_file` (returns the offset) of an in-memory frame (`contiguous`, no
+/// urlpath) whose storage names a non-default backend: c-blosc2 saves such a frame through that
+/// backend (`"wb"`; `"rb+"` at `size()`, creating the file with `"ab"` first when `"rb+"`
+/// fails). Every other super-chunk is saved as a fresh copy with the default backend, i.e. the
+/// filesystem: then this returns `None` and the native path applies.
+///
+/// # Safety
+/// `storage` NULL or a valid struct whose `io` is NULL or valid.
+pub unsafe fn save_through_backend(
+    storage: *const blosc2_storage,
+    core: &SChunk,
+    path: &Path,
+    append: bool,
+) -> Result<Option<i64>> {
+    if storage.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: valid by contract.
+    let st = unsafe { *storage };
+    if !st.contiguous || !st.urlpath.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded contract.
+    let Backend::Callbacks(io) = (unsafe { resolve(st.io) })? else {
+        return Ok(None);
+    };
+    let bytes = core.to_cframe()?;
+    let io: &dyn UserIo = &*io;
+    if !append {
+        let mut s = io.open(path, "wb")?;
+        s.write_all_at(0, &bytes)?;
+        return Ok(Some(bytes.len() as i64));
+    }
+    let mut s = match io.open(path, "rb+") {
+        Ok(s) => s,
+        Err(_) => {
+            drop(io.open(path, "ab")?);
+            io.open(path, "rb+")?
+        }
+    };
+    let at = s.size()?;
+    s.write_all_at(at, &bytes)?;
+    i64::try_from(at).map(Some).map_err(|_| Error::FileWrite)
 }
 
 /// A cframe copy written through `io`: the bytes of the native copy, in one `"wb"` stream.
