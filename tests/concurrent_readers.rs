@@ -574,20 +574,8 @@ unsafe extern "C" fn xor_nchunk(p: *mut blosc2_postfilter_params) -> c_int {
 fn postfilter_sees_each_readers_nchunk() {
     for kind in [Kind::Plain, Kind::File] {
         let calls = Box::new(AtomicU64::new(0));
-        let mut post = blosc2_postfilter_params {
-            user_data: &*calls as *const AtomicU64 as *mut c_void,
-            input: std::ptr::null(),
-            output: std::ptr::null_mut(),
-            size: 0,
-            typesize: 0,
-            offset: 0,
-            nchunk: 0,
-            nblock: 0,
-            tid: 0,
-            ttmp: std::ptr::null_mut(),
-            ttmp_nbytes: 0,
-            ctx: std::ptr::null_mut(),
-        };
+        let mut post = zeroed_post();
+        post.user_data = &*calls as *const AtomicU64 as *mut c_void;
         let mut dp = BLOSC2_DPARAMS_DEFAULTS;
         dp.postfilter = Some(xor_nchunk);
         dp.postparams = &mut post;
@@ -621,6 +609,253 @@ fn postfilter_sees_each_readers_nchunk() {
         assert!(calls.load(Ordering::Relaxed) >= (READERS * 400) as u64);
         // SAFETY: no thread uses it any more.
         unsafe { blosc2_schunk_free(sc.p()) };
+        cleanup(&path);
+    }
+}
+
+/// What the re-entrant callbacks below record.
+struct Reentry {
+    sc: std::sync::atomic::AtomicPtr<blosc2_schunk>,
+    /// Result of the call back into the same super-chunk (`i64::MIN`: not made yet).
+    inner: std::sync::atomic::AtomicI64,
+    /// Result of a second, read-only call back (`i64::MIN`: not made yet).
+    inner_read: std::sync::atomic::AtomicI64,
+}
+
+impl Reentry {
+    fn new() -> Box<Reentry> {
+        Box::new(Reentry {
+            sc: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+            inner: std::sync::atomic::AtomicI64::new(i64::MIN),
+            inner_read: std::sync::atomic::AtomicI64::new(i64::MIN),
+        })
+    }
+}
+
+/// A postfilter that calls decompress_chunk and get_cparams on its own super-chunk once.
+unsafe extern "C" fn reentrant_post(p: *mut blosc2_postfilter_params) -> c_int {
+    // SAFETY: the library passes a valid parameter block; `user_data` is our `Reentry`.
+    unsafe {
+        let p = &mut *p;
+        let r = &*(p.user_data as *const Reentry);
+        let sc = r.sc.load(Ordering::Acquire);
+        if !sc.is_null() && r.inner.load(Ordering::Acquire) == i64::MIN {
+            let mut tmp = vec![0u8; CHUNK_BYTES];
+            let rc = blosc2_schunk_decompress_chunk(
+                sc,
+                1,
+                tmp.as_mut_ptr() as *mut c_void,
+                CHUNK_BYTES as i32,
+            );
+            r.inner.store(i64::from(rc), Ordering::Release);
+            let mut cp = std::ptr::null_mut();
+            let rc = blosc2_schunk_get_cparams(sc, &mut cp);
+            if rc == 0 {
+                libc_free(cp as *mut c_void);
+            }
+            r.inner_read.store(i64::from(rc), Ordering::Release);
+        }
+        std::ptr::copy_nonoverlapping(p.input, p.output, p.size as usize);
+    }
+    0
+}
+
+/// A prefilter that calls append_buffer and get_chunk on its own super-chunk once.
+unsafe extern "C" fn reentrant_pre(p: *mut blosc2_prefilter_params) -> c_int {
+    // SAFETY: the library passes a valid parameter block; `user_data` is our `Reentry`.
+    unsafe {
+        let p = &mut *p;
+        let r = &*(p.user_data as *const Reentry);
+        let sc = r.sc.load(Ordering::Acquire);
+        if !sc.is_null() && r.inner.load(Ordering::Acquire) == i64::MIN {
+            let d = chunk_data(9, 9);
+            let n =
+                blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32);
+            r.inner.store(n, Ordering::Release);
+            let (mut c, mut nf) = (std::ptr::null_mut(), false);
+            let rc = blosc2_schunk_get_chunk(sc, 0, &mut c, &mut nf);
+            r.inner_read.store(i64::from(rc), Ordering::Release);
+        }
+        std::ptr::copy_nonoverlapping(p.input, p.output, p.output_size as usize);
+    }
+    0
+}
+
+/// Callbacks that call back into their own super-chunk get an error where that would
+/// deadlock (the dctx or the exclusive lock is theirs already) instead of hanging; a read from
+/// a postfilter works. The outer call is not disturbed.
+#[test]
+fn reentrant_callbacks_fail_instead_of_deadlocking() {
+    let post = Reentry::new();
+    let mut pp: blosc2_postfilter_params = zeroed_post();
+    pp.user_data = &*post as *const Reentry as *mut c_void;
+    let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.postfilter = Some(reentrant_post);
+    dp.postparams = &mut pp;
+    let (sc, path) = build(Kind::Plain, "reentry", 1, Some(dp));
+    post.sc.store(sc.p(), Ordering::Release);
+    let mut out = vec![0u8; CHUNK_BYTES];
+    // SAFETY: live schunk; `out` holds CHUNK_BYTES.
+    let rc = unsafe {
+        blosc2_schunk_decompress_chunk(
+            sc.p(),
+            3,
+            out.as_mut_ptr() as *mut c_void,
+            CHUNK_BYTES as i32,
+        )
+    };
+    assert_eq!(rc, CHUNK_BYTES as c_int);
+    assert!(out == chunk_data(3, 0));
+    assert_eq!(
+        post.inner.load(Ordering::Acquire),
+        i64::from(BLOSC2_ERROR_FAILURE)
+    );
+    assert_eq!(post.inner_read.load(Ordering::Acquire), 0);
+    // SAFETY: ours, unused elsewhere.
+    unsafe { blosc2_schunk_free(sc.p()) };
+    cleanup(&path);
+
+    let pre = Reentry::new();
+    let mut prp: blosc2_prefilter_params = zeroed_pre();
+    prp.user_data = &*pre as *const Reentry as *mut c_void;
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    cp.nthreads = 1;
+    cp.prefilter = Some(reentrant_pre);
+    cp.preparams = &mut prp;
+    let mut st = blosc2_storage {
+        contiguous: false,
+        urlpath: std::ptr::null_mut(),
+        cparams: &mut cp,
+        dparams: std::ptr::null_mut(),
+        io: std::ptr::null_mut(),
+    };
+    // SAFETY: a valid storage description.
+    let sc = unsafe { blosc2_schunk_new(&mut st) };
+    assert!(!sc.is_null());
+    let d = chunk_data(0, 0);
+    // SAFETY: live schunk; `d` holds CHUNK_BYTES (appended before the prefilter is armed).
+    assert_eq!(
+        unsafe { blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32) },
+        1
+    );
+    pre.sc.store(sc, Ordering::Release);
+    let d = chunk_data(1, 0);
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32) },
+        2
+    );
+    assert_eq!(
+        pre.inner.load(Ordering::Acquire),
+        i64::from(BLOSC2_ERROR_FAILURE)
+    );
+    assert_eq!(
+        pre.inner_read.load(Ordering::Acquire),
+        i64::from(BLOSC2_ERROR_FAILURE)
+    );
+    // SAFETY: the C struct is quiescent.
+    assert_eq!(unsafe { (*sc).nchunks }, 2);
+    // SAFETY: ours.
+    unsafe { blosc2_schunk_free(sc) };
+}
+
+fn zeroed_post() -> blosc2_postfilter_params {
+    blosc2_postfilter_params {
+        user_data: std::ptr::null_mut(),
+        input: std::ptr::null(),
+        output: std::ptr::null_mut(),
+        size: 0,
+        typesize: 0,
+        offset: 0,
+        nchunk: 0,
+        nblock: 0,
+        tid: 0,
+        ttmp: std::ptr::null_mut(),
+        ttmp_nbytes: 0,
+        ctx: std::ptr::null_mut(),
+    }
+}
+
+fn zeroed_pre() -> blosc2_prefilter_params {
+    blosc2_prefilter_params {
+        user_data: std::ptr::null_mut(),
+        input: std::ptr::null(),
+        output: std::ptr::null_mut(),
+        output_size: 0,
+        output_typesize: 0,
+        output_offset: 0,
+        nchunk: 0,
+        nblock: 0,
+        tid: 0,
+        ttmp: std::ptr::null_mut(),
+        ttmp_nbytes: 0,
+        ctx: std::ptr::null_mut(),
+        output_is_disposable: false,
+    }
+}
+
+/// Another handle grows the frame between two reading phases: the readers of the stale
+/// handle all notice at once and re-sync it (under the exclusive lock) without tripping over
+/// each other, then read the new chunks.
+#[test]
+fn concurrent_readers_resync_a_stale_handle() {
+    for kind in [Kind::File, Kind::Sparse] {
+        let (writer, path) = build(kind, "stale", 1, None);
+        let url = CString::new(path.as_ref().unwrap().to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        let reader = Sc(unsafe { blosc2_schunk_open(url.as_ptr()) });
+        assert!(!reader.p().is_null());
+        let phase = |n: usize| {
+            std::thread::scope(|s| {
+                for t in 0..READERS {
+                    s.spawn(move || {
+                        let mut rng = Rng::new(500 + t as u64);
+                        // The first read of each thread may hit a chunk only the re-sync shows.
+                        for k in 0..200 {
+                            let i = if k == 0 {
+                                n - 1 - t % 4
+                            } else {
+                                rng.below(n as u64) as usize
+                            };
+                            let mut out = vec![0u8; CHUNK_BYTES];
+                            // SAFETY: live schunk; `out` holds CHUNK_BYTES.
+                            let rc = unsafe {
+                                blosc2_schunk_decompress_chunk(
+                                    reader.p(),
+                                    i as i64,
+                                    out.as_mut_ptr() as *mut c_void,
+                                    CHUNK_BYTES as i32,
+                                )
+                            };
+                            assert_eq!(rc, CHUNK_BYTES as c_int, "{kind:?} chunk {i} of {n}");
+                            assert!(out == chunk_data(i, 0), "{kind:?} chunk {i}");
+                        }
+                    });
+                }
+            });
+        };
+        phase(NCHUNKS);
+        for i in NCHUNKS..NCHUNKS + 8 {
+            let d = chunk_data(i, 0);
+            // SAFETY: the writer handle is used by this thread only.
+            let n = unsafe {
+                blosc2_schunk_append_buffer(
+                    writer.p(),
+                    d.as_ptr() as *const c_void,
+                    CHUNK_BYTES as i32,
+                )
+            };
+            assert_eq!(n, i as i64 + 1);
+        }
+        phase(NCHUNKS + 8);
+        // SAFETY: quiescent now.
+        assert_eq!(unsafe { (*reader.p()).nchunks }, (NCHUNKS + 8) as i64);
+        // SAFETY: ours, unused elsewhere.
+        unsafe {
+            blosc2_schunk_free(reader.p());
+            blosc2_schunk_free(writer.p());
+        }
         cleanup(&path);
     }
 }

@@ -15,11 +15,11 @@
 //!   re-read under the exclusive one, like every other change to the handle.
 //!
 //! Re-entrancy rule: callbacks run while the lock is held (prefilter/postfilter, user I/O,
-//! user codecs). They must not call into the same super-chunk. A call from a callback running
-//! under this thread's exclusive lock, or needing the `dctx` this thread already uses, fails
-//! with `BLOSC2_ERROR_FAILURE` instead of deadlocking; a read from a callback running under a
-//! shared lock works unless a writer is waiting at that moment (then it would deadlock, which
-//! is why the rule says not to).
+//! user codecs). They must not call into the same super-chunk. On the thread that made the
+//! outer call, a call needing the exclusive lock this thread holds, or the `dctx` it already
+//! uses, fails with `BLOSC2_ERROR_FAILURE` instead of deadlocking, and a read-only call under a
+//! shared lock works unless a writer is waiting at that moment. From block-parallel worker
+//! threads (nthreads > 1) such calls can deadlock: that is why the rule says not to.
 
 use super::{blosc2_schunk, ChunkCodec, CtxCodec, Handle, SchunkBlock, TAG};
 use crate::capi::chunk::{blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx};
