@@ -52,7 +52,9 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
 /// [`compress`] with a hash table of `N` slots, on the stack.
 fn compress_with<const N: usize>(clevel: usize, src: &[u8], dst: &mut [u8]) -> usize {
     let length = src.len();
-    let mut htab = [0u32; N];
+    // Positions in the probe window (at most `N` bytes) and in inputs of at most 64 KiB fit
+    // 16 bits: a table of `u16` is half the bytes to zero (twice per call) and to cache.
+    let mut htab = [0u16; N];
 
     // Entropy probing on a window ending at the end of the input.
     let maxlen = match clevel {
@@ -74,14 +76,51 @@ fn compress_with<const N: usize>(clevel: usize, src: &[u8], dst: &mut [u8]) -> u
     } else {
         dst
     };
-    let n = if clevel == 9 {
-        encode::<N, true>(src, dst, &mut htab)
+    let n = if length <= 1 << 16 {
+        if clevel == 9 {
+            encode::<N, true, u16>(src, dst, &mut htab)
+        } else {
+            encode::<N, false, u16>(src, dst, &mut htab)
+        }
     } else {
-        encode::<N, false>(src, dst, &mut htab)
+        let mut htab = [0u32; N];
+        if clevel == 9 {
+            encode::<N, true, u32>(src, dst, &mut htab)
+        } else {
+            encode::<N, false, u32>(src, dst, &mut htab)
+        }
     };
     match n {
         Some(n) if n < length => n,
         _ => 0,
+    }
+}
+
+/// A hash-table slot: an input position, stored in 16 bits when every position fits.
+trait Slot: Copy {
+    fn get(self) -> usize;
+    fn of(pos: usize) -> Self;
+}
+
+impl Slot for u16 {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn of(pos: usize) -> Self {
+        pos as u16
+    }
+}
+
+impl Slot for u32 {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn of(pos: usize) -> Self {
+        pos as u32
     }
 }
 
@@ -142,39 +181,68 @@ fn candidate_end(s: &[u8], anchor: usize, word: u64, r: usize, bound: usize) -> 
     Some(match_end(s, anchor + 8, r + 8, bound))
 }
 
+/// The probe's literal scan from `ip`: the first position `< ip_end` whose hash candidate
+/// shares its first 4 bytes, as (position, candidate, XOR of their 8 bytes); every position
+/// scanned is entered in `htab`. Out of line so that the hot loop (most positions are
+/// literals) keeps its few values in registers.
+#[inline(never)]
+fn probe_scan<const N: usize>(
+    scan: &[u8],
+    mut ip: usize,
+    htab: &mut [u16; N],
+) -> Option<(usize, usize, u64)> {
+    let ip_end = scan.len().checked_sub(7)?;
+    while ip < ip_end {
+        let word = u64::from_le_bytes(*scan[ip..].first_chunk::<8>().unwrap());
+        let h = hash::<N>(word as u32);
+        let r = htab[h] as usize;
+        htab[h] = ip as u16;
+        if r < ip && ip - r < MAX_FARDISTANCE {
+            // r < ip, so this load is in `scan` too.
+            let x = word ^ u64::from_le_bytes(*scan[r..].first_chunk::<8>().unwrap());
+            if x as u32 == 0 {
+                return Some((ip, r, x));
+            }
+        }
+        ip += 1;
+    }
+    None
+}
+
 /// Estimated compression ratio of `win` (input bytes consumed / output bytes counted) under
 /// the same parse as [`encode`], with the reference's probe bookkeeping: the count starts as if
 /// a 4-literal run had been written, while the parse itself starts at byte 0.
-fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u32; N]) -> f64 {
-    // `htab` is freshly zeroed by the caller.
+fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u16; N]) -> f64 {
+    // `htab` is freshly zeroed by the caller; `win.len() <= N <= 2^14`, so positions fit.
     let limit = win.len();
     if limit <= 12 {
         return 0.0;
     }
     let bound = limit - 1;
-    let ip_limit = limit - 12;
+    // The parse runs while `ip < limit - 12`, i.e. while `scan[ip..ip + 8]` exists; with the
+    // bound in the slice's length the scan loop needs no other bounds check.
+    let scan = &win[..limit - 5];
+    let Some(ip_end) = scan.len().checked_sub(7) else {
+        return 0.0;
+    };
     let mut oc: usize = 5;
     // Literal bookkeeping per run of literals (not per byte): `copy` is the reference's
     // literal counter (mod 32) when the pending literals, from `lit`, began.
     let mut copy: usize = 4;
     let mut lit = 0usize;
     let mut ip = 0usize;
-    while ip < ip_limit {
-        let anchor = ip;
-        // One 8-byte load serves the hash and the candidate check.
-        let word = read_u64(win, ip);
-        let h = hash::<N>(word as u32);
-        let r = htab[h] as usize;
-        htab[h] = anchor as u32;
-        let distance = anchor - r;
-        if distance == 0 || distance >= MAX_FARDISTANCE {
-            ip += 1;
-            continue;
-        }
-        let Some(end) = candidate_end(win, anchor, word, r, bound) else {
-            ip += 1;
-            continue;
+    'parse: loop {
+        let Some((anchor, r, x)) = probe_scan::<N>(scan, ip, htab) else {
+            ip = ip_end.max(ip);
+            break 'parse;
         };
+        ip = anchor;
+        let end = if x != 0 {
+            anchor + (x.trailing_zeros() / 8) as usize + 1
+        } else {
+            match_end(win, anchor + 8, r + 8, bound)
+        };
+        let distance = anchor - r;
         let end = end - IPSHIFT;
         let len = end - anchor;
         if len < MINLEN {
@@ -196,7 +264,7 @@ fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u32; N]) -> f64 {
         oc += if distance - 1 < MAX_DISTANCE { 2 } else { 4 };
         ip = end;
         let h = hash::<N>(read_u32(win, ip));
-        htab[h] = ip as u32;
+        htab[h] = ip as u16;
         ip += 2;
         oc += 1;
         lit = ip;
@@ -302,12 +370,13 @@ fn emit_match(dst: &mut [u8], op: usize, len: usize, distance: usize) -> Option<
 
 /// The real parse; `src.len() >= 16`, `dst.len() >= 66`. `DOUBLE_HASH` is clevel 9's extra
 /// hash insertion after each match.
-fn encode<const N: usize, const DOUBLE_HASH: bool>(
+/// `T` holds every position of `src` (the caller picks `u16` for inputs of at most 64 KiB).
+fn encode<const N: usize, const DOUBLE_HASH: bool, T: Slot>(
     src: &[u8],
     dst: &mut [u8],
-    htab: &mut [u32; N],
+    htab: &mut [T; N],
 ) -> Option<usize> {
-    htab.fill(0);
+    htab.fill(T::of(0));
     let length = src.len();
     let bound = length - 1;
     let ip_limit = length - 12;
@@ -319,8 +388,8 @@ fn encode<const N: usize, const DOUBLE_HASH: bool>(
         let anchor = ip;
         let word = read_u64(src, ip);
         let h = hash::<N>(word as u32);
-        let r = htab[h] as usize;
-        htab[h] = anchor as u32;
+        let r = htab[h].get();
+        htab[h] = T::of(anchor);
         let distance = anchor - r;
         if distance == 0 || distance >= MAX_FARDISTANCE {
             ip += 1;
@@ -341,9 +410,9 @@ fn encode<const N: usize, const DOUBLE_HASH: bool>(
         op = emit_match(dst, op, len, distance)?;
         ip = end;
         let seq = read_u32(src, ip);
-        htab[hash::<N>(seq)] = ip as u32;
+        htab[hash::<N>(seq)] = T::of(ip);
         if DOUBLE_HASH {
-            htab[hash::<N>(seq >> 8)] = (ip + 1) as u32;
+            htab[hash::<N>(seq >> 8)] = T::of(ip + 1);
         }
         ip += 2;
         // The reference reserves the next literal run's control byte here.
@@ -355,4 +424,60 @@ fn encode<const N: usize, const DOUBLE_HASH: bool>(
     op = emit_literals(src, lit, length, dst, op)?;
     dst[0] |= 1 << 5;
     Some(op)
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use super::*;
+
+    /// Text-like input with repeats at every distance class, `len` bytes.
+    fn sample(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        let mut v = Vec::with_capacity(len);
+        while v.len() < len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let back = (x >> 8) as usize % 70_000;
+            let n = 3 + (x >> 40) as usize % 40;
+            if back > 0 && back <= v.len() && x % 3 != 0 {
+                for _ in 0..n {
+                    v.push(v[v.len() - back]);
+                }
+            } else {
+                v.extend((0..n).map(|i| (x >> (i % 8 * 8)) as u8 % 16));
+            }
+        }
+        v.truncate(len);
+        v
+    }
+
+    /// The 16-bit table (inputs up to 64 KiB) parses exactly like the 32-bit one, up to the
+    /// last position it can hold.
+    #[test]
+    fn u16_and_u32_tables_give_the_same_stream() {
+        for (len, seed) in [(1 << 16, 1), (1 << 16, 2), (40_000, 3)] {
+            let src = sample(len, seed);
+            for double in [false, true] {
+                let mut a = vec![0u8; len + 64];
+                let mut b = vec![0u8; len + 64];
+                let (mut t16, mut t32) = ([0u16; 1 << 14], [0u32; 1 << 14]);
+                let (x, y) = if double {
+                    (
+                        encode::<{ 1 << 14 }, true, u16>(&src, &mut a, &mut t16),
+                        encode::<{ 1 << 14 }, true, u32>(&src, &mut b, &mut t32),
+                    )
+                } else {
+                    (
+                        encode::<{ 1 << 14 }, false, u16>(&src, &mut a, &mut t16),
+                        encode::<{ 1 << 14 }, false, u32>(&src, &mut b, &mut t32),
+                    )
+                };
+                let n = x.expect("fits");
+                assert!(n < len / 2, "sample compresses: {n} of {len}");
+                assert_eq!(x, y);
+                assert_eq!(a[..n], b[..n]);
+            }
+        }
+    }
 }
