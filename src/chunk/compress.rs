@@ -541,16 +541,27 @@ impl Compressor {
             let mut o = lock(&self.outs[if parallel { j } else { 0 }]);
             if parallel {
                 o.result.take().unwrap_or(Err(Error::Failure))?;
-            } else if !plan.training && nt.saturating_add(block_bound(plan, j)) <= destsize {
-                // Serial, with room for the worst case: encode straight into the chunk. No
-                // stream can then fail a fit check, so the bytes are those `place` would copy.
+            } else if !plan.training {
+                // Serial: encode straight into the chunk, as c-blosc2's serial writer does.
+                // With room for the worst case no stream can fail a fit check; otherwise each
+                // stream gets only the room left, which is what `place` + `Fit::Redo` would
+                // end up with (same bytes, one copy fewer).
                 let bpos = plan.hlen + 4 * j;
+                let limit = if nt.saturating_add(block_bound(plan, j)) <= destsize {
+                    None
+                } else if nt < destsize {
+                    Some((nt, destsize))
+                } else {
+                    return Ok(None);
+                };
                 let BlockOut {
                     streams, neblock, ..
                 } = &mut *o;
                 let out = &mut dst[nt..destsize];
-                let len = encode_block(plan, &mut w, j, 0, out, streams, neblock, None)?
-                    .ok_or(Error::Failure)?;
+                let Some(len) = encode_block(plan, &mut w, j, 0, out, streams, neblock, limit)?
+                else {
+                    return Ok(None);
+                };
                 dst[bpos..bpos + 4].copy_from_slice(&(nt as i32).to_le_bytes());
                 nt += len;
                 all_zero &= o.streams.iter().all(|s| *s == Stream::Zero);
@@ -924,19 +935,31 @@ fn encode_block(
     Ok(Some(p))
 }
 
-/// All bytes equal (c-blosc2's `get_run`; any length ≥ 1).
+/// All bytes equal (c-blosc2's `get_run`; any length ≥ 1). Checks 32 bytes per step (most
+/// streams tested are long zero runs, e.g. the high bytes of small integers).
 fn is_run(data: &[u8]) -> bool {
     let Some(&first) = data.first() else {
         return false;
     };
     let word = u64::from_ne_bytes([first; 8]);
-    let mut chunks = data.chunks_exact(8);
-    for c in &mut chunks {
-        if u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) != word {
+    let lane = |c: &[u8; 8]| u64::from_ne_bytes(*c) ^ word;
+    let mut wide = data.chunks_exact(32);
+    for c in &mut wide {
+        let (a, rest) = c.split_first_chunk::<8>().unwrap();
+        let (b, rest) = rest.split_first_chunk::<8>().unwrap();
+        let (d, e) = rest.split_first_chunk::<8>().unwrap();
+        let e: &[u8; 8] = e.try_into().unwrap();
+        if lane(a) | lane(b) | lane(d) | lane(e) != 0 {
             return false;
         }
     }
-    chunks.remainder().iter().all(|&b| b == first)
+    let mut narrow = wide.remainder().chunks_exact(8);
+    for c in &mut narrow {
+        if lane(c.try_into().unwrap()) != 0 {
+            return false;
+        }
+    }
+    narrow.remainder().iter().all(|&b| b == first)
 }
 
 /// One stream through the codec; 0 = store raw.
@@ -1075,4 +1098,24 @@ fn blosc1_pipeline(filters: &[u8; 6], meta: &[u8; 6]) -> Option<[u8; 6]> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_run;
+
+    #[test]
+    fn is_run_checks_every_byte() {
+        assert!(!is_run(&[]));
+        for len in 1..=100usize {
+            let v = vec![7u8; len];
+            assert!(is_run(&v), "{len}");
+            // One odd byte anywhere (a lone byte is always a run).
+            for at in (0..len).filter(|_| len > 1) {
+                let mut w = v.clone();
+                w[at] = 8;
+                assert!(!is_run(&w), "{len} {at}");
+            }
+        }
+    }
 }
