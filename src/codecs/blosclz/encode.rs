@@ -53,7 +53,7 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
 fn compress_with<const N: usize>(clevel: usize, src: &[u8], dst: &mut [u8]) -> usize {
     let length = src.len();
     // Positions in the probe window (at most `N` bytes) and in inputs of at most 64 KiB fit
-    // 16 bits: a table of `u16` is half the bytes to zero (twice per call) and to cache.
+    // 16 bits: a table of `u16` is half the bytes to zero and to cache (see `encode`).
     let mut htab = [0u16; N];
 
     // Entropy probing on a window ending at the end of the input.
@@ -76,19 +76,11 @@ fn compress_with<const N: usize>(clevel: usize, src: &[u8], dst: &mut [u8]) -> u
     } else {
         dst
     };
-    let n = if length <= 1 << 16 {
-        if clevel == 9 {
-            encode::<N, true, u16>(src, dst, &mut htab)
-        } else {
-            encode::<N, false, u16>(src, dst, &mut htab)
-        }
-    } else {
-        let mut htab = [0u32; N];
-        if clevel == 9 {
-            encode::<N, true, u32>(src, dst, &mut htab)
-        } else {
-            encode::<N, false, u32>(src, dst, &mut htab)
-        }
+    let n = match (length <= 1 << 16, clevel == 9) {
+        (true, false) => encode::<N, false, u16>(src, dst),
+        (true, true) => encode::<N, true, u16>(src, dst),
+        (false, false) => encode::<N, false, u32>(src, dst),
+        (false, true) => encode::<N, true, u32>(src, dst),
     };
     match n {
         Some(n) if n < length => n,
@@ -98,11 +90,13 @@ fn compress_with<const N: usize>(clevel: usize, src: &[u8], dst: &mut [u8]) -> u
 
 /// A hash-table slot: an input position, stored in 16 bits when every position fits.
 trait Slot: Copy {
+    const ZERO: Self;
     fn get(self) -> usize;
     fn of(pos: usize) -> Self;
 }
 
 impl Slot for u16 {
+    const ZERO: Self = 0;
     #[inline(always)]
     fn get(self) -> usize {
         self as usize
@@ -114,6 +108,7 @@ impl Slot for u16 {
 }
 
 impl Slot for u32 {
+    const ZERO: Self = 0;
     #[inline(always)]
     fn get(self) -> usize {
         self as usize
@@ -371,12 +366,13 @@ fn emit_match(dst: &mut [u8], op: usize, len: usize, distance: usize) -> Option<
 /// The real parse; `src.len() >= 16`, `dst.len() >= 66`. `DOUBLE_HASH` is clevel 9's extra
 /// hash insertion after each match.
 /// `T` holds every position of `src` (the caller picks `u16` for inputs of at most 64 KiB).
+/// Out of line, with its table in its own frame: each instance gets the registers to itself.
+#[inline(never)]
 fn encode<const N: usize, const DOUBLE_HASH: bool, T: Slot>(
     src: &[u8],
     dst: &mut [u8],
-    htab: &mut [T; N],
 ) -> Option<usize> {
-    htab.fill(T::of(0));
+    let mut htab = [T::ZERO; N];
     let length = src.len();
     let bound = length - 1;
     let ip_limit = length - 12;
@@ -461,16 +457,15 @@ mod slot_tests {
             for double in [false, true] {
                 let mut a = vec![0u8; len + 64];
                 let mut b = vec![0u8; len + 64];
-                let (mut t16, mut t32) = ([0u16; 1 << 14], [0u32; 1 << 14]);
                 let (x, y) = if double {
                     (
-                        encode::<{ 1 << 14 }, true, u16>(&src, &mut a, &mut t16),
-                        encode::<{ 1 << 14 }, true, u32>(&src, &mut b, &mut t32),
+                        encode::<{ 1 << 14 }, true, u16>(&src, &mut a),
+                        encode::<{ 1 << 14 }, true, u32>(&src, &mut b),
                     )
                 } else {
                     (
-                        encode::<{ 1 << 14 }, false, u16>(&src, &mut a, &mut t16),
-                        encode::<{ 1 << 14 }, false, u32>(&src, &mut b, &mut t32),
+                        encode::<{ 1 << 14 }, false, u16>(&src, &mut a),
+                        encode::<{ 1 << 14 }, false, u32>(&src, &mut b),
                     )
                 };
                 let n = x.expect("fits");
