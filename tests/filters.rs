@@ -91,6 +91,13 @@ fn every_simd_level_equals_the_portable_kernels() {
         levels.iter().any(|s| s.name() == "sse2"),
         "SSE2 must be available on x86-64"
     );
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+    {
+        assert!(levels.iter().any(|s| s.name() == "avx512"));
+    }
     let mut cases = 0;
     for_all_shapes(|ts, data| {
         for (name, op) in OPS {
@@ -108,6 +115,33 @@ fn every_simd_level_equals_the_portable_kernels() {
         cases += 1;
     });
     assert!(cases > 5000, "only {cases} shapes");
+}
+
+/// The AVX-512 kernels place their steps by the address of `dst` (the second step starts where
+/// the stores become 64-byte aligned, the last one ends at the last element): every level on
+/// sub-slices at every offset, for the element sizes those kernels take.
+#[test]
+fn every_level_at_every_buffer_offset() {
+    let generic = Simd::get("generic").unwrap();
+    let mut rng = Rng::new(99);
+    let mut big = vec![0u8; 16 * 1100 + 128];
+    rng.fill(&mut big);
+    for es in [2usize, 4, 8, 16] {
+        for n in [63usize, 64, 65, 100, 127, 128, 129, 191, 200, 1000, 1087] {
+            for off in 0..64 {
+                let src = &big[(off * 7) % 64..][..n * es + 3];
+                for (name, op) in &OPS[..2] {
+                    let mut want = vec![0u8; src.len() + 64];
+                    op(generic, es, src, &mut want[off..off + src.len()]);
+                    for s in Simd::available() {
+                        let mut got = vec![0u8; src.len() + 64];
+                        op(s, es, src, &mut got[off..off + src.len()]);
+                        assert!(got == want, "{name} {} es {es} n {n} off {off}", s.name());
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -366,7 +400,7 @@ fn simd_override_child() {
 fn simd_override_is_honoured() {
     let best = Simd::available().last().unwrap().name();
     let mut cases = vec![("generic", "generic"), ("bogus", best), ("", best)];
-    for l in ["sse2", "avx2", "neon"] {
+    for l in ["sse2", "avx2", "avx512", "neon"] {
         cases.push((l, if Simd::get(l).is_some() { l } else { best }));
     }
     for (set, expect) in cases {

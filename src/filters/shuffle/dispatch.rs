@@ -2,8 +2,8 @@
 //!
 //! Each level is a table of four safe functions ([`Kernels`]). The SIMD tables are only ever
 //! handed out by [`kernels_for`], which checks the CPU first, so the `unsafe` calls into
-//! `#[target_feature]` code inside them are sound. `B2FRAME_SIMD=generic|sse2|avx2|neon` forces a
-//! level; a level the CPU (or architecture) lacks falls back to the best available one.
+//! `#[target_feature]` code inside them are sound. `B2FRAME_SIMD=generic|sse2|avx2|avx512|neon`
+//! forces a level; a level the CPU (or architecture) lacks falls back to the best available one.
 
 use std::sync::OnceLock;
 
@@ -218,6 +218,40 @@ mod avx2 {
     };
 }
 
+/// AVX-512 level: the `vpermt2b` kernels for element sizes 2, 4, 8 and 16 (unshuffle: 2, 4 and
+/// 16; 64 elements or more); everything else (other sizes, short buffers, bit transposes) runs the AVX2 level.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use crate::filters::shuffle::avx512 as k;
+
+    fn shuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+        super::check_shuffle(es, n, src, dst);
+        if k::covers_shuffle(es, n) {
+            // SAFETY: lengths checked above (`&mut` rules out overlap); this table is only
+            // reachable after the CPU check in `kernels_for`.
+            unsafe { k::shuffle(es, src.as_ptr(), dst.as_mut_ptr(), n) }
+        } else {
+            (super::avx2::KERNELS.shuffle)(es, n, src, dst)
+        }
+    }
+    fn unshuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+        super::check_shuffle(es, n, src, dst);
+        if k::covers_unshuffle(es, n) {
+            // SAFETY: as in `shuffle`.
+            unsafe { k::unshuffle(es, src.as_ptr(), dst.as_mut_ptr(), n) }
+        } else {
+            (super::avx2::KERNELS.unshuffle)(es, n, src, dst)
+        }
+    }
+    pub(super) static KERNELS: super::Kernels = super::Kernels {
+        name: "avx512",
+        shuffle,
+        unshuffle,
+        bit_t: super::avx2::KERNELS.bit_t,
+        bit_u: super::avx2::KERNELS.bit_u,
+    };
+}
+
 #[cfg(target_arch = "aarch64")]
 mod neon {
     use crate::filters::shuffle::vector::neon::Neon;
@@ -232,7 +266,7 @@ mod neon {
 }
 
 /// Every level name this build knows, best last.
-pub const LEVELS: [&str; 4] = ["generic", "sse2", "neon", "avx2"];
+pub const LEVELS: [&str; 5] = ["generic", "sse2", "neon", "avx2", "avx512"];
 
 /// The kernels of `level` if this CPU can run them.
 pub(crate) fn kernels_for(level: &str) -> Option<&'static Kernels> {
@@ -242,6 +276,15 @@ pub(crate) fn kernels_for(level: &str) -> Option<&'static Kernels> {
         "sse2" if std::arch::is_x86_feature_detected!("sse2") => Some(&sse2::KERNELS),
         #[cfg(target_arch = "x86_64")]
         "avx2" if std::arch::is_x86_feature_detected!("avx2") => Some(&avx2::KERNELS),
+        #[cfg(target_arch = "x86_64")]
+        "avx512"
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vbmi") =>
+        {
+            Some(&avx512::KERNELS)
+        }
         #[cfg(target_arch = "aarch64")]
         "neon" if std::arch::is_aarch64_feature_detected!("neon") => Some(&neon::KERNELS),
         _ => None,

@@ -1,9 +1,14 @@
 //! Byte shuffle: element bytes regrouped by significance (`BLOSC_SHUFFLE`).
 //!
 //! For `n = len / es` whole elements, `out[j*n + i] = in[i*es + j]`; the last `len % es` bytes
-//! are copied verbatim (c-blosc2's format). Kernels: portable, SSE2, AVX2 (x86-64) and NEON
+//! are copied verbatim (c-blosc2's format). Kernels: portable, SSE2, AVX2, AVX-512 (x86-64) and NEON
 //! (aarch64), chosen once at run time (see [`dispatch`]).
 
+// The AVX-512 intrinsics are stable since Rust 1.89, above the declared `rust-version` (1.80):
+// raising it makes clippy ask for newer std APIs crate-wide, which is for the manifest's owner.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::incompatible_msrv)]
+pub(crate) mod avx512;
 pub(crate) mod dispatch;
 pub(crate) mod generic;
 pub(crate) mod simd;
@@ -35,7 +40,7 @@ impl Simd {
         LEVELS.iter().filter_map(|l| Simd::get(l)).collect()
     }
 
-    /// The level's name (`"generic"`, `"sse2"`, `"avx2"` or `"neon"`).
+    /// The level's name (`"generic"`, `"sse2"`, `"avx2"`, `"avx512"` or `"neon"`).
     pub fn name(self) -> &'static str {
         self.0.name
     }
@@ -79,7 +84,7 @@ impl Simd {
     }
 }
 
-/// The name of the SIMD level in use (`"generic"`, `"sse2"`, `"avx2"` or `"neon"`).
+/// The name of the SIMD level in use (`"generic"`, `"sse2"`, `"avx2"`, `"avx512"` or `"neon"`).
 pub fn simd_level() -> &'static str {
     Simd::active().name()
 }
