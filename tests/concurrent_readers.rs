@@ -194,9 +194,10 @@ fn decompress_private(chunk: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Fetches chunk `i` with get_chunk (or get_lazychunk); returns a copy and whether it was
-/// borrowed. Frees what needs freeing.
-fn fetch(sc: Sc, i: usize, lazy: bool) -> (Vec<u8>, bool) {
+/// Fetches chunk `i` with get_chunk (or get_lazychunk); returns a copy, or None for a borrowed
+/// chunk when `mutating` (another thread may free or move it: borrowed chunks are only valid
+/// until the next mutation). Frees what needs freeing.
+fn fetch(sc: Sc, i: usize, lazy: bool, mutating: bool) -> Option<Vec<u8>> {
     let mut p = std::ptr::null_mut();
     let mut nf = false;
     // SAFETY: live schunk, valid out-pointers.
@@ -208,14 +209,17 @@ fn fetch(sc: Sc, i: usize, lazy: bool) -> (Vec<u8>, bool) {
         }
     };
     assert!(n > 0, "get_chunk({i}) = {n}");
+    if !nf && mutating {
+        return None;
+    }
     // SAFETY: the library vouches for `n` bytes at `p` (borrowed ones until the next mutation,
-    // and the callers of this function with a writer do not use borrowed ones).
+    // and there is none while borrowed ones are read here).
     let v = unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec();
     if nf {
         // SAFETY: malloc'ed for us.
         unsafe { libc_free(p as *mut c_void) };
     }
-    (v, !nf)
+    Some(v)
 }
 
 /// What every reader may check on an unchanging super-chunk.
@@ -225,7 +229,9 @@ struct Expected {
 }
 
 fn snapshot(sc: Sc, kind: Kind) -> Expected {
-    let chunks = (0..NCHUNKS).map(|i| fetch(sc, i, false).0).collect();
+    let chunks = (0..NCHUNKS)
+        .map(|i| fetch(sc, i, false, false).unwrap())
+        .collect();
     // SAFETY: live schunk.
     let p = unsafe { blosc2_frame_get_offsets(sc.p()) };
     let offsets = if kind == Kind::Plain {
@@ -260,8 +266,14 @@ fn read_once(sc: Sc, rng: &mut Rng, exp: &Expected) {
             assert_eq!(n, CHUNK_BYTES as c_int);
             assert!(out == chunk_data(i, 0), "decompress_chunk({i})");
         }
-        2 => assert!(fetch(sc, i, false).0 == exp.chunks[i], "get_chunk({i})"),
-        3 => assert!(fetch(sc, i, true).0 == exp.chunks[i], "get_lazychunk({i})"),
+        2 => assert!(
+            fetch(sc, i, false, false).unwrap() == exp.chunks[i],
+            "get_chunk({i})"
+        ),
+        3 => assert!(
+            fetch(sc, i, true, false).unwrap() == exp.chunks[i],
+            "get_lazychunk({i})"
+        ),
         4 | 5 => {
             let total = (NCHUNKS * ITEMS) as u64;
             let start = rng.below(total);
@@ -408,8 +420,7 @@ fn readers_and_writer(kind: Kind) {
                             assert!(out == chunk_data(i, v), "{kind:?} chunk {i} garbage");
                         }
                         2 => {
-                            let (c, borrowed) = fetch(sc, i, t % 2 == 0);
-                            if !borrowed {
+                            if let Some(c) = fetch(sc, i, t % 2 == 0, true) {
                                 let d = decompress_private(&c);
                                 assert!(
                                     d == chunk_data(i, version_of(i, &d)),
