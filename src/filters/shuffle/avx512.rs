@@ -27,13 +27,19 @@ type Round = [[u8; 64]; 2];
 /// swaps register bit `t` with the byte bit holding the logical bit that belongs there at the
 /// end; the last round also puts the byte bits in their final order.
 const fn plan<const L: usize>(shuffle: bool) -> [Round; L] {
-    let nb = L + 6;
+    plan_units::<L>(shuffle, 6)
+}
+
+/// [`plan`] for registers of `2^ab` units (6: bytes, 4: 32-bit words); the index of unit `q`
+/// is in entry `q` (bit `ab` picks the second register).
+const fn plan_units<const L: usize>(shuffle: bool, ab: usize) -> [Round; L] {
+    let nb = L + ab;
     let mut loc = [0usize; 12];
     let mut fin = [0usize; 12];
     let mut b = 0;
     while b < nb {
         // Element-major: address = pos. Row-major: register = j, byte = e.
-        let row_major = if b < L { 6 + b } else { b - L };
+        let row_major = if b < L { ab + b } else { b - L };
         if shuffle {
             loc[b] = b;
             fin[b] = row_major;
@@ -47,25 +53,25 @@ const fn plan<const L: usize>(shuffle: bool) -> [Round; L] {
     let mut t = 0;
     while t < L {
         let mut now = 0;
-        while loc[now] != 6 + t {
+        while loc[now] != ab + t {
             now += 1;
         }
         let mut want = 0;
-        while fin[want] != 6 + t {
+        while fin[want] != ab + t {
             want += 1;
         }
         let mut new = loc;
         new[now] = loc[want];
-        new[want] = 6 + t;
+        new[want] = ab + t;
         if t == L - 1 {
             new = fin;
         }
         let mut v = 0;
         while v < 2 {
             let mut q = 0;
-            while q < 64 {
+            while q < (1 << ab) {
                 // The logical position at new address (register bit t = v, byte q) ...
-                let addr = q | (v << (6 + t));
+                let addr = q | (v << (ab + t));
                 let mut pos = 0;
                 let mut k = 0;
                 while k < nb {
@@ -79,7 +85,7 @@ const fn plan<const L: usize>(shuffle: bool) -> [Round; L] {
                     old |= ((pos >> k) & 1) << loc[k];
                     k += 1;
                 }
-                out[t][v][q] = ((old & 63) | (((old >> (6 + t)) & 1) << 6)) as u8;
+                out[t][v][q] = ((old & ((1 << ab) - 1)) | (((old >> (ab + t)) & 1) << ab)) as u8;
                 q += 1;
             }
             v += 1;
@@ -242,6 +248,93 @@ unsafe fn shuffle_skewed8(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// Elements per tile of [`shuffle_two_pass16`] (an 8 KiB stage).
+const TILE16: usize = 512;
+
+/// [`plan_units`] for 32-bit words as `vpermt2d` indices: 4 rows of 16 words.
+const fn word_plan() -> [[[u32; 16]; 2]; 2] {
+    let p = plan_units::<2>(true, 4);
+    let mut out = [[[0u32; 16]; 2]; 2];
+    let mut t = 0;
+    while t < 2 {
+        let mut v = 0;
+        while v < 2 {
+            let mut q = 0;
+            while q < 16 {
+                out[t][v][q] = p[t][v][q] as u32;
+                q += 1;
+            }
+            v += 1;
+        }
+        t += 1;
+    }
+    out
+}
+
+/// Shuffle of 16-byte elements in two passes over tiles of [`TILE16`] elements: first the
+/// 32-bit words (4 rows of words into an L1 stage), then each word row as a 4-byte shuffle
+/// into 4 rows of `dst`.
+///
+/// Why: a one-pass step writes 16 rows whose lines share one L1 set (rows a multiple of 4 KiB
+/// apart); here only 4 rows are written at a time. Measured ~20% faster on 64 KiB blocks than
+/// [`shuffle_all`] for the same number of permutes (2 word rounds + 2 byte rounds).
+///
+/// # Safety
+/// As `shuffle_all` (`n >= 64`, buffers of `n * 16` bytes, CPU features).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn shuffle_two_pass16(src: *const u8, dst: *mut u8, n: usize) {
+    let full: &[Round; 4] = &const { plan::<4>(true) };
+    let bytes: &[Round; 2] = &const { plan::<2>(true) };
+    let words = &const { word_plan() };
+    // Not zeroed: pass 2 reads only stage bytes pass 1 has just written.
+    let mut stage = std::mem::MaybeUninit::<[u8; 16 * TILE16]>::uninit();
+    let sp = stage.as_mut_ptr() as *mut u8;
+    // SAFETY: the tiles cover elements i..i + TILE16 <= n: pass 1 reads their 16 * TILE16
+    // source bytes and writes the whole stage (4 rows of 4 * TILE16 bytes); pass 2 reads each
+    // stage row and writes rows 4u..4u+4 of dst at elements i.., as `shuffle_step` with
+    // `i + TILE16 <= n`. The other steps are `shuffle_step`s at i with i + 64 <= n.
+    unsafe {
+        shuffle_step::<16, 4>(src, dst, n, 0, full);
+        let mut i = second_step(dst, 1);
+        while i + TILE16 <= n {
+            for k in (0..TILE16).step_by(16) {
+                let p = src.add((i + k) * 16);
+                let mut x = [_mm512_setzero_si512(); 4];
+                for (r, v) in x.iter_mut().enumerate() {
+                    *v = _mm512_loadu_si512(p.add(64 * r) as *const __m512i);
+                }
+                for (t, round) in words.iter().enumerate() {
+                    let i0 = _mm512_loadu_si512(round[0].as_ptr() as *const __m512i);
+                    let i1 = _mm512_loadu_si512(round[1].as_ptr() as *const __m512i);
+                    let bit = 1 << t;
+                    for r in (0..4).filter(|r| r & bit == 0) {
+                        let (a, b) = (x[r], x[r | bit]);
+                        x[r] = _mm512_permutex2var_epi32(a, i0, b);
+                        x[r | bit] = _mm512_permutex2var_epi32(a, i1, b);
+                    }
+                }
+                for (u, v) in x.iter().enumerate() {
+                    _mm512_storeu_si512(sp.add(u * 4 * TILE16 + 4 * k) as *mut __m512i, *v);
+                }
+            }
+            for u in 0..4 {
+                let (from, to) = (sp.add(u * 4 * TILE16), dst.add(4 * u * n + i));
+                for j in (0..TILE16).step_by(64) {
+                    shuffle_step::<4, 2>(from, to, n, j, bytes);
+                }
+            }
+            i += TILE16;
+        }
+        while i + 64 <= n {
+            shuffle_step::<16, 4>(src, dst, n, i, full);
+            i += 64;
+        }
+        if i < n {
+            shuffle_step::<16, 4>(src, dst, n, n - 64, full);
+        }
+    }
+}
+
 /// Defines a whole-buffer kernel from a step function.
 macro_rules! whole {
     ($name:ident, $step:ident, $dir:literal) => {
@@ -302,7 +395,7 @@ pub(crate) unsafe fn shuffle(es: usize, src: *const u8, dst: *mut u8, n: usize) 
             2 => shuffle_all::<2, 1>(src, dst, n),
             4 => shuffle_all::<4, 2>(src, dst, n),
             8 => shuffle_skewed8(src, dst, n),
-            16 => shuffle_all::<16, 4>(src, dst, n),
+            16 => shuffle_two_pass16(src, dst, n),
             _ => unreachable!("checked by the caller"),
         }
     }
