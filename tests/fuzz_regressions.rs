@@ -375,3 +375,13 @@ fn failed_reorder_leaves_the_frame_unchanged() {
     // The whole input through the fuzz target's check.
     frame_mutate_check::run(&input);
 }
+
+/// The same open finding through a failed `insert_chunk` (an insert after a short last chunk
+/// also switches the frame to variable chunk sizes, writing payloads over the index before its
+/// commit fails). The rerun with `-ignore_crashes=1` found 17 more inputs, all this class:
+/// a failed reorder, insert, update or append followed by a successful mutation.
+#[test]
+#[ignore = "open finding in src/frame/mutate.rs (failed mutation leaves store bytes changed)"]
+fn failed_insert_leaves_the_frame_unchanged() {
+    frame_mutate_check::run(&regression("frame_mutate", "failed-insert-corrupts-index"));
+}
