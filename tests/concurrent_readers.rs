@@ -693,8 +693,8 @@ unsafe extern "C" fn reentrant_pre(p: *mut blosc2_prefilter_params) -> c_int {
 }
 
 /// Callbacks that call back into their own super-chunk get an error where that would
-/// deadlock (the dctx or the exclusive lock is theirs already) instead of hanging; a read from
-/// a postfilter works. The outer call is not disturbed.
+/// deadlock (the dctx or the mutation is theirs already) instead of hanging; a read from a
+/// postfilter or a prefilter works. The outer call is not disturbed.
 #[test]
 fn reentrant_callbacks_fail_instead_of_deadlocking() {
     let post = Reentry::new();
@@ -761,10 +761,8 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
         pre.inner.load(Ordering::Acquire),
         i64::from(BLOSC2_ERROR_FAILURE)
     );
-    assert_eq!(
-        pre.inner_read.load(Ordering::Acquire),
-        i64::from(BLOSC2_ERROR_FAILURE)
-    );
+    // A read from the prefilter works: the chunk is compressed outside the exclusive lock.
+    assert!(pre.inner_read.load(Ordering::Acquire) > 0);
     // SAFETY: the C struct is quiescent.
     assert_eq!(unsafe { (*sc).nchunks }, 2);
     // SAFETY: ours.

@@ -16,8 +16,9 @@
 //! `blosc2_decompress_ctx`.
 //!
 //! Threads: one super-chunk may be used from any number of threads at once ([`sync`]): reads
-//! run in parallel under a shared lock, mutations under an exclusive one, and the C struct's
-//! fields change only under the exclusive lock. Borrowed chunks (`needs_free == false`) and the
+//! run in parallel under a shared lock, mutations one at a time (compressing outside the
+//! exclusive lock, so their callbacks may read the super-chunk) and commit under an exclusive
+//! one; the C struct's fields change only under the exclusive lock. Borrowed chunks (`needs_free == false`) and the
 //! `data` pointers stay valid only until the next mutation, as in c-blosc2: threads that mutate
 //! while others read should have readers copy (decompress_chunk, get_slice_buffer) or take
 //! chunks from disk-backed storage, which are always copies.
@@ -84,15 +85,6 @@ pub(crate) unsafe fn parts<'a>(
 pub(crate) struct CtxCodec {
     cctx: *mut blosc2_context,
     dctx: *mut blosc2_context,
-}
-
-impl CtxCodec {
-    pub(crate) fn of(sc: &blosc2_schunk) -> CtxCodec {
-        CtxCodec {
-            cctx: sc.cctx,
-            dctx: sc.dctx,
-        }
-    }
 }
 
 impl ChunkCodec for CtxCodec {
@@ -900,19 +892,23 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     nbytes: i32,
 ) -> i64 {
     guard_i64(|| {
+        // Compress first, holding only the mutation mutex (the codec and prefilter may read
+        // this super-chunk, see [`sync`]), then commit under the exclusive lock.
         // SAFETY: forwarded contract.
-        let mut x = unsafe { exclusive(schunk) }?;
+        let w = unsafe { sync::writer(schunk) }?;
+        if nbytes < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { super::chunk::input(src, nbytes) }?;
+        // SAFETY: forwarded contract.
+        let nchunk = unsafe { read_op(schunk, false, |r| Ok(r.h.core.nchunks())) }?;
+        let c = w.compress(nchunk, s)?;
+        let mut x = w.exclusive();
         let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
-            if nbytes < 0 {
-                return Err(Error::InvalidParam);
-            }
-            // SAFETY: forwarded contract.
-            let s = unsafe { super::chunk::input(src, nbytes) }?;
-            sc.current_nchunk = h.core.nchunks();
             adopt_chunksize(sc, h)?;
-            let mut codec = CtxCodec::of(sc);
-            let n = h.core.append_buffer_with(&mut codec, s)?;
+            let n = h.core.append_chunk(&c)?;
             sync_counters(sc, h, false);
             Ok(n)
         })
@@ -1212,18 +1208,45 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     guard_int(|| {
+        // Chunk by chunk, like c-blosc2: decode it (shared lock), patch, compress it holding
+        // only the mutation mutex (callbacks may read this super-chunk), commit it (exclusive
+        // lock). Chunks already updated stay so if a later one fails.
         // SAFETY: forwarded contract.
-        let mut x = unsafe { exclusive(schunk) }?;
-        let (sc, h) = x.parts();
-        super::io::bracket(sc, h, true, |sc, h| {
-            let n = range_bytes(h, start, stop)?;
+        let w = unsafe { sync::writer(schunk) }?;
+        let plan = |r: &Reader<'_>| {
+            let n = range_bytes(r.h, start, stop)?;
+            Ok((n, r.h.core.set_slice_spans(start, stop, n)?))
+        };
+        // SAFETY: forwarded contract.
+        let (n, spans) = unsafe { read_op(schunk, true, plan) }?;
+        // SAFETY: forwarded contract.
+        let s = unsafe { super::boundary::slice(buffer as *const u8, n) }?;
+        for (k, off, len, at) in spans {
+            let old = |r: &Reader<'_>| {
+                let nb = r.h.core.chunk_nbytes(k)? as usize;
+                let mut buf = vec![0u8; nb];
+                if !(off == 0 && len == nb) {
+                    r.decode(Some(k), |codec| {
+                        r.h.core.decompress_chunk_with(codec, k, &mut buf)
+                    })?;
+                }
+                Ok(buf)
+            };
             // SAFETY: forwarded contract.
-            let s = unsafe { super::boundary::slice(buffer as *const u8, n) }?;
-            let mut codec = CtxCodec::of(sc);
-            let r = h.core.set_slice_with(&mut codec, start, stop, s);
-            sync_counters(sc, h, true);
-            r.map(|_| 0)
-        })
+            let mut buf = unsafe { read_op(schunk, false, old) }?;
+            buf.get_mut(off..off + len)
+                .ok_or(Error::InvalidParam)?
+                .copy_from_slice(&s[at..at + len]);
+            let c = w.compress(k, &buf)?;
+            let mut x = w.exclusive();
+            let (sc, h) = x.parts();
+            super::io::bracket(sc, h, true, |sc, h| {
+                let r = h.core.update_chunk(k, &c);
+                sync_counters(sc, h, true);
+                r
+            })?;
+        }
+        Ok(0)
     })
 }
 

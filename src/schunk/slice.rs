@@ -109,11 +109,7 @@ impl SChunk {
         stop: i64,
         src: &[u8],
     ) -> Result<()> {
-        let (from, to) = self.byte_range(start, stop)?;
-        if src.len() < (to - from) as usize {
-            return Err(Error::ReadBuffer);
-        }
-        for (k, off, len, at) in self.chunk_spans(from, to)? {
+        for (k, off, len, at) in self.set_slice_spans(start, stop, src.len())? {
             let nb = self.chunk_nbytes(k)? as usize;
             let mut buf = vec![0u8; nb];
             if !(off == 0 && len == nb) {
@@ -124,6 +120,22 @@ impl SChunk {
             self.update_chunk(k, &c)?;
         }
         Ok(())
+    }
+
+    /// What [`SChunk::set_slice_with`] rewrites for items `start..stop` from a source of
+    /// `src_len` bytes: `(chunk, start in chunk, len, source offset)` per touched chunk (for
+    /// callers that decode, compress and commit each chunk in separate steps).
+    pub fn set_slice_spans(
+        &self,
+        start: i64,
+        stop: i64,
+        src_len: usize,
+    ) -> Result<Vec<(i64, usize, usize, usize)>> {
+        let (from, to) = self.byte_range(start, stop)?;
+        if src_len < (to - from) as usize {
+            return Err(Error::ReadBuffer);
+        }
+        self.chunk_spans(from, to)
     }
 
     /// [`SChunk::set_slice_with`] with the super-chunk's own codec.

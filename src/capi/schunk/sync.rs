@@ -2,36 +2,61 @@
 //! (c-blosc2 cannot, its issue #147).
 //!
 //! Every super-chunk block owns a [`HandleSync`]:
-//! - an `RwLock` over the Rust state and the C struct. Mutations (and every operation on a
-//!   handle whose frame goes through user I/O callbacks or the `.b2lock` file lock) take it
-//!   exclusively ([`exclusive`]); reads take it shared ([`read_op`]) and run in parallel. Chunk
-//!   reads are positioned (`pread`, per-access streams for sframes) and never move shared state.
-//!   The C struct's counters, mirrors and `data` are only written under the exclusive lock.
+//! - a mutation `Mutex` ([`Writer`]): every mutation holds it from start to end, so mutations
+//!   run one at a time and own the schunk's `cctx`. It records its holder's thread.
+//! - an `RwLock` over the Rust state and the C struct. A mutation takes it exclusively
+//!   ([`exclusive`]) only to change the state: an append or a slice update first compresses
+//!   its chunk holding the mutation mutex alone ([`Writer::compress`]), then commits it under
+//!   the exclusive lock. Reads take it shared ([`read_op`]) and run in parallel; handles whose
+//!   frame goes through user I/O callbacks or the `.b2lock` file lock read under the exclusive
+//!   lock. Chunk reads are positioned (`pread`, per-access streams for sframes) and never move
+//!   shared state. The C struct's counters, mirrors and `data` are only written under the
+//!   exclusive lock.
 //! - a `Mutex` over the schunk's own `dctx` (and `current_nchunk`, which its postfilter reads).
 //!   A reader that finds it taken decodes with a spare context built from the same parameters
 //!   instead of waiting, unless the `dctx` has a postfilter (whose `nchunk` must be right): then
-//!   it waits.
+//!   it waits. While a mutation compresses, `current_nchunk` is pinned to the chunk being
+//!   written (its prefilter reads it): readers leave it alone until the compression ends, so a
+//!   postfilter decoding at that moment in another thread sees the pinned number.
 //! - a stale disk frame (another handle changed it) is noticed under the shared lock and
 //!   re-read under the exclusive one, like every other change to the handle.
 //!
-//! Re-entrancy rule: callbacks run while the lock is held (prefilter/postfilter, user I/O,
-//! user codecs). They must not call into the same super-chunk. On the thread that made the
-//! outer call, a call needing the exclusive lock this thread holds, or the `dctx` it already
-//! uses, fails with `BLOSC2_ERROR_FAILURE` instead of deadlocking, and a read-only call under a
-//! shared lock works unless a writer is waiting at that moment. From block-parallel worker
-//! threads (nthreads > 1) such calls can deadlock: that is why the rule says not to.
+//! Re-entrancy (callbacks calling into the super-chunk they run for):
+//! - prefilters and user codecs/filters of an append or slice update run while only the
+//!   mutation mutex is held: they may read the same super-chunk (`vlmeta_get`, `meta_*`,
+//!   `get_chunk`, `decompress_chunk` of other chunks, `get_cparams`, ...) from the calling
+//!   thread and from block-parallel worker threads (readers need only the shared lock, which
+//!   nothing holds while a chunk is compressed), as c-blosc2 allows. A mutation from such a
+//!   callback fails with `BLOSC2_ERROR_FAILURE` on the calling thread; from a worker thread it
+//!   would wait for the outer mutation forever: do not.
+//! - callbacks of reads (postfilters, codecs while decoding) run under the shared lock: nested
+//!   reads on the same thread reuse it (they never queue behind a waiting writer); a mutation,
+//!   or a read needing the `dctx` this thread is using, fails with `BLOSC2_ERROR_FAILURE`. From
+//!   worker threads, reads work unless a writer is queued at that moment (then they wait for a
+//!   reader that waits for them): nested reads from decoding workers are at the caller's risk.
+//! - callbacks under the exclusive lock (user I/O during a commit or a serialised read) get
+//!   `BLOSC2_ERROR_FAILURE` for any call on the same super-chunk from the same thread.
 
 use super::{blosc2_schunk, ChunkCodec, CtxCodec, Handle, SchunkBlock, TAG};
 use crate::capi::chunk::{blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx};
 use crate::capi::types::{blosc2_context, blosc2_dparams, blosc2_storage, BLOSC2_DPARAMS_DEFAULTS};
 use crate::error::{Error, Result};
+use std::cell::RefCell;
 use std::ptr::{addr_of, addr_of_mut};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 thread_local! {
     /// Its address identifies the current thread (never 0).
     static TOKEN: u8 = const { 0 };
+    /// The [`HandleSync`]s (by address) this thread holds shared, once per [`Shared`] guard.
+    static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether this thread holds `sync` shared (a read is running below us on this thread).
+fn held_here(sync: &HandleSync) -> bool {
+    let a = sync as *const HandleSync as usize;
+    HELD.with(|h| h.borrow().contains(&a))
 }
 
 /// A non-zero number unique to the calling thread while it lives.
@@ -72,9 +97,15 @@ impl Drop for Spares {
 
 /// The synchronisation state of one super-chunk (see the module docs).
 pub(crate) struct HandleSync {
+    /// Serialises mutations (and the use of the schunk's `cctx`).
+    mutation: Mutex<()>,
+    /// [`thread_token`] of the mutation mutex's holder, 0 when none.
+    mutator: AtomicUsize,
     rw: RwLock<()>,
     /// [`thread_token`] of the exclusive holder, 0 when none.
     writer: AtomicUsize,
+    /// `current_nchunk` belongs to a compressing mutation (readers must not write it).
+    pinned: AtomicBool,
     dctx: Mutex<()>,
     /// [`thread_token`] of the thread using the shared `dctx`, 0 when none.
     dctx_owner: AtomicUsize,
@@ -84,8 +115,11 @@ pub(crate) struct HandleSync {
 impl HandleSync {
     pub(crate) fn new() -> HandleSync {
         HandleSync {
+            mutation: Mutex::new(()),
+            mutator: AtomicUsize::new(0),
             rw: RwLock::new(()),
             writer: AtomicUsize::new(0),
+            pinned: AtomicBool::new(false),
             dctx: Mutex::new(()),
             dctx_owner: AtomicUsize::new(0),
             spares: Mutex::new(Spares {
@@ -203,27 +237,115 @@ impl<'a> Block<'a> {
         Ok(())
     }
 
-    pub(crate) fn exclusive(self) -> Result<Exclusive<'a>> {
+    /// The exclusive lock alone (serialised reads, stale-frame re-syncs); mutations take
+    /// [`Block::writer`] first.
+    fn exclusive_rw(self) -> Result<Exclusive<'a>> {
         self.check_reentry()?;
+        if held_here(self.sync) {
+            return Err(Error::Failure);
+        }
         let g = self.sync.rw.write().unwrap_or_else(|e| e.into_inner());
         self.sync.writer.store(thread_token(), Ordering::Relaxed);
         Ok(Exclusive {
             b: self,
-            _g: Some(g),
+            _g: g,
+            _w: None,
         })
     }
 
+    /// Starts a mutation: takes the mutation mutex. Fails instead of deadlocking when this
+    /// thread is inside a mutation or a read of this super-chunk already (a callback).
+    pub(crate) fn writer(self) -> Result<Writer<'a>> {
+        self.check_reentry()?;
+        if self.sync.mutator.load(Ordering::Relaxed) == thread_token() || held_here(self.sync) {
+            return Err(Error::Failure);
+        }
+        let g = lock(&self.sync.mutation);
+        self.sync.mutator.store(thread_token(), Ordering::Relaxed);
+        Ok(Writer { b: self, _g: g })
+    }
+
+    /// The shared lock; a read nested in a read of this thread (a callback) reuses the outer
+    /// one instead of queueing behind a waiting writer.
     pub(crate) fn shared(self) -> Result<Shared<'a>> {
         self.check_reentry()?;
-        let g = self.sync.rw.read().unwrap_or_else(|e| e.into_inner());
+        let g = if held_here(self.sync) {
+            None
+        } else {
+            Some(self.sync.rw.read().unwrap_or_else(|e| e.into_inner()))
+        };
+        let a = self.sync as *const HandleSync as usize;
+        HELD.with(|h| h.borrow_mut().push(a));
         Ok(Shared { b: self, _g: g })
+    }
+}
+
+/// A mutation in progress: holds the mutation mutex (see the module docs).
+pub(crate) struct Writer<'a> {
+    b: Block<'a>,
+    _g: MutexGuard<'a, ()>,
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        self.b.sync.mutator.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Unpins `current_nchunk` when a compression ends (even by panic).
+struct Pin<'a>(&'a HandleSync);
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        self.0.pinned.store(false, Ordering::Release);
+    }
+}
+
+impl<'a> Writer<'a> {
+    /// The exclusive lock, to commit (the mutation mutex stays held).
+    pub(crate) fn exclusive(&self) -> Exclusive<'_> {
+        let g = self.b.sync.rw.write().unwrap_or_else(|e| e.into_inner());
+        self.b.sync.writer.store(thread_token(), Ordering::Relaxed);
+        Exclusive {
+            b: self.b,
+            _g: g,
+            _w: None,
+        }
+    }
+
+    /// Compresses `src` with the schunk's `cctx` as chunk `nchunk` (`current_nchunk`, which
+    /// its prefilter reads, stays `nchunk` meanwhile), holding no lock but the mutation
+    /// mutex: callbacks may read this super-chunk.
+    pub(crate) fn compress(&self, nchunk: i64, src: &[u8]) -> Result<Vec<u8>> {
+        let sync = self.b.sync;
+        let pin = {
+            // Readers write `current_nchunk` only under the `dctx` mutex, after checking
+            // `pinned`: set both under it.
+            let _d = lock(&sync.dctx);
+            // SAFETY: a field of the live C struct; the other writers hold the `dctx` mutex
+            // (which we hold) or the exclusive lock (excluded: mutations are ours).
+            unsafe { addr_of_mut!((*self.b.p).current_nchunk).write(nchunk) };
+            sync.pinned.store(true, Ordering::Release);
+            Pin(sync)
+        };
+        // SAFETY: a field of the live C struct, never written by us after creation.
+        let cctx = unsafe { addr_of!((*self.b.p).cctx).read() };
+        let r = CtxCodec {
+            cctx,
+            dctx: std::ptr::null_mut(),
+        }
+        .compress(src);
+        drop(pin);
+        r
     }
 }
 
 /// The super-chunk held exclusively: the only accessor until dropped.
 pub(crate) struct Exclusive<'a> {
     b: Block<'a>,
-    _g: Option<RwLockWriteGuard<'a, ()>>,
+    _g: RwLockWriteGuard<'a, ()>,
+    /// The mutation this lock belongs to, when [`exclusive`] started it (dropped after `_g`).
+    _w: Option<Writer<'a>>,
 }
 
 impl Exclusive<'_> {
@@ -248,10 +370,28 @@ impl Drop for Exclusive<'_> {
 /// The super-chunk held shared: the Rust state is read-only, the C struct is not borrowed.
 pub(crate) struct Shared<'a> {
     b: Block<'a>,
-    _g: RwLockReadGuard<'a, ()>,
+    /// None when nested in a read of this thread, which holds the lock.
+    _g: Option<RwLockReadGuard<'a, ()>>,
+}
+
+impl Drop for Shared<'_> {
+    fn drop(&mut self) {
+        let a = self.b.sync as *const HandleSync as usize;
+        HELD.with(|h| {
+            let mut h = h.borrow_mut();
+            if let Some(i) = h.iter().rposition(|&x| x == a) {
+                h.swap_remove(i);
+            }
+        });
+    }
 }
 
 impl Shared<'_> {
+    /// Whether this read is nested in another read of this thread (which holds the lock).
+    fn nested(&self) -> bool {
+        self._g.is_none()
+    }
+
     pub(crate) fn handle(&self) -> &Handle {
         // SAFETY: the read lock excludes writers; readers only take `&Handle`.
         unsafe { &*self.b.h }
@@ -338,6 +478,9 @@ impl Reader<'_> {
     /// `dctx`'s user may write it. Under contention it stays at another reader's chunk.
     pub(crate) fn touch_nchunk(&self, nchunk: i64) {
         if let Ok(Some(_u)) = self.claim_dctx(false) {
+            if self.sync.pinned.load(Ordering::Acquire) {
+                return;
+            }
             // SAFETY: we hold the `dctx` mutex, the only writer of this field besides the
             // exclusive lock's holder (which cannot coexist with our shared lock).
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(nchunk) };
@@ -382,7 +525,7 @@ impl Reader<'_> {
                 },
             },
         };
-        if let Some(n) = nchunk {
+        if let Some(n) = nchunk.filter(|_| !self.sync.pinned.load(Ordering::Acquire)) {
             // SAFETY: as in `touch_nchunk`: we hold the `dctx` mutex.
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(n) };
         }
@@ -419,8 +562,12 @@ pub(crate) unsafe fn read_op<T>(
     let b = unsafe { block(p) }?;
     let mut g = b.shared()?;
     if serial_reads(g.handle()) {
+        if g.nested() {
+            // The outer read of this thread holds the shared lock we would wait for.
+            return Err(Error::Failure);
+        }
         drop(g);
-        let mut x = b.exclusive()?;
+        let mut x = b.exclusive_rw()?;
         let sync = x.sync() as *const HandleSync;
         let (sc, h) = x.parts();
         if revalidate {
@@ -436,10 +583,11 @@ pub(crate) unsafe fn read_op<T>(
         });
     }
     let h = g.handle();
-    if (revalidate && h.core.is_replaced()) || h.core.frame_is_stale() {
+    // A nested read sees what the outer read of this thread sees.
+    if !g.nested() && ((revalidate && h.core.is_replaced()) || h.core.frame_is_stale()) {
         drop(g);
         {
-            let mut x = b.exclusive()?;
+            let mut x = b.exclusive_rw()?;
             let (sc, h) = x.parts();
             if revalidate {
                 super::revalidate(sc, h)?;
@@ -457,5 +605,22 @@ pub(crate) unsafe fn read_op<T>(
 /// `p` NULL or live.
 pub(crate) unsafe fn exclusive<'a>(p: *mut blosc2_schunk) -> Result<Exclusive<'a>> {
     // SAFETY: forwarded contract.
-    unsafe { block(p) }?.exclusive()
+    let b = unsafe { block(p) }?;
+    let w = b.writer()?;
+    let g = b.sync.rw.write().unwrap_or_else(|e| e.into_inner());
+    b.sync.writer.store(thread_token(), Ordering::Relaxed);
+    Ok(Exclusive {
+        b,
+        _g: g,
+        _w: Some(w),
+    })
+}
+
+/// Starts a mutation that compresses before it commits ([`Writer`]).
+///
+/// # Safety
+/// `p` NULL or live.
+pub(crate) unsafe fn writer<'a>(p: *mut blosc2_schunk) -> Result<Writer<'a>> {
+    // SAFETY: forwarded contract.
+    unsafe { block(p) }?.writer()
 }
