@@ -313,23 +313,46 @@ fn extended_header_describes_any_pipeline() {
 }
 
 /// schunk_ops finding: a plain super-chunk accepts a chunk of 0 bytes (appending an empty
-/// buffer) while a frame-backed one refuses it (`InvalidParam`); the plain one then cannot be
-/// serialised (`to_cframe` / `to_file` fail with `InvalidParam`), so a successful append made
-/// the super-chunk unsavable. Fixed: both storages refuse it.
+/// buffer) while a frame-backed one refuses it (`InvalidParam`); the plain one then could not
+/// be serialised. e434b13 made plain super-chunks refuse it too, which c-blosc2 does not (its
+/// test_schunk_min_header_chunk). Now: the plain super-chunk takes it like c-blosc2, and
+/// serialising into a frame fails with `InvalidParam` before writing anything, keeping every
+/// chunk; without the 0-byte chunk it serialises again.
 #[test]
-fn plain_schunk_with_empty_chunk_serialises() {
+fn plain_schunk_with_empty_chunk_refuses_serialisation() {
     schunk_ops_check::run(&regression("schunk_ops", "to_file-invalidparam"));
     let mut sc = SChunk::new(NewStorage::Plain, CParams::default(), DParams::default()).unwrap();
     sc.append_buffer(&[1u8; 120]).unwrap();
-    assert_eq!(sc.append_buffer(&[]), Err(b2frame::Error::InvalidParam));
+    assert_eq!(sc.append_buffer(&[]), Ok(2));
+    assert_eq!(sc.decompress_chunk_vec(1), Ok(Vec::new()));
+    assert_eq!(sc.to_cframe(), Err(b2frame::Error::InvalidParam));
+    let p = std::env::temp_dir().join(format!(
+        "b2frame-empty-chunk-{}.b2frame",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&p);
+    assert_eq!(sc.to_file(&p), Err(b2frame::Error::InvalidParam));
+    assert!(!p.exists(), "nothing written");
+    assert_eq!(sc.append_file(&p), Err(b2frame::Error::InvalidParam));
+    assert!(!p.exists(), "nothing appended");
+    assert!(sc.copy_to(NewStorage::Memory, None, None).is_err());
+    assert!(sc.copy_to(NewStorage::File(&p), None, None).is_err());
+    assert!(!p.exists(), "no file copy");
+    let dir = p.with_extension("b2dir");
+    assert!(sc.copy_to(NewStorage::Sparse(&dir), None, None).is_err());
+    assert!(!dir.exists(), "no sframe copy");
+    let plain = sc.copy_to(NewStorage::Plain, None, None).unwrap();
+    assert_eq!(plain.nchunks(), 2);
+    assert_eq!(sc.nchunks(), 2);
+    assert_eq!(sc.decompress_chunk_vec(0), Ok(vec![1u8; 120]));
+    sc.delete_chunk(1).unwrap();
     let bytes = sc
         .to_cframe()
-        .expect("the plain super-chunk stays serialisable");
+        .expect("serialisable without the 0-byte chunk");
     assert_eq!(SChunk::from_cframe(&bytes, true, 1).unwrap().nchunks(), 1);
 }
 
-/// A frame-backed super-chunk refuses the empty chunk and stays serialisable (the behaviour
-/// the plain storage disagrees with).
+/// A frame-backed super-chunk refuses the empty chunk and stays serialisable.
 #[test]
 fn frame_schunk_refuses_empty_chunk() {
     let mut sc = SChunk::new(NewStorage::Memory, CParams::default(), DParams::default()).unwrap();

@@ -3,7 +3,9 @@
 //! cframe file) and to a model (decoded chunk data + metalayer and vlmetalayer lists). After
 //! every step the super-chunk must decode to exactly the model; an operation that fails must
 //! leave everything unchanged; operations that cannot fail (append, delete/reorder with valid
-//! arguments, serialising, reopening what was serialised) must succeed.
+//! arguments, serialising, reopening what was serialised) must succeed. A plain super-chunk
+//! takes a 0-byte chunk (as c-blosc2 does) but no frame can hold one: serialising must then
+//! fail with `InvalidParam`, write nothing and change nothing.
 //!
 //! Input: 4 header bytes (storage, codec, typesize, clevel/filter), then ops of the form
 //! `op, a, b, len, <len bytes>`.
@@ -95,12 +97,10 @@ fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
     );
 }
 
-/// With `B2FRAME_FUZZ_SKIP_OPEN=1`, a super-chunk holding a 0-byte chunk that cannot be
-/// serialised is not reported (open finding, see tests/fuzz_regressions.rs
-/// `plain_schunk_with_empty_chunk_serialises`), so fuzzing can get past it.
-fn skip_open_finding(sc: &mut SChunk) -> bool {
-    std::env::var_os("B2FRAME_FUZZ_SKIP_OPEN").is_some()
-        && (0..sc.nchunks()).any(|i| sc.chunk_nbytes(i) == Ok(0))
+/// Whether the super-chunk holds a 0-byte chunk: only a plain one takes such a chunk (as
+/// c-blosc2 does), and serialising it into a frame must then fail and change nothing.
+fn holds_empty_chunk(sc: &SChunk) -> bool {
+    (0..sc.nchunks()).any(|i| sc.chunk_nbytes(i) == Ok(0))
 }
 
 fn tmp_path(tag: &str) -> PathBuf {
@@ -150,11 +150,16 @@ pub fn run(input: &[u8]) {
                 let r = sc.append_buffer(payload);
                 if let Ok(k) = r {
                     assert_eq!(k, n + 1);
+                    assert!(
+                        !payload.is_empty() || sc.frame().is_none(),
+                        "a frame took 0 bytes"
+                    );
                     model.chunks.push(Ok(payload.to_vec()));
                 } else {
-                    // Only an empty buffer, or a VL-block chunk (hostile) among the chunks,
-                    // may make a regular chunk unwelcome.
-                    assert!(payload.is_empty() || hostile, "append_buffer failed: {r:?}");
+                    // Only an empty buffer (frames), or a VL-block chunk (hostile) among the
+                    // chunks, may make a regular chunk unwelcome.
+                    let empty_in_frame = payload.is_empty() && sc.frame().is_some();
+                    assert!(empty_in_frame || hostile, "append_buffer failed: {r:?}");
                 }
             }
             1 | 2 => {
@@ -277,9 +282,14 @@ pub fn run(input: &[u8]) {
             10 => {
                 what = "to_cframe + from_cframe";
                 let bytes = match sc.to_cframe() {
-                    Err(_) if skip_open_finding(&mut sc) => continue,
+                    Err(e) if holds_empty_chunk(&sc) => {
+                        assert_eq!(e, b2frame::Error::InvalidParam);
+                        check(&mut sc, &model, step, "to_cframe refused a 0-byte chunk");
+                        continue;
+                    }
                     r => r.expect("to_cframe"),
                 };
+                assert!(!holds_empty_chunk(&sc), "a 0-byte chunk went into a cframe");
                 sc = SChunk::from_cframe(&bytes, a & 1 == 0, 1)
                     .unwrap_or_else(|e| panic!("reopening our own cframe failed: {e:?}"));
             }
@@ -289,9 +299,15 @@ pub fn run(input: &[u8]) {
                 let p = tmp_path(["b", "c"][reopens % 2]);
                 let _ = std::fs::remove_file(&p);
                 match sc.to_file(&p) {
-                    Err(_) if skip_open_finding(&mut sc) => continue,
+                    Err(e) if holds_empty_chunk(&sc) => {
+                        assert_eq!(e, b2frame::Error::InvalidParam);
+                        assert!(!p.exists(), "to_file wrote a frame it refused");
+                        check(&mut sc, &model, step, "to_file refused a 0-byte chunk");
+                        continue;
+                    }
                     r => r.expect("to_file"),
                 };
+                assert!(!holds_empty_chunk(&sc), "a 0-byte chunk went into a file");
                 sc = SChunk::open(&p, 1).unwrap_or_else(|e| panic!("open our own file: {e:?}"));
             }
             12 => {

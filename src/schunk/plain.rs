@@ -66,9 +66,11 @@ impl Plain {
     /// Checks an incoming chunk; returns its header and the exact chunk bytes.
     fn incoming<'a>(&self, chunk: &'a [u8], replacing_only: bool) -> Result<(ChunkInfo, &'a [u8])> {
         let info = ChunkInfo::parse(chunk)?;
-        // A chunk of 0 bytes cannot be represented in a frame (c-blosc2 derives nchunks from
-        // nbytes), so it is refused here too: a plain super-chunk must stay serialisable.
-        if info.cbytes as usize > chunk.len() || info.nbytes == 0 {
+        // A chunk of 0 bytes is taken, as c-blosc2 takes it (a 16-byte Blosc1 memcpyed chunk,
+        // its test_schunk_min_header_chunk). A frame cannot hold one (c-blosc2 derives a
+        // frame's nchunks from nbytes), so serialising such a super-chunk into a frame fails
+        // before anything is written ([`SChunk::check_frame_storable`](super::SChunk)).
+        if info.cbytes as usize > chunk.len() {
             return Err(Error::InvalidParam);
         }
         if !self.chunks.is_empty() && !replacing_only && info.vl_blocks != self.vl {

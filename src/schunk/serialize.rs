@@ -53,6 +53,22 @@ impl Recoder {
 }
 
 impl SChunk {
+    /// Fails (`InvalidParam`) when a chunk holds 0 bytes: only a plain super-chunk takes one
+    /// (as c-blosc2 does), and no frame can hold it (its nchunks comes from nbytes; c-blosc2
+    /// writes such a frame and then cannot reopen it). Every serialisation into a frame checks
+    /// this first, so nothing is written and the super-chunk keeps its chunks.
+    pub fn check_frame_storable(&self) -> Result<()> {
+        if self.frame().is_some() {
+            return Ok(());
+        }
+        for i in 0..self.nchunks() {
+            if self.chunk_nbytes(i)? == 0 {
+                return Err(Error::InvalidParam);
+            }
+        }
+        Ok(())
+    }
+
     /// A copy of this super-chunk at `storage`, with `cparams`/`dparams` (default: this one's).
     /// Metalayers first, then chunks (stored unchanged when the parameters are compatible, for
     /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
@@ -65,6 +81,9 @@ impl SChunk {
     ) -> Result<SChunk> {
         let cp = cparams.unwrap_or(self.cparams);
         let dp = dparams.unwrap_or(self.dparams);
+        if !matches!(storage, NewStorage::Plain) {
+            self.check_frame_storable()?;
+        }
         match storage {
             NewStorage::Memory | NewStorage::File(_) => {
                 if cp.typesize <= 0 {
@@ -118,6 +137,9 @@ impl SChunk {
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
     /// used by copies into user I/O backends, src/capi/io/copy.rs).
     pub(crate) fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
+        if out.frame().is_some() {
+            self.check_frame_storable()?;
+        }
         for (name, content) in self.metalayers() {
             out.add_metalayer(name, content)?;
         }
@@ -147,6 +169,7 @@ impl SChunk {
 
     /// The super-chunk as a compact, deterministic cframe.
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        self.check_frame_storable()?;
         let cp = self.cparams;
         let chunks = self.chunks_for(&cp)?;
         build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())

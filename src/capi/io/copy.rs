@@ -131,6 +131,7 @@ fn copy_sframe(
     cparams: CParams,
     dparams: DParams,
 ) -> Result<SChunk> {
+    src.check_frame_storable()?;
     let mut out = new_core_udio(io, dir, false, cparams, dparams)?;
     src.fill_copy(&mut out)?;
     Ok(out)
