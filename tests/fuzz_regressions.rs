@@ -362,8 +362,9 @@ fn frame_schunk_refuses_empty_chunk() {
     assert_eq!(SChunk::from_cframe(&bytes, true, 1).unwrap().nchunks(), 1);
 }
 
-/// frame_mutate finding (open, src/frame/mutate.rs): a mutation that fails must leave the
-/// frame as it was, but a failed `reorder` does not. On a fixed-chunksize cframe with a short
+/// frame_mutate finding (fixed: mutations run in a transaction whose storage writes go through
+/// an undo log, src/frame/mutate/undo.rs): a mutation that fails must leave the frame as it
+/// was, but a failed `reorder` did not. On a fixed-chunksize cframe with a short
 /// last chunk and special (zero) chunks, `reorder` calls `switch_to_variable`, which stores a
 /// regular equivalent of each special chunk with `store_payload`, i.e. writes it into the
 /// backing store at `header_len + cbytes`, over the offsets index. The commit then fails
@@ -373,7 +374,6 @@ fn frame_schunk_refuses_empty_chunk() {
 /// (132-byte chunk), update_metalayer("b2nd", ""), reorder (rotate by 1) → Err(Data),
 /// add_vlmetalayer_raw("v", "abc") → Ok, reopen → Err(Data).
 #[test]
-#[ignore = "open finding in src/frame/mutate.rs (failed reorder leaves store bytes changed)"]
 fn failed_reorder_leaves_the_frame_unchanged() {
     use b2frame::frame::Frame;
     let input = regression("frame_mutate", "failed-reorder-corrupts-index");
@@ -399,12 +399,11 @@ fn failed_reorder_leaves_the_frame_unchanged() {
     frame_mutate_check::run(&input);
 }
 
-/// The same open finding through a failed `insert_chunk` (an insert after a short last chunk
+/// The same finding through a failed `insert_chunk` (an insert after a short last chunk
 /// also switches the frame to variable chunk sizes, writing payloads over the index before its
 /// commit fails). The rerun with `-ignore_crashes=1` found 17 more inputs, all this class:
 /// a failed reorder, insert, update or append followed by a successful mutation.
 #[test]
-#[ignore = "open finding in src/frame/mutate.rs (failed mutation leaves store bytes changed)"]
 fn failed_insert_leaves_the_frame_unchanged() {
     frame_mutate_check::run(&regression("frame_mutate", "failed-insert-corrupts-index"));
 }

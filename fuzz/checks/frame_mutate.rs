@@ -1,6 +1,7 @@
 //! An arbitrary (possibly hostile) in-memory cframe followed by a script of mutations with
-//! arbitrary chunks: nothing may crash, and whenever a mutation succeeds the frame must
-//! serialise, reopen, and give the same chunks.
+//! arbitrary chunks: nothing may crash, whenever a mutation succeeds the frame must
+//! serialise, reopen, and give the same chunks, and a mutation that fails must leave the
+//! frame's bytes exactly as they were (issue 5).
 //!
 //! Input: 2 bytes (little-endian frame length), the frame, then ops of the form
 //! `op, idx, len, <len bytes>` (op % 8: append, insert, update, delete, reorder (rotate),
@@ -27,6 +28,7 @@ pub fn run(data: &[u8]) {
         let (chunk, rest) = script.split_at(len);
         script = rest;
         let n = f.nchunks().max(1);
+        let before = f.to_cframe();
         let r = match op % 8 {
             0 => f.append_chunk(chunk).map(|_| ()),
             1 => f.insert_chunk(idx % (n + 1), chunk).map(|_| ()),
@@ -42,7 +44,14 @@ pub fn run(data: &[u8]) {
             6 => f.delete_vlmetalayer("v").map(|_| ()),
             _ => f.update_metalayer("b2nd", chunk).map(|_| ()),
         };
-        if r.is_ok() {
+        if r.is_err() {
+            assert_eq!(
+                f.to_cframe(),
+                before,
+                "a failed mutation (op {}) changed the frame",
+                op % 8
+            );
+        } else {
             let bytes = f
                 .to_cframe()
                 .expect("serialise after a successful mutation");

@@ -6,7 +6,11 @@
 //! (a frame cannot count them); special offsets are only used while the chunksize is fixed
 //! (their size is derived from it), so in a frame with variable chunk sizes ZERO/NaN/UNINIT
 //! chunks are stored as regular chunks with the same contents
-//! ([`offsets::regular_equivalent`]); failed operations change nothing in memory.
+//! ([`offsets::regular_equivalent`]); a failed operation changes nothing, in memory or in the
+//! storage: every mutation runs in a transaction whose storage writes go through an undo log
+//! ([`undo::Undo`]).
+
+mod undo;
 
 use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
 use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
@@ -16,6 +20,7 @@ use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
+use undo::Undo;
 
 /// How a commit produces the index chunk.
 #[derive(Clone, Copy)]
@@ -37,8 +42,9 @@ enum Op {
 impl Frame {
     /// Rewrites index, trailer and header after the data section and truncates there.
     /// The header length may only change when `may_resize` (empty frames).
+    /// Like every mutation, a transaction: on failure memory and storage are as before.
     pub(super) fn commit(&mut self, may_resize: bool) -> Result<()> {
-        self.commit_with(may_resize, Index::Encode(0))
+        self.transaction_full(may_resize, Index::Encode(0), |_, _| Ok(()))
     }
 
     /// The stored index chunk as it is now (before this commit writes anything).
@@ -59,8 +65,9 @@ impl Frame {
         }
     }
 
-    /// [`Frame::commit`] choosing how the index chunk is produced.
-    fn commit_with(&mut self, may_resize: bool, index_mode: Index) -> Result<()> {
+    /// Writes index, trailer and header for the current in-memory state (through `undo`),
+    /// choosing how the index chunk is produced. Only [`Frame::transaction_full`] calls it.
+    fn commit_with(&mut self, may_resize: bool, index_mode: Index, undo: &mut Undo) -> Result<()> {
         let mut header = self.header.clone();
         header.has_vlmeta = !self.vlmeta.is_empty();
         // Like c-blosc2, the flags follow the chunksize and the chunk kind at every write.
@@ -101,36 +108,58 @@ impl Frame {
         let hbytes = header.to_bytes()?;
         match &mut self.backing {
             Backing::Contiguous(store) => {
-                store.write_at(data_end, &index)?;
-                store.write_at(data_end + index.len() as u64, &trailer)?;
-                store.write_at(0, &hbytes)?;
-                store.truncate(header.frame_len)?;
+                undo.write_at(store, data_end, &index)?;
+                undo.write_at(store, data_end + index.len() as u64, &trailer)?;
+                undo.write_at(store, 0, &hbytes)?;
+                undo.truncate(store, header.frame_len)?;
             }
             Backing::Sparse(dir) => {
                 let mut all = hbytes;
                 all.extend_from_slice(&index);
                 all.extend_from_slice(&trailer);
-                dir.write_index_file(&all)?;
+                undo.write_index_file(dir, &all)?;
             }
         }
         self.header = header;
         Ok(())
     }
 
-    /// Runs a mutation on a snapshot of the in-memory state and restores it if anything fails.
-    fn transaction<T>(&mut self, f: impl FnOnce(&mut Frame) -> Result<T>) -> Result<T> {
-        self.transaction_with(Index::Encode(0), f)
+    /// Runs a mutation and commits it; if anything fails, restores the in-memory state and
+    /// rolls the storage back (see [`Frame::transaction_full`]).
+    fn transaction<T>(&mut self, f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>) -> Result<T> {
+        self.transaction_full(false, Index::Encode(0), f)
     }
 
     fn transaction_with<T>(
         &mut self,
         index_mode: Index,
-        f: impl FnOnce(&mut Frame) -> Result<T>,
+        f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>,
+    ) -> Result<T> {
+        self.transaction_full(false, index_mode, f)
+    }
+
+    /// The one place where the frame changes: `f` edits the in-memory state and writes
+    /// payloads, then the commit writes index, trailer and header. Every storage write of both
+    /// goes through `undo` (the backing is only reached through it here), so on failure the
+    /// header, offsets, vlmetalayers *and* the stored bytes are put back as they were.
+    fn transaction_full<T>(
+        &mut self,
+        may_resize: bool,
+        index_mode: Index,
+        f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>,
     ) -> Result<T> {
         let saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
-        let r = f(self).and_then(|v| self.commit_with(false, index_mode).map(|_| v));
-        if r.is_err() {
-            (self.header, self.locs, self.vlmeta) = saved;
+        let mut undo = Undo::new(&self.backing)?;
+        let r = f(self, &mut undo).and_then(|v| {
+            self.commit_with(may_resize, index_mode, &mut undo)
+                .map(|_| v)
+        });
+        match r {
+            Ok(_) => undo.finish(&self.backing),
+            Err(_) => {
+                undo.rollback(&mut self.backing);
+                (self.header, self.locs, self.vlmeta) = saved;
+            }
         }
         r
     }
@@ -162,7 +191,7 @@ impl Frame {
     /// follows a short last chunk, a chunk is larger than the chunksize, or a chunk that is
     /// not last has a different size. (c-blosc2 refuses a first chunk larger than a preset
     /// chunksize; here that also just makes the frame variable.)
-    fn account(&mut self, op: Op, nbytes: i64) -> Result<()> {
+    fn account(&mut self, op: Op, nbytes: i64, undo: &mut Undo) -> Result<()> {
         if self.header.chunksize == 0 {
             return Ok(());
         }
@@ -179,7 +208,7 @@ impl Frame {
             Op::Update(i) => nbytes > cs || (i as i64 != n - 1 && nbytes != cs),
         };
         if variable {
-            self.switch_to_variable()?;
+            self.switch_to_variable(undo)?;
         }
         Ok(())
     }
@@ -190,23 +219,20 @@ impl Frame {
         if !self.locs.is_empty() || self.header.nbytes != 0 || chunksize < -1 {
             return Err(Error::InvalidParam);
         }
-        let saved = self.header.chunksize;
-        self.header.chunksize = chunksize;
-        let r = self.commit(false);
-        if r.is_err() {
-            self.header.chunksize = saved;
-        }
-        r
+        self.transaction(|f, _| {
+            f.header.chunksize = chunksize;
+            Ok(())
+        })
     }
 
     /// Variable chunk sizes: special offsets can no longer be sized, so they are replaced by
     /// stored regular chunks with the same contents ([`offsets::regular_equivalent`]).
-    fn switch_to_variable(&mut self) -> Result<()> {
+    fn switch_to_variable(&mut self, undo: &mut Undo) -> Result<()> {
         for i in 0..self.locs.len() {
             if let ChunkLoc::Special(kind) = self.locs[i] {
                 let nbytes = self.special_nbytes(i as i64)?;
                 let c = offsets::regular_equivalent(kind, self.header.typesize, nbytes)?;
-                let loc = self.store_payload(&c)?;
+                let loc = self.store_payload(&c, undo)?;
                 self.locs[i] = loc;
             }
         }
@@ -216,12 +242,12 @@ impl Frame {
 
     /// Writes a payload at the end of the data section (cframe) or into a new chunk file
     /// (sframe), and counts it in `cbytes`.
-    fn store_payload(&mut self, chunk: &[u8]) -> Result<ChunkLoc> {
+    fn store_payload(&mut self, chunk: &[u8], undo: &mut Undo) -> Result<ChunkLoc> {
         let len = chunk.len() as i64;
         let loc = match &mut self.backing {
             Backing::Contiguous(store) => {
                 let at = self.header.cbytes as u64;
-                store.write_at(u64::from(self.header.header_len) + at, chunk)?;
+                undo.write_at(store, u64::from(self.header.header_len) + at, chunk)?;
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
@@ -234,7 +260,7 @@ impl Frame {
                     })
                     .max()
                     .unwrap_or(0);
-                dir.write_chunk(id, chunk)?;
+                undo.write_chunk(dir, id, chunk)?;
                 ChunkLoc::Stored(id)
             }
         };
@@ -248,14 +274,14 @@ impl Frame {
 
     /// Places an incoming chunk: a special offset when the chunksize is fixed, else a payload
     /// (a regular equivalent for ZERO/NaN/UNINIT chunks).
-    fn place(&mut self, chunk: &[u8], info: &ChunkInfo) -> Result<ChunkLoc> {
+    fn place(&mut self, chunk: &[u8], info: &ChunkInfo, undo: &mut Undo) -> Result<ChunkLoc> {
         match SpecialKind::from_special_id(info.special) {
             Some(kind) if self.header.chunksize != 0 => Ok(ChunkLoc::Special(kind)),
             Some(kind) => {
                 let c = offsets::regular_equivalent(kind, self.header.typesize, info.nbytes)?;
-                self.store_payload(&c)
+                self.store_payload(&c, undo)
             }
-            None => self.store_payload(chunk),
+            None => self.store_payload(chunk, undo),
         }
     }
 
@@ -276,12 +302,12 @@ impl Frame {
         }
         let info = self.check_incoming(chunk)?;
         let chunk = &chunk[..info.cbytes as usize];
-        self.transaction(|f| {
+        self.transaction(|f, undo| {
             if f.locs.is_empty() {
                 f.header.vl_blocks = info.vl_blocks;
             }
-            f.account(Op::Insert(i), i64::from(info.nbytes))?;
-            let loc = f.place(chunk, &info)?;
+            f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
+            let loc = f.place(chunk, &info, undo)?;
             f.locs.insert(i, loc);
             f.header.nbytes = f
                 .header
@@ -300,8 +326,8 @@ impl Frame {
         let info = self.check_incoming(chunk)?;
         let chunk = &chunk[..info.cbytes as usize];
         let old_nbytes = self.nbytes_at(i)?;
-        self.transaction(|f| {
-            f.account(Op::Update(i), i64::from(info.nbytes))?;
+        self.transaction(|f, undo| {
+            f.account(Op::Update(i), i64::from(info.nbytes), undo)?;
             // account() may have materialised a special chunk.
             let old_loc = match old_loc {
                 ChunkLoc::Special(_) => f.locs[i],
@@ -324,13 +350,13 @@ impl Frame {
                 ChunkLoc::Special(_) => {
                     f.locs[i] = match new_special {
                         Some(k) => ChunkLoc::Special(k),
-                        None => f.store_payload(chunk)?,
+                        None => f.store_payload(chunk, undo)?,
                     };
                 }
                 ChunkLoc::Stored(at) => {
                     let old_cbytes = i64::from(f.chunk_info(i as i64)?.cbytes);
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
-                    f.replace_payload(i, at, old_cbytes, new_payload)?;
+                    f.replace_payload(at, old_cbytes, new_payload, undo)?;
                     if let Some(k) = new_special {
                         f.locs[i] = ChunkLoc::Special(k);
                     }
@@ -346,8 +372,14 @@ impl Frame {
     }
 
     /// Replaces the payload of stored chunk `i` (at `at`, `old_cbytes` long) by `new`
-    /// (empty = remove).
-    fn replace_payload(&mut self, i: usize, at: u64, old_cbytes: i64, new: &[u8]) -> Result<()> {
+    /// (empty = remove; an sframe's chunk file goes once the commit succeeded).
+    fn replace_payload(
+        &mut self,
+        at: u64,
+        old_cbytes: i64,
+        new: &[u8],
+        undo: &mut Undo,
+    ) -> Result<()> {
         let delta = new.len() as i64 - old_cbytes;
         match &mut self.backing {
             Backing::Contiguous(store) => {
@@ -357,8 +389,8 @@ impl Frame {
                     .checked_sub(old_end)
                     .ok_or(Error::Data)?;
                 let new_end = at + new.len() as u64;
-                store.move_within(hl + old_end, hl + new_end, tail)?;
-                store.write_at(hl + at, new)?;
+                undo.move_within(store, hl + old_end, hl + new_end, tail)?;
+                undo.write_at(store, hl + at, new)?;
                 for l in self.locs.iter_mut() {
                     if let ChunkLoc::Stored(v) = l {
                         if *v >= old_end {
@@ -369,13 +401,12 @@ impl Frame {
             }
             Backing::Sparse(dir) => {
                 if new.is_empty() {
-                    dir.remove_chunk(at)?;
+                    undo.remove_chunk_later(at);
                 } else {
-                    dir.write_chunk(at, new)?;
+                    undo.write_chunk(dir, at, new)?;
                 }
             }
         }
-        let _ = i;
         self.header.cbytes += delta;
         Ok(())
     }
@@ -393,12 +424,12 @@ impl Frame {
             _ => 0,
         };
         // c-blosc2 compresses the shortened index into a buffer sized for the old one.
-        self.transaction_with(Index::Encode(8), |f| {
+        self.transaction_with(Index::Encode(8), |f, undo| {
             f.locs.remove(i);
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;
-            if let (Backing::Sparse(dir), ChunkLoc::Stored(id)) = (&f.backing, loc) {
-                dir.remove_chunk(id)?;
+            if let (Backing::Sparse(_), ChunkLoc::Stored(id)) = (&f.backing, loc) {
+                undo.remove_chunk_later(id);
             }
             Ok(f.locs.len() as i64)
         })
@@ -420,11 +451,11 @@ impl Frame {
                 return Err(Error::InvalidParam);
             }
         }
-        self.transaction(|f| {
+        self.transaction(|f, undo| {
             let cs = i64::from(f.header.chunksize);
             let short_last = cs > 0 && f.header.nbytes % cs != 0;
             if short_last && order[n - 1] as usize != n - 1 {
-                f.switch_to_variable()?;
+                f.switch_to_variable(undo)?;
             }
             let old = f.locs.clone();
             f.locs = order.iter().map(|&o| old[o as usize]).collect();
@@ -442,15 +473,12 @@ impl Frame {
         {
             return Err(Error::InvalidParam);
         }
-        let saved = self.header.clone();
-        self.header
-            .metalayers
-            .push((name.to_string(), content.to_vec()));
-        let r = self.commit(true);
-        if r.is_err() {
-            self.header = saved;
-        }
-        r.map(|_| self.header.metalayers.len() - 1)
+        self.transaction_full(true, Index::Encode(0), |f, _| {
+            f.header
+                .metalayers
+                .push((name.to_string(), content.to_vec()));
+            Ok(f.header.metalayers.len() - 1)
+        })
     }
 
     /// Updates a metalayer. On an empty frame any size is accepted; once the frame holds data
@@ -460,20 +488,17 @@ impl Frame {
     pub fn update_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         let idx = meta::find(&self.header.metalayers, name).ok_or(Error::MetalayerNotFound)?;
         let empty = self.header.cbytes == 0 && self.locs.is_empty();
-        let saved = self.header.clone();
-        let stored = &mut self.header.metalayers[idx].1;
-        if empty {
-            *stored = content.to_vec();
-        } else if content.len() <= stored.len() {
-            stored[..content.len()].copy_from_slice(content);
-        } else {
-            return Err(Error::InvalidParam);
-        }
-        let r = self.commit_with(empty, Index::Keep);
-        if r.is_err() {
-            self.header = saved;
-        }
-        r.map(|_| idx)
+        self.transaction_full(empty, Index::Keep, |f, _| {
+            let stored = &mut f.header.metalayers[idx].1;
+            if empty {
+                *stored = content.to_vec();
+            } else if content.len() <= stored.len() {
+                stored[..content.len()].copy_from_slice(content);
+            } else {
+                return Err(Error::InvalidParam);
+            }
+            Ok(idx)
+        })
     }
 
     /// Adds a vlmetalayer whose content is already compressed (see [`meta::encode_vlmeta`]).
@@ -485,7 +510,7 @@ impl Frame {
         if self.vlmeta.len() >= MAX_VLMETALAYERS_WRITE {
             return Err(Error::Failure);
         }
-        self.transaction_with(Index::Keep, |f| {
+        self.transaction_with(Index::Keep, |f, _| {
             f.vlmeta.push((name.to_string(), stored.to_vec()));
             Ok(f.vlmeta.len() - 1)
         })
@@ -494,7 +519,7 @@ impl Frame {
     /// Replaces the compressed content of an existing vlmetalayer.
     pub fn update_vlmetalayer_raw(&mut self, name: &str, stored: &[u8]) -> Result<usize> {
         let idx = meta::find(&self.vlmeta, name).ok_or(Error::MetalayerNotFound)?;
-        self.transaction_with(Index::Keep, |f| {
+        self.transaction_with(Index::Keep, |f, _| {
             f.vlmeta[idx].1 = stored.to_vec();
             Ok(idx)
         })
@@ -503,7 +528,7 @@ impl Frame {
     /// Deletes a vlmetalayer; returns how many remain.
     pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
         let idx = meta::find(&self.vlmeta, name).ok_or(Error::MetalayerNotFound)?;
-        self.transaction_with(Index::Keep, |f| {
+        self.transaction_with(Index::Keep, |f, _| {
             f.vlmeta.remove(idx);
             Ok(f.vlmeta.len())
         })

@@ -1,0 +1,283 @@
+//! Undo log for frame mutations (issue 5: a failed mutation leaves the frame as it was).
+//!
+//! Every write a mutation makes to the backing goes through an [`Undo`], which first keeps a
+//! copy of whatever that write destroys: for a cframe, the bytes it overwrites or cuts inside
+//! the store as it was when the transaction began (bytes past that length need no copy, the
+//! rollback cuts them off); for an sframe, the previous content (or absence) of each chunk file
+//! and of the index file it rewrites. Chunk-file removals are deferred until the commit has
+//! succeeded, so nothing irreversible happens before it. A rollback replays the copies in
+//! reverse order, which restores every byte no matter how the writes overlapped.
+
+use crate::error::Result;
+use crate::frame::io::Store;
+use crate::frame::sframe::{SparseDir, INDEX_FILE};
+use crate::frame::Backing;
+
+/// Copies of what a transaction's writes destroyed, and the removals it deferred.
+pub(in crate::frame) struct Undo {
+    /// cframe: the store length when the transaction began, and the length now.
+    len0: u64,
+    len: u64,
+    /// cframe: `(position, bytes before the write)`, oldest first.
+    ranges: Vec<(u64, Vec<u8>)>,
+    /// sframe: chunk files written, with their first saved content (`None`: did not exist).
+    chunk_files: Vec<(u64, Option<Vec<u8>>)>,
+    /// sframe: the index file before its first rewrite (`None`: not saved yet).
+    index_file: Option<Option<Vec<u8>>>,
+    /// sframe: chunk files to remove once the commit succeeded.
+    removals: Vec<u64>,
+}
+
+impl Undo {
+    /// An empty log for a transaction on `backing`.
+    pub fn new(backing: &Backing) -> Result<Undo> {
+        let len0 = match backing {
+            Backing::Contiguous(store) => store.available()?,
+            Backing::Sparse(_) => 0,
+        };
+        Ok(Undo {
+            len0,
+            len: len0,
+            ranges: Vec::new(),
+            chunk_files: Vec::new(),
+            index_file: None,
+            removals: Vec::new(),
+        })
+    }
+
+    /// Keeps the bytes of `[pos, pos + len)` that belong to the original store and still exist.
+    fn save(&mut self, store: &Store, pos: u64, len: u64) -> Result<()> {
+        let end = pos.saturating_add(len).min(self.len0).min(self.len);
+        if pos < end {
+            self.ranges.push((pos, store.read_at(pos, end - pos)?));
+        }
+        Ok(())
+    }
+
+    /// [`Store::write_at`], keeping what it overwrites.
+    pub fn write_at(&mut self, store: &mut Store, pos: u64, data: &[u8]) -> Result<()> {
+        self.save(store, pos, data.len() as u64)?;
+        // The length may have grown even if the write fails part way; assume it did.
+        self.len = self.len.max(pos.saturating_add(data.len() as u64));
+        store.write_at(pos, data)
+    }
+
+    /// [`Store::move_within`], keeping what it overwrites.
+    pub fn move_within(&mut self, store: &mut Store, from: u64, to: u64, len: u64) -> Result<()> {
+        if len == 0 || from == to {
+            return Ok(());
+        }
+        self.save(store, to, len)?;
+        self.len = self.len.max(to.saturating_add(len));
+        store.move_within(from, to, len)
+    }
+
+    /// [`Store::truncate`], keeping what it cuts off.
+    pub fn truncate(&mut self, store: &mut Store, len: u64) -> Result<()> {
+        if len < self.len {
+            self.save(store, len, self.len - len)?;
+        }
+        self.len = len;
+        store.truncate(len)
+    }
+
+    /// [`SparseDir::write_chunk`], keeping the file's previous content.
+    pub fn write_chunk(&mut self, dir: &SparseDir, id: u64, chunk: &[u8]) -> Result<()> {
+        if !self.chunk_files.iter().any(|(i, _)| *i == id) {
+            let old = dir.read_chunk_file(id)?;
+            self.chunk_files.push((id, old));
+        }
+        dir.write_chunk(id, chunk)
+    }
+
+    /// Removes chunk file `id`, but only after a successful commit ([`Undo::finish`]).
+    pub fn remove_chunk_later(&mut self, id: u64) {
+        self.removals.push(id);
+    }
+
+    /// [`SparseDir::write_index_file`], keeping the previous index file.
+    pub fn write_index_file(&mut self, dir: &SparseDir, bytes: &[u8]) -> Result<()> {
+        if self.index_file.is_none() {
+            let old = if dir.path().join(INDEX_FILE).exists() {
+                let store = dir.index_store()?;
+                let n = store.available()?;
+                Some(store.read_at(0, n)?)
+            } else {
+                None
+            };
+            self.index_file = Some(old);
+        }
+        dir.write_index_file(bytes)
+    }
+
+    /// After a successful commit: performs the deferred removals. A removal that fails only
+    /// leaves an unreferenced chunk file (the committed frame does not point at it), so it
+    /// does not turn the successful mutation into a failure.
+    pub fn finish(self, backing: &Backing) {
+        if let Backing::Sparse(dir) = backing {
+            for id in self.removals {
+                let _ = dir.remove_chunk(id);
+            }
+        }
+    }
+
+    /// After a failure: puts every saved byte back (newest copy first) and restores the
+    /// original length. Best effort: a storage error here cannot be reported better than the
+    /// failure that caused the rollback (in memory nothing can fail).
+    pub fn rollback(self, backing: &mut Backing) {
+        match backing {
+            Backing::Contiguous(store) => {
+                for (pos, bytes) in self.ranges.iter().rev() {
+                    let _ = store.write_at(*pos, bytes);
+                }
+                let _ = store.truncate(self.len0);
+            }
+            Backing::Sparse(dir) => {
+                for (id, old) in &self.chunk_files {
+                    let _ = match old {
+                        Some(bytes) => dir.write_chunk(*id, bytes),
+                        None => dir.remove_chunk(*id),
+                    };
+                }
+                if let Some(Some(bytes)) = &self.index_file {
+                    let _ = dir.write_index_file(bytes);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::{self, CParams, DParams};
+    use crate::error::Error;
+    use crate::frame::offsets::ChunkLoc;
+    use crate::frame::{Backing, Frame, Target};
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// Every byte that makes up the frame: the store, or every file of the sframe directory.
+    fn snapshot(f: &Frame) -> BTreeMap<String, Vec<u8>> {
+        match &f.backing {
+            Backing::Contiguous(store) => {
+                let n = store.available().unwrap();
+                BTreeMap::from([(String::new(), store.read_at(0, n).unwrap())])
+            }
+            Backing::Sparse(dir) => std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| {
+                    let p = e.unwrap().path();
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    (name, std::fs::read(&p).unwrap())
+                })
+                .collect(),
+        }
+    }
+
+    /// Three chunks with a fixed chunksize of 1000: data, a special ZERO chunk, a short one.
+    fn frame_at(target: Target<'_>) -> (Frame, Vec<Vec<u8>>) {
+        let cp = CParams::default();
+        let mut f = Frame::create(target, &cp, &DParams::default()).unwrap();
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut zero = vec![0u8; 32];
+        chunk::special::zeros(&cp, 1000, &mut zero).unwrap();
+        let short = chunk::compress_vec(&cp, &data[..400]).unwrap();
+        for c in [chunk::compress_vec(&cp, &data).unwrap(), zero, short] {
+            f.append_chunk(&c).unwrap();
+        }
+        let chunks = (0..3).map(|i| f.chunk(i).unwrap().into_owned()).collect();
+        (f, chunks)
+    }
+
+    /// Failed transactions that wrote payloads (over the index), moved the data section, or
+    /// asked for a chunk file removal leave every byte as it was; the next index-keeping
+    /// mutation then writes a frame that reopens with the same chunks.
+    fn rolls_back(target: Target<'_>, reopen: &dyn Fn(&Frame) -> Frame) {
+        let (mut f, chunks) = frame_at(target);
+        let before = snapshot(&f);
+        let (header, locs) = (f.header.clone(), f.locs.clone());
+        let big = chunk::compress_vec(&CParams::default(), &[9u8; 3000]).unwrap();
+
+        // Like the fuzz finding: switch to variable sizes (payloads for the special chunk)
+        // and store another payload, then a commit that fails before writing.
+        let r = f.transaction(|f, undo| {
+            f.switch_to_variable(undo)?;
+            f.store_payload(&big, undo)?;
+            f.header.nbytes = -1;
+            Ok(())
+        });
+        assert_eq!(r, Err(Error::Data));
+        assert_eq!(snapshot(&f), before, "failed commit after payload writes");
+
+        // An in-place update of the first chunk (moves the tail of the data section), then
+        // a failure.
+        let r: crate::error::Result<()> = f.transaction(|f, undo| {
+            let ChunkLoc::Stored(at) = f.locs[0] else {
+                panic!("chunk 0 is stored")
+            };
+            let old = i64::from(f.chunk_info(0)?.cbytes);
+            f.replace_payload(at, old, &big, undo)?;
+            f.replace_payload(at, big.len() as i64, &big[..40], undo)?;
+            if let (Backing::Sparse(_), ChunkLoc::Stored(id)) = (&f.backing, f.locs[2]) {
+                undo.remove_chunk_later(id);
+            }
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+        assert_eq!(snapshot(&f), before, "failed in-place update");
+        assert_eq!((&f.header, &f.locs), (&header, &locs));
+
+        f.add_vlmetalayer_raw("v", b"abc").unwrap();
+        let g = reopen(&f);
+        assert_eq!(g.nchunks(), 3);
+        for (i, c) in chunks.iter().enumerate() {
+            assert_eq!(&*g.chunk(i as i64).unwrap(), &c[..]);
+        }
+        assert_eq!(g.vlmeta.len(), 1);
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("b2frame-undo-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
+    #[test]
+    fn memory_frame_rolls_back() {
+        rolls_back(Target::Memory, &|f| {
+            Frame::from_bytes(&f.to_cframe().unwrap()).unwrap()
+        });
+    }
+
+    #[test]
+    fn file_frame_rolls_back() {
+        let p = scratch("file.b2frame");
+        rolls_back(Target::File(&p), &|_| Frame::open(&p).unwrap());
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn sparse_frame_rolls_back() {
+        let p = scratch("dir.b2frame");
+        rolls_back(Target::Sparse(&p), &|_| Frame::open(&p).unwrap());
+        std::fs::remove_dir_all(&p).unwrap();
+    }
+
+    /// A deferred removal happens once the commit succeeded (sframe delete).
+    #[test]
+    fn sparse_delete_removes_the_chunk_file_after_commit() {
+        let p = scratch("del.b2frame");
+        let (mut f, chunks) = frame_at(Target::Sparse(&p));
+        let ChunkLoc::Stored(id) = f.locs[0] else {
+            panic!("chunk 0 is stored")
+        };
+        let file = crate::frame::sframe::chunk_path(&p, id).unwrap();
+        assert!(file.exists());
+        assert_eq!(f.delete_chunk(0), Ok(2));
+        assert!(!file.exists());
+        let g = Frame::open(Path::new(&p)).unwrap();
+        assert_eq!(&*g.chunk(1).unwrap(), &chunks[2][..]);
+        std::fs::remove_dir_all(&p).unwrap();
+    }
+}
