@@ -19,11 +19,16 @@ pub fn frame_extent(buf: &[u8]) -> Result<(usize, usize)> {
 }
 
 fn check_frame_len(frame_len: u64, available: u64) -> Result<()> {
-    if frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
-        return Err(Error::InvalidHeader);
-    }
+    check_min_frame_len(frame_len)?;
     if frame_len > available {
         return Err(Error::ReadBuffer);
+    }
+    Ok(())
+}
+
+fn check_min_frame_len(frame_len: u64) -> Result<()> {
+    if frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
+        return Err(Error::InvalidHeader);
     }
     Ok(())
 }
@@ -35,7 +40,10 @@ pub type FrameParts = (FrameHeader, Vec<ChunkLoc>, Vec<(String, Vec<u8>)>);
 pub fn read_frame(store: &Store, expect: FrameType) -> Result<FrameParts> {
     let fixed = store.read_at(0, HEADER_MINLEN as u64)?;
     let (header_len, frame_len) = header::peek_lengths(&fixed)?;
-    check_frame_len(frame_len, store.available()?)?;
+    check_min_frame_len(frame_len)?;
+    if !store.holds(frame_len)? {
+        return Err(Error::ReadBuffer);
+    }
     let hbuf = store.read_at(0, u64::from(header_len))?;
     let header = FrameHeader::parse(&hbuf)?;
     if header.frame_type != expect {
@@ -82,8 +90,7 @@ pub fn read_frame(store: &Store, expect: FrameType) -> Result<FrameParts> {
             {
                 return Err(Error::Data);
             }
-            let raw = offsets::decompress_index(&region)?;
-            let locs = offsets::decode_entries(&raw)?;
+            let locs = offsets::decode_index(&region, max_stored(&header))?;
             if let Some(n) = fixed {
                 if locs.len() as i64 != n {
                     return Err(Error::Data);
@@ -91,29 +98,27 @@ pub fn read_frame(store: &Store, expect: FrameType) -> Result<FrameParts> {
             } else if locs.len() as i64 > header::MAX_NCHUNKS {
                 return Err(Error::Data);
             }
-            validate_locs(&locs, &header)?;
             locs
         }
     };
     Ok((header, locs, vlmeta))
 }
 
-/// Every stored location must be readable: cframe offsets `<= cbytes - 32`, sframe ids within
-/// the `%08X` file-name space.
+/// The largest readable stored location: cframe offsets `<= cbytes - 32` (none when the data
+/// section is shorter than a chunk header), sframe ids within the `%08X` file-name space.
+pub fn max_stored(header: &FrameHeader) -> Option<u64> {
+    match header.frame_type {
+        FrameType::Contiguous => (header.cbytes as u64).checked_sub(EXTENDED_HEADER_LEN as u64),
+        FrameType::Sparse => Some(u64::from(u32::MAX)),
+    }
+}
+
+/// Every stored location must be readable (see [`max_stored`]).
 pub fn validate_locs(locs: &[ChunkLoc], header: &FrameHeader) -> Result<()> {
-    let limit = match header.frame_type {
-        FrameType::Contiguous => {
-            match (header.cbytes as u64).checked_sub(EXTENDED_HEADER_LEN as u64) {
-                Some(l) => l,
-                None if locs.iter().all(|l| matches!(l, ChunkLoc::Special(_))) => 0,
-                None => return Err(Error::Data),
-            }
-        }
-        FrameType::Sparse => u64::from(u32::MAX),
-    };
+    let limit = max_stored(header);
     for l in locs {
         if let ChunkLoc::Stored(v) = *l {
-            if v > limit {
+            if limit.map_or(true, |m| v > m) {
                 return Err(Error::Data);
             }
         }

@@ -2,13 +2,17 @@
 //! positioned reads/writes at a base offset (a frame may start inside a larger file).
 //!
 //! Positions are frame-relative; the file variant adds its base offset. Every read is checked
-//! against the current length before any allocation, so hostile lengths cannot trigger huge
-//! allocations.
+//! against a known length before any allocation, so hostile lengths cannot trigger huge
+//! allocations. For files that length is cached (kept current by our own writes) and re-read
+//! from the file only when a read reaches past it, so an ordinary read costs one `pread` and no
+//! `fstat`; growth by other handles is picked up by that re-read, shrinking shows up as a short
+//! read (an error, never an oversized buffer).
 
 use super::udio::UdioStore;
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a contiguous frame's bytes live.
 #[derive(Debug)]
@@ -21,40 +25,85 @@ pub enum Store {
         file: File,
         /// Offset of the frame inside the file.
         base: u64,
+        /// The file size last seen (by `fstat` or our own writes); an upper bound for reads
+        /// that skip the `fstat`. Atomic because concurrent readers share `&Store`.
+        size: AtomicU64,
     },
     /// A file reached through a user-defined I/O backend ([`super::udio`]).
     User(UdioStore),
 }
 
 impl Store {
-    /// Bytes available from the frame start (buffer length, or file size minus base).
+    /// A frame starting at `base` inside `file` (its size read once here).
+    pub fn file(file: File, base: u64) -> Result<Store> {
+        let size = file.metadata().map_err(|_| Error::FileRead)?.len();
+        Ok(Store::File {
+            file,
+            base,
+            size: AtomicU64::new(size),
+        })
+    }
+
+    /// Bytes available from the frame start (buffer length, or file size minus base; the file
+    /// size is re-read, and cached for [`Store::read_at`]).
     pub fn available(&self) -> Result<u64> {
         match self {
             Store::Memory(v) => Ok(v.len() as u64),
-            Store::File { file, base } => {
-                let size = file.metadata().map_err(|_| Error::FileRead)?.len();
-                Ok(size.saturating_sub(*base))
+            Store::File { file, base, size } => {
+                let now = file.metadata().map_err(|_| Error::FileRead)?.len();
+                size.store(now, Ordering::Relaxed);
+                Ok(now.saturating_sub(*base))
             }
             Store::User(u) => u.available(),
         }
     }
 
+    /// Whether the frame's first `end` bytes exist: checked against the cached file size first,
+    /// and only past it by re-reading the size.
+    pub fn holds(&self, end: u64) -> Result<bool> {
+        if let Store::File { base, size, .. } = self {
+            if base
+                .checked_add(end)
+                .is_some_and(|e| e <= size.load(Ordering::Relaxed))
+            {
+                return Ok(true);
+            }
+        }
+        Ok(end <= self.available()?)
+    }
+
     /// Reads `len` bytes at frame position `pos`; fails unless they are all available.
     pub fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>> {
         let end = pos.checked_add(len).ok_or(Error::ReadBuffer)?;
-        if end > self.available()? {
-            return Err(Error::ReadBuffer);
-        }
         match self {
-            Store::Memory(v) => Ok(v[pos as usize..end as usize].to_vec()),
-            Store::File { file, base } => {
-                let mut buf = vec![0u8; usize::try_from(len).map_err(|_| Error::ReadBuffer)?];
+            Store::Memory(v) => {
+                if end > v.len() as u64 {
+                    return Err(Error::ReadBuffer);
+                }
+                Ok(v[pos as usize..end as usize].to_vec())
+            }
+            Store::File { file, base, .. } => {
                 let at = base.checked_add(pos).ok_or(Error::ReadBuffer)?;
-                file.read_exact_at(&mut buf, at)
-                    .map_err(|_| Error::FileRead)?;
+                if !self.holds(end)? {
+                    return Err(Error::ReadBuffer);
+                }
+                let mut buf = vec![0u8; usize::try_from(len).map_err(|_| Error::ReadBuffer)?];
+                if file.read_exact_at(&mut buf, at).is_err() {
+                    // Shrunk by another handle since the size was cached?
+                    return Err(if end > self.available()? {
+                        Error::ReadBuffer
+                    } else {
+                        Error::FileRead
+                    });
+                }
                 Ok(buf)
             }
-            Store::User(u) => u.read_at(pos, len),
+            Store::User(u) => {
+                if end > u.available()? {
+                    return Err(Error::ReadBuffer);
+                }
+                u.read_at(pos, len)
+            }
         }
     }
 
@@ -81,9 +130,19 @@ impl Store {
                 v[pos..end].copy_from_slice(data);
                 Ok(())
             }
-            Store::File { file, base } => {
+            Store::File { file, base, size } => {
                 let at = base.checked_add(pos).ok_or(Error::FileWrite)?;
-                file.write_all_at(data, at).map_err(|_| Error::FileWrite)
+                let end = at.checked_add(data.len() as u64).ok_or(Error::FileWrite)?;
+                let r = file.write_all_at(data, at).map_err(|_| Error::FileWrite);
+                // Even a failed write may have extended the file; the cache is only an upper
+                // bound for allocation sizes if it stays at or below the real size, so on
+                // failure re-read it.
+                if r.is_ok() {
+                    size.fetch_max(end, Ordering::Relaxed);
+                } else {
+                    let _ = self.available();
+                }
+                r
             }
             Store::User(u) => u.write_at(pos, data),
         }
@@ -96,9 +155,16 @@ impl Store {
                 v.truncate(usize::try_from(len).map_err(|_| Error::FileTruncate)?);
                 Ok(())
             }
-            Store::File { file, base } => {
+            Store::File { file, base, size } => {
                 let at = base.checked_add(len).ok_or(Error::FileTruncate)?;
-                file.set_len(at).map_err(|_| Error::FileTruncate)
+                let r = file.set_len(at).map_err(|_| Error::FileTruncate);
+                match r {
+                    Ok(()) => size.store(at, Ordering::Relaxed),
+                    Err(_) => {
+                        let _ = self.available();
+                    }
+                }
+                r
             }
             Store::User(u) => u.truncate(len),
         }
@@ -179,7 +245,7 @@ mod tests {
             .write(true)
             .open(&p)
             .unwrap();
-        let mut s = Store::File { file, base: 6 };
+        let mut s = Store::file(file, 6).unwrap();
         assert_eq!(s.available().unwrap(), 10);
         assert_eq!(s.read_at(0, 3).unwrap(), b"012");
         s.move_within(0, 2, 8).unwrap();

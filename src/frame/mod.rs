@@ -60,7 +60,7 @@ impl Target<'_> {
                     .truncate(true)
                     .open(path)
                     .map_err(|_| Error::FileOpen)?;
-                Backing::Contiguous(Store::File { file, base: 0 })
+                Backing::Contiguous(Store::file(file, 0)?)
             }
             Target::Sparse(dir) => {
                 std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
@@ -110,7 +110,7 @@ impl Frame {
             .open(path)
             .or_else(|_| std::fs::File::open(path))
             .map_err(|_| Error::FileOpen)?;
-        Frame::open_store(Store::File { file, base: offset })
+        Frame::open_store(Store::file(file, offset)?)
     }
 
     /// Opens an sframe directory.

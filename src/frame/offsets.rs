@@ -129,6 +129,89 @@ pub fn decompress_index(chunk: &[u8]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Decodes and bound-checks an index chunk (exactly `chunk.len()` bytes, already bounded by
+/// the caller) in one pass: stored entries above `max_stored` (or any stored entry when it is
+/// `None`) are `Data` errors.
+///
+/// This is the open path of every frame, so it avoids intermediate copies: memcpyed indexes are
+/// decoded in place, and compressed ones block by block through one block-sized buffer instead
+/// of a zero-filled buffer for the whole index. Unusual layouts (small or unaligned blocks,
+/// dictionaries, special values) take [`decompress_index`].
+pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLoc>> {
+    let h = chunk::header::ChunkHeader::read(chunk, true)?;
+    if h.cbytes < 0 || h.cbytes as usize > chunk.len() {
+        return Err(Error::ReadBuffer);
+    }
+    let chunk = &chunk[..h.cbytes as usize];
+    let nbytes = h.nbytes.max(0) as usize;
+    if nbytes % 8 != 0 {
+        return Err(Error::Data);
+    }
+    let mut out = Vec::with_capacity(nbytes / 8);
+    let extended = chunk[2] & 0x05 == 0x05;
+    let special = super::chunkinfo::ChunkInfo::parse(chunk)?.special;
+    if extended && special == special::NONE && chunk[2] & 0x02 != 0 {
+        if chunk.len() != nbytes + EXTENDED_HEADER_LEN {
+            return Err(Error::Data);
+        }
+        push_entries(&chunk[EXTENDED_HEADER_LEN..], max_stored, &mut out)?;
+        return Ok(out);
+    }
+    let bs = h.blocksize.max(0) as usize;
+    let regular =
+        extended && special == special::NONE && !h.is_memcpyed() && !h.is_lazy() && !h.is_vl();
+    if !regular || h.uses_dict() || bs < 1024 || bs % 8 != 0 || nbytes == 0 {
+        push_entries(&decompress_index(chunk)?, max_stored, &mut out)?;
+        return Ok(out);
+    }
+    let mut d = chunk::Decompressor::new(chunk::DParams::default(), chunk::no_hooks())?;
+    let mut block = vec![0u8; bs.min(nbytes)];
+    let nblocks = i32::try_from(nbytes.div_ceil(bs)).map_err(|_| Error::Data)?;
+    let mut done = 0usize;
+    for j in 0..nblocks {
+        let n = d.decompress_block(chunk, j, &mut block)?;
+        if n % 8 != 0 {
+            return Err(Error::Data);
+        }
+        push_entries(&block[..n], max_stored, &mut out)?;
+        done += n;
+    }
+    if done != nbytes {
+        return Err(Error::Data);
+    }
+    Ok(out)
+}
+
+/// Appends the entries of `raw` (a multiple of 8 bytes) to `out`, checking stored ones against
+/// `max_stored`.
+fn push_entries(raw: &[u8], max_stored: Option<u64>, out: &mut Vec<ChunkLoc>) -> Result<()> {
+    if raw.len() % 8 != 0 {
+        return Err(Error::Data);
+    }
+    // Stored entries compare as u64 below `limit`; negative ones (specials) wrap above it.
+    let limit = max_stored.map_or(0, |m| m.min(i64::MAX as u64).wrapping_add(1));
+    let entry = |e: &[u8]| u64::from_le_bytes(e.try_into().unwrap_or([0; 8]));
+    // Common case first, in two branch-free passes: every entry a readable stored offset.
+    if !raw
+        .chunks_exact(8)
+        .fold(false, |bad, e| bad | (entry(e) >= limit))
+    {
+        out.extend(raw.chunks_exact(8).map(|e| ChunkLoc::Stored(entry(e))));
+        return Ok(());
+    }
+    for e in raw.chunks_exact(8) {
+        let v = i64::from_le_bytes(e.try_into().unwrap_or([0; 8]));
+        if (v as u64) < limit {
+            out.push(ChunkLoc::Stored(v as u64));
+        } else if v >= 0 {
+            return Err(Error::Data);
+        } else {
+            out.push(ChunkLoc::from_entry(v)?);
+        }
+    }
+    Ok(())
+}
+
 /// The cparams c-blosc2 uses whenever it rewrites the index: BloscLZ clevel 5, typesize 8,
 /// blocksize 16384, never split, shuffle in slot 5, 4 threads (the thread count changes
 /// c-blosc2's output for some inputs, so it is part of the contract).
@@ -362,6 +445,32 @@ mod tests {
         let mut bad = expected;
         bad[12] = 0x37;
         assert!(decompress_index(&bad).is_err());
+    }
+
+    #[test]
+    fn decode_index_checks_every_entry_in_one_pass() {
+        // 5000 entries: a compressed index of several 16 KiB blocks.
+        let mut locs: Vec<ChunkLoc> = (0..5000u64).map(|i| ChunkLoc::Stored(i * 40)).collect();
+        locs[4321] = ChunkLoc::Special(SpecialKind::Nan);
+        let c = encode_index(&locs).unwrap();
+        assert_eq!(c[2] & 0x02, 0, "expected a compressed index");
+        assert_eq!(decode_index(&c, Some(4999 * 40)).unwrap(), locs);
+        assert_eq!(decode_index(&c, Some(4999 * 40 - 1)), Err(Error::Data));
+        assert_eq!(decode_index(&c, None), Err(Error::Data));
+        // Memcpyed (small) indexes, and the same answers as decompress_index + decode_entries.
+        let small = [ChunkLoc::Stored(7), ChunkLoc::Special(SpecialKind::Zeros)];
+        let c = encode_index(&small).unwrap();
+        assert_eq!(decode_index(&c, Some(7)).unwrap(), small);
+        assert_eq!(decode_index(&c, Some(6)), Err(Error::Data));
+        let specials = [ChunkLoc::Special(SpecialKind::Uninit); 2];
+        assert_eq!(
+            decode_index(&encode_index(&specials).unwrap(), None).unwrap(),
+            specials
+        );
+        let mut bad = encode_index(&small).unwrap();
+        bad[32 + 15] = 0x80; // entry 1 becomes 0x80000..., no special bit
+        assert_eq!(decode_index(&bad, Some(7)), Err(Error::Data));
+        assert!(decode_index(&c[..c.len() - 1], Some(7)).is_err());
     }
 
     #[test]
