@@ -122,6 +122,29 @@ impl SparseDir {
         self.write_file(&chunk_path(&self.dir, id)?, chunk)
     }
 
+    /// The raw bytes of chunk file `id`, or `None` when it does not exist (the undo copy a
+    /// mutation keeps before overwriting it).
+    pub fn read_chunk_file(&self, id: u64) -> Result<Option<Vec<u8>>> {
+        let path = chunk_path(&self.dir, id)?;
+        match &self.io {
+            None => match std::fs::read(&path) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(_) => Err(Error::FileRead),
+            },
+            Some(io) => {
+                // A backend reports a missing file only as a failed open.
+                let Ok(mut s) = io.open(&path, "rb") else {
+                    return Ok(None);
+                };
+                let size = usize::try_from(s.size()?).map_err(|_| Error::FileRead)?;
+                let mut buf = vec![0u8; size];
+                s.read_exact_at(0, &mut buf)?;
+                Ok(Some(buf))
+            }
+        }
+    }
+
     /// Removes chunk file `id` (always a filesystem operation, as in c-blosc2).
     pub fn remove_chunk(&self, id: u64) -> Result<()> {
         std::fs::remove_file(chunk_path(&self.dir, id)?).map_err(|_| Error::FileRemove)
