@@ -26,22 +26,28 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
             // Match: 3-bit length code, 13-bit distance (high 5 bits here).
             let mut len = (ctrl >> 5) - 1;
             let hi = (ctrl & 31) << 8;
-            if len == 6 {
+            let code = if len == 6 {
                 loop {
-                    if ip + 1 >= n {
+                    // Each extension byte must be followed by at least one more byte.
+                    let Some(&[ext, _]) = src.get(ip..).and_then(|s| s.first_chunk::<2>()) else {
                         return Err(Error::Data);
-                    }
-                    let code = src[ip];
+                    };
                     ip += 1;
-                    len += code as usize;
-                    if code != 255 {
+                    len += ext as usize;
+                    if ext != 255 {
                         break;
                     }
                 }
-            } else if ip + 1 >= n {
-                return Err(Error::Data);
-            }
-            let code = src[ip] as usize;
+                let Some(&code) = src.get(ip) else {
+                    return Err(Error::Data);
+                };
+                code as usize
+            } else {
+                let Some(&[code, _]) = src.get(ip..).and_then(|s| s.first_chunk::<2>()) else {
+                    return Err(Error::Data);
+                };
+                code as usize
+            };
             ip += 1;
             len += 3;
             // `back` = how far behind the output position the match source starts.
@@ -58,24 +64,26 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
                 return Err(Error::Data);
             }
             // c-blosc2 stops *before* copying a match that ends the input.
-            if ip >= n {
+            let Some(&next) = src.get(ip) else {
                 break;
-            }
+            };
             copy_match(dst, op, back, len);
             op += len;
-            ctrl = src[ip] as usize;
+            ctrl = next as usize;
             ip += 1;
         } else {
             let run = ctrl + 1;
-            if cap - op >= 32 && n - ip > 32 {
+            if let (Some(out), Some(lit)) = (
+                dst.get_mut(op..).and_then(|d| d.first_chunk_mut::<32>()),
+                src.get(ip..).and_then(|s| s.first_chunk::<33>()),
+            ) {
                 // Fast path: a fixed 32-byte copy (two vector moves, no memcpy call) surely
                 // fits, and the next control byte exists. The bytes copied past `run` are
                 // overwritten by the next instructions (or lie past the produced length).
-                dst[op..][..32].copy_from_slice(&src[ip..][..32]);
+                out.copy_from_slice(&lit[..32]);
+                ctrl = lit[run] as usize;
                 op += run;
-                ip += run;
-                ctrl = src[ip] as usize;
-                ip += 1;
+                ip += run + 1;
                 continue;
             }
             if run > cap - op || run > n - ip {
@@ -104,34 +112,17 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
 fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
     if len >= 64 && back == 1 {
         fill_run(dst, op, len);
-    } else if dst.len() - op >= len + 16 {
-        // Room for whole-word steps that may write up to 15 bytes past the match (they are
+    } else if dst.len() - op >= len + 32 {
+        // Room for whole-word steps that may write up to 31 bytes past the match (they are
         // overwritten by the next instructions, or lie past the produced length).
-        let from = op - back;
-        if back >= 16 {
-            step_copy::<16>(dst, from, op, len);
+        if back >= 32 {
+            copy_far::<32>(dst, op, back, len);
+        } else if back >= 16 {
+            copy_far::<16>(dst, op, back, len);
         } else if back >= 8 {
-            step_copy::<8>(dst, from, op, len);
+            copy_far::<8>(dst, op, back, len);
         } else {
-            // Period < 8: one 8-byte pattern word, stored every `step` bytes (the largest
-            // multiple of the period that is <= 8, so every store starts at phase 0).
-            let mut pat = [0u8; 8];
-            let mut k = 0;
-            for p in pat.iter_mut() {
-                *p = dst[from + k];
-                k += 1;
-                if k == back {
-                    k = 0;
-                }
-            }
-            const STEP: [usize; 8] = [8, 8, 8, 6, 8, 5, 6, 7];
-            let step = STEP[back];
-            let out = &mut dst[op..op + len + 8];
-            let mut i = 0;
-            while i < len {
-                out[i..i + 8].copy_from_slice(&pat);
-                i += step;
-            }
+            copy_near(dst, op, back, len);
         }
     } else {
         copy_match_exact(dst, op, back, len);
@@ -171,6 +162,45 @@ fn copy_literals_exact(dst: &mut [u8], op: usize, src: &[u8], ip: usize, run: us
     dst[op..op + run].copy_from_slice(&src[ip..ip + run]);
 }
 
+/// Copies a match whose source lies at least `S` bytes back in `S`-byte words, writing up to
+/// `S - 1` bytes past it. The caller checked `S <= back <= op` and `op + len + S <= dst.len()`.
+///
+/// The match is copied in rounds of `back` rounded down to whole words: within a round every
+/// source word lies before the round's start, so one split there separates source and
+/// destination and the word loop runs over two chunk iterators with no per-word bounds checks.
+/// A later round reads what earlier rounds wrote (LZ77 repetition). Most matches take one
+/// round; a long match with a short period (under 4 words) goes word by word instead, where a
+/// round would cost more than it copies.
+#[inline(always)]
+fn copy_far<const S: usize>(dst: &mut [u8], op: usize, back: usize, len: usize) {
+    let step = back / S * S;
+    if len <= step {
+        copy_round::<S>(dst, op, back, len);
+    } else if step < 4 * S {
+        step_copy::<S>(dst, op - back, op, len);
+    } else {
+        let mut done = 0;
+        while done < len {
+            copy_round::<S>(dst, op + done, back, (len - done).min(step));
+            done += step;
+        }
+    }
+}
+
+/// One round of [`copy_far`]: `n <= back / S * S` bytes, so every source word lies before `op`.
+#[inline(always)]
+fn copy_round<const S: usize>(dst: &mut [u8], op: usize, back: usize, n: usize) {
+    let (head, tail) = dst.split_at_mut(op);
+    let src = &head[op - back..];
+    for (d, s) in tail
+        .chunks_exact_mut(S)
+        .zip(src.chunks_exact(S))
+        .take(n.div_ceil(S))
+    {
+        d.copy_from_slice(s);
+    }
+}
+
 /// Copies `len` bytes from `from` to `op` in `S`-byte words (`op - from >= S`, so every word
 /// read is already in place; `op + len + S <= dst.len()`).
 #[inline(always)]
@@ -179,9 +209,49 @@ fn step_copy<const S: usize>(dst: &mut [u8], from: usize, op: usize, len: usize)
     let mut d = op;
     let end = op + len;
     while d < end {
-        let w: [u8; S] = dst[s..s + S].try_into().unwrap();
+        let w: [u8; S] = dst[s..s + S].try_into().unwrap_or([0; S]);
         dst[d..d + S].copy_from_slice(&w);
         s += S;
         d += S;
+    }
+}
+
+/// A match with a period `back` < 8 (1..=7): the period is replicated into one 8-byte word,
+/// stored every `STEP[back]` bytes (the largest multiple of the period <= 8, so every store
+/// starts at phase 0), writing up to 7 bytes past the match. The caller checked `back <= op`
+/// and `op + len + 32 <= dst.len()`.
+#[inline(always)]
+fn copy_near(dst: &mut [u8], op: usize, back: usize, len: usize) {
+    /// Largest multiple of the period that is <= 8, by period.
+    const STEP: [usize; 8] = [8, 8, 8, 6, 8, 5, 6, 7];
+    /// Multiplying a period of `b` bytes (`b` in 1..=7) by `REPEAT[b]` places copies of it at
+    /// every multiple of `b` bytes; the copies occupy disjoint bytes, so there are no carries.
+    const REPEAT: [u64; 8] = [
+        0,
+        0x0101_0101_0101_0101,
+        0x0001_0001_0001_0001,
+        0x0001_0000_0100_0001,
+        0x0000_0001_0000_0001,
+        0x0000_0100_0000_0001,
+        0x0001_0000_0000_0001,
+        0x0100_0000_0000_0001,
+    ];
+    let from = op - back;
+    let Some(first) = dst.get(from..).and_then(|s| s.first_chunk::<8>()) else {
+        return;
+    };
+    // The first `back` bytes of `first` are the period; the rest is not yet output.
+    let b = back & 7;
+    let period = u64::from_le_bytes(*first) & (u64::MAX >> (64 - 8 * b.max(1)));
+    let pat = period.wrapping_mul(REPEAT[b]).to_le_bytes();
+    let step = STEP[b];
+    // A store at `i` fits in `out` exactly when `i < len`.
+    let Some(out) = dst.get_mut(op..op + len + 7) else {
+        return;
+    };
+    let mut i = 0;
+    while let Some(w) = out.get_mut(i..i + 8) {
+        w.copy_from_slice(&pat);
+        i += step;
     }
 }

@@ -266,3 +266,56 @@ fn hostile_input_never_panics() {
         }
     }
 }
+
+/// A hand-built stream: 320 literal bytes, one match of `len` bytes `back` bytes back, one
+/// more literal (a final match would be dropped). Returns the stream and the expected output,
+/// built byte by byte (LZ77 overlap semantics).
+fn one_match_stream(back: usize, len: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut rng = Rng(0x5EED_0000 + (back * 1000 + len) as u64);
+    let mut stream = Vec::new();
+    let mut out = Vec::new();
+    for run in 0..10 {
+        stream.push(if run == 0 { 0x20 | 31 } else { 31 });
+        for _ in 0..32 {
+            let b = rng.next() as u8;
+            stream.push(b);
+            out.push(b);
+        }
+    }
+    let d = back - 1;
+    let code = if len <= 8 { len - 2 } else { 7 };
+    stream.push(((code << 5) | (d >> 8)) as u8);
+    if len > 8 {
+        let mut rest = len - 9;
+        while rest >= 255 {
+            stream.push(255);
+            rest -= 255;
+        }
+        stream.push(rest as u8);
+    }
+    stream.push((d & 255) as u8);
+    for _ in 0..len {
+        out.push(out[out.len() - back]);
+    }
+    stream.push(0);
+    stream.push(0x77);
+    out.push(0x77);
+    (stream, out)
+}
+
+#[test]
+fn matches_of_every_short_period_and_length_decode_exactly() {
+    // Periods below, at and above each copy word size (8, 16, 32) and the multi-round case
+    // (period >= 128 with a longer match); room exact (no over-writing allowed) and ample.
+    for back in (1..=70).chain([127, 128, 129, 200, 255, 256, 300, 320]) {
+        for len in (3..=80).chain([200, 263, 264, 520, 700]) {
+            let (stream, want) = one_match_stream(back, len);
+            for extra in [0, 1, 40, 1000] {
+                let mut dst = vec![0xEEu8; want.len() + extra];
+                let n = decompress(&stream, &mut dst).unwrap();
+                assert_eq!(n, want.len(), "back {back} len {len} extra {extra}");
+                assert_eq!(&dst[..n], &want[..], "back {back} len {len} extra {extra}");
+            }
+        }
+    }
+}
