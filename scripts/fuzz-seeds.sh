@@ -29,4 +29,46 @@ open(f"{d}/cblosc2-b2nd.b2frame", "wb").write(a.to_cframe())
 z = blosc2.zeros((2000,), dtype=np.float64, chunks=(500,))
 open(f"{d}/cblosc2-zeros.b2frame", "wb").write(z.to_cframe())
 PY
+# frame_mutate: each frame_open seed (2-byte length, the frame) followed by two op scripts
+# (fuzz/checks/frame_mutate.rs) with chunks of the frame's typesize and chunksize.
+rm -rf "$root/fuzz/seeds/frame_mutate"
+"$py" - "$root/fuzz/seeds/frame_open" "$root/fuzz/seeds/frame_mutate" <<'PY'
+import os, sys, struct
+import numpy as np
+import blosc2
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst, exist_ok=True)
+
+def op(code, idx, payload=b""):
+    assert len(payload) < 256
+    return bytes([code, idx, len(payload)]) + payload
+
+for name in sorted(os.listdir(src)):
+    frame = open(os.path.join(src, name), "rb").read()
+    if len(frame) > 0xFFFF:
+        continue
+    s = blosc2.schunk_from_cframe(frame, copy=True)
+    cs, typesize = s.chunksize, s.typesize
+    full = max(cs, typesize) if cs > 0 else 4000
+    def chunk(nbytes, fill=None):
+        n = max(nbytes // typesize, 1) * typesize
+        data = np.zeros(n, np.uint8) if fill == 0 else (np.arange(n) % 7).astype(np.uint8)
+        return blosc2.compress2(data.tobytes(), typesize=typesize, clevel=9,
+                                filters=[blosc2.Filter.SHUFFLE], codec=blosc2.Codec.BLOSCLZ)
+    same, short, zero = chunk(full), chunk(full // 2), chunk(full, 0)
+    scripts = {
+        # every op once, on chunks of the frame's own chunksize
+        "all-ops": [op(0, 0, same), op(1, 1, zero), op(2, 0, same), op(3, 1), op(4, 1),
+                    op(5, 0, b"\x00" * 8), op(6, 0), op(7, 0, b"\x01")],
+        # a short chunk then more mutations: the switch to variable chunk sizes
+        "variable": [op(0, 0, short), op(1, 0, zero), op(4, 1), op(2, 1, same), op(0, 0, zero),
+                     op(5, 0, b"abc"), op(3, 0), op(4, 2)],
+    }
+    for tag, ops in scripts.items():
+        if any(len(c) > 255 for c in (same, short, zero)):
+            continue
+        data = struct.pack("<H", len(frame)) + frame + b"".join(ops)
+        base = os.path.splitext(name)[0]
+        open(os.path.join(dst, f"{base}-{tag}"), "wb").write(data)
+PY
 du -sh fuzz/seeds

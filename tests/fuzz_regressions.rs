@@ -261,10 +261,11 @@ fn regression(target: &str, name: &str) -> Vec<u8> {
 #[test]
 fn seeds_pass_their_checks() {
     type Check = fn(&[u8]);
-    let targets: [(&str, Check); 4] = [
+    let targets: [(&str, Check); 5] = [
         ("chunk_decompress", chunk_decompress_check::run),
         ("chunk_getitem", chunk_getitem_check::run),
         ("chunk_roundtrip", chunk_roundtrip_check::run),
+        ("frame_mutate", frame_mutate_check::run),
         ("schunk_ops", schunk_ops_check::run),
     ];
     for (t, run) in targets {
