@@ -115,7 +115,10 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
     } else if dst.len() - op >= len + 32 {
         // Room for whole-word steps that may write up to 31 bytes past the match (they are
         // overwritten by the next instructions, or lie past the produced length).
-        if back >= 32 {
+        if len <= 16 && back >= 16 {
+            // Most matches in text-like data: one word, no loop.
+            copy_word::<16>(dst, op - back, op);
+        } else if back >= 32 {
             copy_far::<32>(dst, op, back, len);
         } else if back >= 16 {
             copy_far::<16>(dst, op, back, len);
@@ -188,7 +191,8 @@ fn copy_far<const S: usize>(dst: &mut [u8], op: usize, back: usize, len: usize) 
 }
 
 /// One round of [`copy_far`]: `n <= back / S * S` bytes, so every source word lies before `op`.
-#[inline(always)]
+/// Out of line: inlined into the decoding loop its word loop was compiled into memcpy calls.
+#[inline(never)]
 fn copy_round<const S: usize>(dst: &mut [u8], op: usize, back: usize, n: usize) {
     let (head, tail) = dst.split_at_mut(op);
     let src = &head[op - back..];
@@ -199,6 +203,14 @@ fn copy_round<const S: usize>(dst: &mut [u8], op: usize, back: usize, n: usize) 
     {
         d.copy_from_slice(s);
     }
+}
+
+/// One `S`-byte word from `from` to `op` (`op - from >= S`, `op + S <= dst.len()`).
+#[inline(always)]
+fn copy_word<const S: usize>(dst: &mut [u8], from: usize, op: usize) {
+    let mut w = [0u8; S];
+    w.copy_from_slice(&dst[from..from + S]);
+    dst[op..op + S].copy_from_slice(&w);
 }
 
 /// Copies `len` bytes from `from` to `op` in `S`-byte words (`op - from >= S`, so every word
