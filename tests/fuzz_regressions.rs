@@ -408,3 +408,21 @@ fn failed_reorder_leaves_the_frame_unchanged() {
 fn failed_insert_leaves_the_frame_unchanged() {
     frame_mutate_check::run(&regression("frame_mutate", "failed-insert-corrupts-index"));
 }
+
+/// frame_mutate finding (fixed): in a frame with variable chunk sizes a ZERO/UNINIT chunk is
+/// stored as its regular equivalent, whose blocksize came from the *frame's* typesize. A
+/// hostile frame typesize larger than the chunk's nbytes (no chunk can have a typesize above
+/// 255; the equivalent's header says 1) made that blocksize 1: 8 bytes of block data per
+/// byte, over 1 GiB for a 134 MB UNINIT chunk (libFuzzer out-of-memory). Now the blocks
+/// follow the typesize the header states.
+#[test]
+fn zero_chunk_equivalent_with_hostile_frame_typesize_stays_small() {
+    use b2frame::frame::offsets::{regular_equivalent, SpecialKind};
+    let c = regular_equivalent(SpecialKind::Zeros, 1 << 24, 4 << 20).unwrap();
+    assert!(c.len() < 4096, "{} bytes for 4 MiB of zeros", c.len());
+    assert_eq!(b2frame::chunk::decompress_vec(&c), Ok(vec![0u8; 4 << 20]));
+    frame_mutate_check::run(&regression(
+        "frame_mutate",
+        "oom-zeros-chunk-hostile-typesize",
+    ));
+}

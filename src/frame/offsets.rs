@@ -340,7 +340,9 @@ pub fn regular_equivalent(kind: SpecialKind, typesize: i32, nbytes: i32) -> Resu
     };
     match kind {
         SpecialKind::Zeros | SpecialKind::Uninit => {
-            let bs = special_blocksize(typesize, nbytes, 0).max(1);
+            // Blocks from the typesize the header states: a frame typesize no chunk can have
+            // (> 255, e.g. a hostile frame) must not shrink them to 1 byte (8 bytes each).
+            let bs = special_blocksize(i32::from(ts_byte), nbytes, 0).max(1);
             let nblocks = (nbytes as i64 + bs as i64 - 1) / bs as i64;
             let cbytes = EXTENDED_HEADER_LEN as i64 + 8 * nblocks;
             let cbytes = i32::try_from(cbytes).map_err(|_| Error::TwoGbLimit)?;
