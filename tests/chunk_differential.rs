@@ -131,7 +131,9 @@ fn ref_getitem(chunk: &[u8], start: i32, nitems: i32, itemsize: usize) -> Result
 fn valid(c: &Case) -> bool {
     // TRUNC_PREC: typesize 4 or 8 only; and like DELTA the reference leaves the trailing bytes
     // after the last whole item unwritten.
-    if c.pipe == 4 && (!(c.typesize == 4 || c.typesize == 8) || c.size % c.typesize as usize != 0) {
+    if c.pipe == 4
+        && (!(c.typesize == 4 || c.typesize == 8) || !c.size.is_multiple_of(c.typesize as usize))
+    {
         return false;
     }
     if c.pipe == 3 {
@@ -140,14 +142,16 @@ fn valid(c: &Case) -> bool {
             t if t % 8 == 0 => 8,
             _ => 1,
         };
-        if c.size % w != 0 || (c.blocksize > 0 && c.blocksize as usize % w != 0) {
+        if !c.size.is_multiple_of(w)
+            || (c.blocksize > 0 && !(c.blocksize as usize).is_multiple_of(w))
+        {
             return false;
         }
     }
     if c.blocksize > 0 {
         let bs = c.blocksize as usize;
         let ts = c.typesize as usize;
-        if bs % ts != 0 || (bs > c.size && c.size % ts != 0) {
+        if !bs.is_multiple_of(ts) || (bs > c.size && !c.size.is_multiple_of(ts)) {
             return false;
         }
     }

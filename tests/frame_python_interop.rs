@@ -44,7 +44,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         return None;
     }
     let b = s.as_bytes();
-    assert!(b.len() % 2 == 0, "odd hex");
+    assert!(b.len().is_multiple_of(2), "odd hex");
     let d = |c: u8| (c as char).to_digit(16).expect("hex digit") as u8;
     Some(
         (0..b.len() / 2)

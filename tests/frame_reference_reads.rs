@@ -156,7 +156,7 @@ fn build(seed: u64, target: Target<'_>) -> Frame {
     let vl = meta::encode_vlmeta(b"\xa4note", None).unwrap();
     f.add_vlmetalayer_raw("note", &vl).unwrap();
     let size = 1000 * cp.typesize as usize;
-    let variable = seed % 3 == 0;
+    let variable = seed.is_multiple_of(3);
     for _ in 0..3 + rng.below(12) {
         let n = if variable {
             size / (1 + rng.below(3) as usize)

@@ -307,7 +307,7 @@ impl Compressor {
             &cp.filters,
             typesize as i32,
             blocksize as i32,
-        ) || blocksize % typesize != 0;
+        ) || !blocksize.is_multiple_of(typesize);
         if !memcpyed {
             hflags |= filters_to_flags(&cp.filters);
             if dont_split {

@@ -241,7 +241,7 @@ pub fn compress(
         &cp.filters,
         ts as i32,
         blocksize as i32,
-    ) || blocksize % ts != 0;
+    ) || !blocksize.is_multiple_of(ts);
     let mut job = Job {
         cp,
         hooks,

@@ -120,7 +120,7 @@ pub fn fill(kind: SpecialKind, chunk: &[u8], h: &ChunkHeader, dst: &mut [u8]) ->
         SpecialKind::Uninit => Ok(()),
         SpecialKind::Nan => {
             let ts = h.typesize as usize;
-            if dst.len() % ts != 0 {
+            if !dst.len().is_multiple_of(ts) {
                 return Err(Error::Data);
             }
             match ts {
@@ -143,7 +143,7 @@ pub fn fill(kind: SpecialKind, chunk: &[u8], h: &ChunkHeader, dst: &mut [u8]) ->
             let value = chunk
                 .get(EXTENDED_HEADER_LEN..EXTENDED_HEADER_LEN + width)
                 .ok_or(Error::ReadBuffer)?;
-            if width == 0 || dst.len() % width != 0 {
+            if width == 0 || !dst.len().is_multiple_of(width) {
                 return Err(Error::Data);
             }
             dst.chunks_exact_mut(width)

@@ -118,7 +118,7 @@ pub fn validate_locs(locs: &[ChunkLoc], header: &FrameHeader) -> Result<()> {
     let limit = max_stored(header);
     for l in locs {
         if let ChunkLoc::Stored(v) = *l {
-            if limit.map_or(true, |m| v > m) {
+            if limit.is_none_or(|m| v > m) {
                 return Err(Error::Data);
             }
         }

@@ -179,7 +179,7 @@ impl Store {
             Store::Memory(v) => {
                 let (f, t, l) = (from as usize, to as usize, len as usize);
                 let end = t.checked_add(l).ok_or(Error::WriteBuffer)?;
-                if f.checked_add(l).map_or(true, |e| e > v.len()) {
+                if f.checked_add(l).is_none_or(|e| e > v.len()) {
                     return Err(Error::ReadBuffer);
                 }
                 if v.len() < end {

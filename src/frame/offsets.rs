@@ -78,7 +78,7 @@ impl ChunkLoc {
 
 /// Decodes index payload bytes (`nchunks * 8` little-endian int64s).
 pub fn decode_entries(raw: &[u8]) -> Result<Vec<ChunkLoc>> {
-    if raw.len() % 8 != 0 {
+    if !raw.len().is_multiple_of(8) {
         return Err(Error::Data);
     }
     raw.chunks_exact(8)
@@ -108,7 +108,7 @@ pub fn decompress_index(chunk: &[u8]) -> Result<Vec<u8>> {
     let nbytes = info.nbytes as usize;
     if extended && info.special == special::VALUE {
         let value = &chunk[EXTENDED_HEADER_LEN..info.cbytes as usize];
-        if value.is_empty() || nbytes % value.len() != 0 {
+        if value.is_empty() || !nbytes.is_multiple_of(value.len()) {
             return Err(Error::Data);
         }
         return Ok(value.repeat(nbytes / value.len()));
@@ -144,7 +144,7 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
     }
     let chunk = &chunk[..h.cbytes as usize];
     let nbytes = h.nbytes.max(0) as usize;
-    if nbytes % 8 != 0 {
+    if !nbytes.is_multiple_of(8) {
         return Err(Error::Data);
     }
     let mut out = Vec::with_capacity(nbytes / 8);
@@ -160,7 +160,7 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
     let bs = h.blocksize.max(0) as usize;
     let regular =
         extended && special == special::NONE && !h.is_memcpyed() && !h.is_lazy() && !h.is_vl();
-    if !regular || h.uses_dict() || bs < 1024 || bs % 8 != 0 || nbytes == 0 {
+    if !regular || h.uses_dict() || bs < 1024 || !bs.is_multiple_of(8) || nbytes == 0 {
         push_entries(&decompress_index(chunk)?, max_stored, &mut out)?;
         return Ok(out);
     }
@@ -185,7 +185,7 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
 /// Appends the entries of `raw` (a multiple of 8 bytes) to `out`, checking stored ones against
 /// `max_stored`.
 fn push_entries(raw: &[u8], max_stored: Option<u64>, out: &mut Vec<ChunkLoc>) -> Result<()> {
-    if raw.len() % 8 != 0 {
+    if !raw.len().is_multiple_of(8) {
         return Err(Error::Data);
     }
     // Stored entries compare as u64 below `limit`; negative ones (specials) wrap above it.
@@ -361,7 +361,7 @@ pub fn regular_equivalent(kind: SpecialKind, typesize: i32, nbytes: i32) -> Resu
                 8 => &[0, 0, 0, 0, 0, 0, 0xf8, 0x7f],
                 _ => return Err(Error::Data),
             };
-            if nbytes as usize % pattern.len() != 0 {
+            if !(nbytes as usize).is_multiple_of(pattern.len()) {
                 return Err(Error::Data);
             }
             let cbytes = nbytes

@@ -436,7 +436,7 @@ mod slot_tests {
             x ^= x << 17;
             let back = (x >> 8) as usize % 70_000;
             let n = 3 + (x >> 40) as usize % 40;
-            if back > 0 && back <= v.len() && x % 3 != 0 {
+            if back > 0 && back <= v.len() && !x.is_multiple_of(3) {
                 for _ in 0..n {
                     v.push(v[v.len() - back]);
                 }

@@ -155,7 +155,7 @@ impl Simd {
 
     /// [`bitunshuffle_legacy`] with this level's kernels.
     pub fn bitunshuffle_legacy(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
-        if typesize == 0 || (src.len() / typesize) % 8 != 0 {
+        if typesize == 0 || !(src.len() / typesize).is_multiple_of(8) {
             assert_eq!(
                 src.len(),
                 dst.len(),

@@ -36,7 +36,7 @@ fn check_shuffle(es: usize, n: usize, src: &[u8], dst: &[u8]) {
 
 /// Checks the bit-transpose contract; see [`check_shuffle`].
 fn check_bits(row_len: usize, bits_len: usize, base: usize, stride: usize) {
-    assert!(row_len % 8 == 0);
+    assert!(row_len.is_multiple_of(8));
     if row_len > 0 {
         assert!(base + 7 * stride + row_len / 8 <= bits_len && row_len / 8 <= stride);
     }

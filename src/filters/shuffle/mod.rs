@@ -4,10 +4,8 @@
 //! are copied verbatim (c-blosc2's format). Kernels: portable, SSE2, AVX2, AVX-512 (x86-64) and NEON
 //! (aarch64), chosen once at run time (see [`dispatch`]).
 
-// The AVX-512 intrinsics are stable since Rust 1.89, above the declared `rust-version` (1.80):
-// raising it makes clippy ask for newer std APIs crate-wide, which is for the manifest's owner.
+// The AVX-512 intrinsics are stable since Rust 1.89, the crate's `rust-version`.
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::incompatible_msrv)]
 pub(crate) mod avx512;
 pub(crate) mod dispatch;
 pub(crate) mod generic;

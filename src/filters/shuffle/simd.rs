@@ -89,7 +89,7 @@ fn windows(es: usize) -> impl Iterator<Item = usize> {
     let full = es / 16;
     let extra = if es < 16 {
         Some(0)
-    } else if es % 16 != 0 {
+    } else if !es.is_multiple_of(16) {
         Some(es - 16)
     } else {
         None
