@@ -20,16 +20,18 @@ typedef struct {
   counts_t *counts;
 } handle_t;
 
+/* Counts the opens that return a stream (each must be closed exactly once); a failed "rb"
+   open (a file that does not exist yet, e.g. the undo copy of a new chunk file) is no stream. */
 static void *cb_open(const char *urlpath, const char *mode, void *params) {
   counts_t *c = params;
-  if (strcmp(mode, "wb") == 0) c->wb++;
-  else if (strcmp(mode, "rb") == 0) c->rb++;
-  else if (strcmp(mode, "rb+") == 0) c->rbplus++;
-  else c->other++;
   char path[4096];
   snprintf(path, sizeof(path), "%s.mem", urlpath);
   void *inner = blosc2_stdio_open(path, mode, NULL);
   if (inner == NULL) return NULL;
+  if (strcmp(mode, "wb") == 0) c->wb++;
+  else if (strcmp(mode, "rb") == 0) c->rb++;
+  else if (strcmp(mode, "rb+") == 0) c->rbplus++;
+  else c->other++;
   handle_t *h = malloc(sizeof(*h));
   h->inner = inner;
   h->counts = c;
