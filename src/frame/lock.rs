@@ -9,13 +9,11 @@
 //!   handle mutated the frame (even without a length change) and must re-read it;
 //! * locks are re-entrant per handle: nested acquisitions only count depth.
 //!
-//! `flock` has no safe std wrapper on this crate's minimum Rust version (`File::lock` is 1.89),
-//! so [`flock`] below is the one `unsafe` call of this module: a tiny wrapper over `libc::flock`
-//! on a descriptor owned by a live `File`, documented where it is. Everything else uses std.
+//! The OS locks are std's `File::lock` / `lock_shared` / `unlock`, which are `flock(2)` on Unix:
+//! the same lock c-blosc2 takes, so the two libraries exclude each other.
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -47,17 +45,26 @@ pub fn sidecar_path(urlpath: &Path, sparse: bool) -> PathBuf {
     }
 }
 
-/// `flock(2)` on `file`, retried on `EINTR`.
-fn flock(file: &File, op: libc::c_int) -> Result<()> {
+/// What to do with the OS lock on the sidecar.
+#[derive(Clone, Copy)]
+enum Op {
+    Shared,
+    Exclusive,
+    Unlock,
+}
+
+/// The OS lock operation `op` on `file`, retried on `EINTR`.
+fn flock(file: &File, op: Op) -> Result<()> {
     loop {
-        // SAFETY: `flock` only reads its two integer arguments; the descriptor belongs to
-        // `file`, which is borrowed (hence open) for the duration of the call.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
-        if rc == 0 {
-            return Ok(());
-        }
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return Err(Error::Lock);
+        let r = match op {
+            Op::Shared => file.lock_shared(),
+            Op::Exclusive => file.lock(),
+            Op::Unlock => file.unlock(),
+        };
+        match r {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Err(Error::Lock),
         }
     }
 }
@@ -128,11 +135,7 @@ impl FrameLock {
             return Ok(false);
         }
         let file = self.sidecar()?;
-        let op = if exclusive {
-            libc::LOCK_EX
-        } else {
-            libc::LOCK_SH
-        };
+        let op = if exclusive { Op::Exclusive } else { Op::Shared };
         flock(file, op)?;
         let r = (|| {
             let mut b = [0u8; 8];
@@ -151,7 +154,7 @@ impl FrameLock {
         let seq = match r {
             Ok(s) => s,
             Err(e) => {
-                let _ = flock(file, libc::LOCK_UN);
+                let _ = flock(file, Op::Unlock);
                 return Err(e);
             }
         };
@@ -173,7 +176,7 @@ impl FrameLock {
             return Ok(());
         }
         match &self.file {
-            Some(f) => flock(f, libc::LOCK_UN),
+            Some(f) => flock(f, Op::Unlock),
             None => Ok(()),
         }
     }
