@@ -6,35 +6,25 @@
 //! (ratio 1.00), the reference's time includes copying the block into the chunk, ours does not.
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "common/mod.rs"]
+mod timing;
 
 use b2frame::capi::types::{BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS, BLOSC_NEVER_SPLIT};
 use b2frame::codecs::blosclz;
 use std::ffi::c_void;
 use std::hint::black_box;
 
-/// CPU time of this thread: the machine is shared, so wall-clock time would mostly measure the
-/// other processes.
-fn thread_cpu_secs() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer for clock_gettime.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// Best throughput (GB/s of `bytes`, thread CPU time) of `a` and of `b`, timed in alternating
 /// batches so that both see the same machine load.
 fn measure_pair(bytes: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
     let batch = |f: &mut dyn FnMut()| {
         let mut iters = 0u64;
-        let t = thread_cpu_secs();
+        let t = timing::thread_cpu_secs();
         let mut el = 0.0;
         while el < 0.04 {
             f();
             iters += 1;
-            el = thread_cpu_secs() - t;
+            el = timing::thread_cpu_secs() - t;
         }
         el / iters as f64
     };

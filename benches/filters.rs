@@ -9,22 +9,13 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "common/mod.rs"]
+mod timing;
 
 use b2frame::filters;
 use std::ffi::c_void;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// Seconds of CPU time used by this thread.
-fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-parameter for clock_gettime.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
 
 type CFn = unsafe extern "C" fn(i32, i32, *const c_void, *mut c_void) -> i32;
 type OurFn = fn(usize, &[u8], &mut [u8]);
@@ -34,11 +25,11 @@ fn best_time(mut f: impl FnMut(), batch: Duration, reps: usize) -> f64 {
     // Calibrate the batch length.
     let mut iters = 1u64;
     loop {
-        let t = thread_cpu();
+        let t = timing::thread_cpu_secs();
         for _ in 0..iters {
             f();
         }
-        if thread_cpu() - t >= batch.as_secs_f64() / 4.0 || iters > 1 << 24 {
+        if timing::thread_cpu_secs() - t >= batch.as_secs_f64() / 4.0 || iters > 1 << 24 {
             break;
         }
         iters *= 2;
@@ -46,11 +37,11 @@ fn best_time(mut f: impl FnMut(), batch: Duration, reps: usize) -> f64 {
     let iters = iters * 4;
     let mut best = f64::INFINITY;
     for _ in 0..reps {
-        let t = thread_cpu();
+        let t = timing::thread_cpu_secs();
         for _ in 0..iters {
             f();
         }
-        best = best.min((thread_cpu() - t) / iters as f64);
+        best = best.min((timing::thread_cpu_secs() - t) / iters as f64);
     }
     best
 }
