@@ -675,7 +675,37 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
     })
 }
 
-/// A `calloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.
+/// Copies the params `pick` selects from the schunk's storage into a `malloc`ed value, points its
+/// `schunk` field at the schunk and stores it in `*out`, for the caller to `free()`.
+///
+/// # Safety
+/// `schunk` live; `out` NULL or valid.
+unsafe fn params_copy<T: Copy>(
+    schunk: *mut blosc2_schunk,
+    out: *mut *mut T,
+    pick: impl FnOnce(&blosc2_storage) -> *mut T,
+    set_schunk: impl FnOnce(&mut T),
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let g = unsafe { sync::block(schunk) }?.shared()?;
+        if out.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: our storage copy is complete, never changes, and its params pointers are set.
+        let mut v = unsafe { *pick(&*g.reader().storage()) };
+        set_schunk(&mut v);
+        let p = malloc_value(v);
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        // SAFETY: valid out-pointer by contract.
+        unsafe { *out = p };
+        Ok(0)
+    })
+}
+
+/// A `malloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.
 ///
 /// # Safety
 /// `schunk` live; `cparams` valid.
@@ -684,23 +714,15 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     schunk: *mut blosc2_schunk,
     cparams: *mut *mut blosc2_cparams,
 ) -> c_int {
-    guard_int(|| {
-        // SAFETY: forwarded contract.
-        let g = unsafe { sync::block(schunk) }?.shared()?;
-        if cparams.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: our storage copy is complete and never changes.
-        let mut cp = unsafe { *(*g.reader().storage()).cparams };
-        cp.schunk = schunk as *mut c_void;
-        let p = malloc_value(cp);
-        if p.is_null() {
-            return Err(Error::MemoryAlloc);
-        }
-        // SAFETY: valid out-pointer by contract.
-        unsafe { *cparams = p };
-        Ok(0)
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        params_copy(
+            schunk,
+            cparams,
+            |st| st.cparams,
+            |cp| cp.schunk = schunk as *mut c_void,
+        )
+    }
 }
 
 /// A `malloc`ed copy of the schunk's dparams (`schunk` field set), for the caller to `free()`.
@@ -712,23 +734,15 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     schunk: *mut blosc2_schunk,
     dparams: *mut *mut blosc2_dparams,
 ) -> c_int {
-    guard_int(|| {
-        // SAFETY: forwarded contract.
-        let g = unsafe { sync::block(schunk) }?.shared()?;
-        if dparams.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: our storage copy is complete and never changes.
-        let mut dp = unsafe { *(*g.reader().storage()).dparams };
-        dp.schunk = schunk as *mut c_void;
-        let p = malloc_value(dp);
-        if p.is_null() {
-            return Err(Error::MemoryAlloc);
-        }
-        // SAFETY: valid out-pointer by contract.
-        unsafe { *dparams = p };
-        Ok(0)
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        params_copy(
+            schunk,
+            dparams,
+            |st| st.dparams,
+            |dp| dp.schunk = schunk as *mut c_void,
+        )
+    }
 }
 
 /// Re-reads a disk frame that changed on disk; 1 if re-synced, 0 if current or not on disk.
