@@ -1012,7 +1012,7 @@ int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
                             bool *needs_free);
 
 /**
- * A `calloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.
+ * A `malloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.
  *
  * # Safety
  * `schunk` live; `cparams` valid.
