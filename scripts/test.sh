@@ -16,13 +16,19 @@ jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
 results=()
+# Each stage's output is also kept in a log, so that the end of the run can repeat the last lines
+# of every failed stage: a CI system that only shows the tail of the output then still shows why.
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-test-logs.XXXXXX")
+failed_logs=()
 stage() { # stage NAME CMD...: runs CMD, records the result
   local name=$1
   shift
   echo
   echo "=================== [$name] $(date -u +%H:%M:%S)"
-  local t0=$SECONDS rc=0
-  "$@" || rc=$?
+  local t0=$SECONDS rc=0 log
+  log="$logdir/$((passed + failed + 1)).log"
+  "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
   local dt=$((SECONDS - t0))
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1))
@@ -30,6 +36,7 @@ stage() { # stage NAME CMD...: runs CMD, records the result
   else
     failed=$((failed + 1))
     results+=("FAIL  $name (exit $rc, ${dt}s)")
+    failed_logs+=("$name|$log")
   fi
   echo "=================== [$name] $([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)") in ${dt}s"
 }
@@ -143,5 +150,12 @@ fi
 echo
 echo "=================== summary"
 printf '  %s\n' "${results[@]}"
+for entry in ${failed_logs[@]+"${failed_logs[@]}"}; do
+  echo
+  echo "=================== last lines of the failed stage [${entry%%|*}]"
+  tail -n 20 "${entry#*|}"
+done
+echo
 echo "$passed passed, $failed failed"
+rm -rf "$logdir"
 [ "$failed" = 0 ]

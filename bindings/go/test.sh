@@ -4,28 +4,40 @@
 # Usage: bash bindings/go/test.sh PREFIX
 # Installs Debian's golang-go (Go 1.19) when `go` is missing.
 set -euo pipefail
+# Name the command that failed: CI may show only the last lines of the run.
+trap 'rc=$?; echo "bindings/go/test.sh: line $LINENO: \"$BASH_COMMAND\" failed (exit $rc)" >&2' ERR
 prefix="${1:?usage: bindings/go/test.sh PREFIX}"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-if ! command -v go >/dev/null 2>&1; then
-  echo "go not found: installing Debian's golang-go"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get install -y golang-go >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y golang-go >/dev/null; }
-  else
-    sudo apt-get install -y golang-go
-  fi
+# Settings inherited from the caller's environment or a user go.env must not steer this build.
+unset GOROOT GOPATH GOBIN GOFLAGS GOOS GOARCH GOEXPERIMENT CGO_CFLAGS CGO_LDFLAGS
+export GOENV=off GOTOOLCHAIN=local
+go_works() { go version >/dev/null 2>&1 && [ -d "$(go env GOROOT 2>/dev/null)" ]; }
+if ! go_works; then
+  echo "no working go on PATH ($(command -v go || echo none)): installing Debian's golang-go"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq golang-go >/dev/null 2>&1 || {
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq golang-go >/dev/null
+  }
+  # Debian's go, whatever else is earlier on PATH.
+  [ -x /usr/lib/go/bin/go ] && export PATH="/usr/lib/go/bin:$PATH"
+  hash -r
+  go_works || { echo "go still does not work after installing golang-go" >&2; exit 1; }
 fi
 go version
+go env GOROOT CGO_ENABLED CC
 pc=$(find "$prefix" -name b2frame.pc -print -quit)
 [ -n "$pc" ] || { echo "no b2frame.pc under $prefix" >&2; exit 1; }
 libdir=$(cd "$(dirname "$pc")/.." && pwd)
 export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 # The test binaries find the installed library at run time through LD_LIBRARY_PATH.
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "pkg-config b2frame: $(pkg-config --cflags --libs b2frame)"
 export B2FRAME_PYTHON="${B2FRAME_PYTHON:-$root/.venv/bin/python}"
 # No network: the bindings have no third-party modules.
 export GOFLAGS="-mod=mod -buildvcs=false" GOPROXY=off CGO_ENABLED=1
 export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/b2frame-go-cache}"
+export GOPATH="${TMPDIR:-/tmp}/b2frame-gopath"
 cd "$here"
 go vet ./...
 go test -count=1 -v ./...
