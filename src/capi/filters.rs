@@ -65,6 +65,24 @@ fn check(typesize: i32, blocksize: i32) -> Result<()> {
     Ok(())
 }
 
+/// The body of shuffle, unshuffle and bitshuffle: [`check`], then [`run`] with `f`.
+///
+/// # Safety
+/// As for [`run`].
+unsafe fn checked_run(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+    f: Transform,
+) -> i32 {
+    guard_int(|| {
+        check(typesize, blocksize)?;
+        // SAFETY: forwarded caller contract.
+        unsafe { run(typesize, blocksize, src, dest, f) }
+    })
+}
+
 /// Byte-shuffles `blocksize` bytes of `src` into `dest`; returns `blocksize` or a negative code.
 ///
 /// # Safety
@@ -76,11 +94,8 @@ pub unsafe extern "C" fn blosc2_shuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    guard_int(|| {
-        check(typesize, blocksize)?;
-        // SAFETY: forwarded caller contract.
-        unsafe { run(typesize, blocksize, src, dest, filters::shuffle) }
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe { checked_run(typesize, blocksize, src, dest, filters::shuffle) }
 }
 
 /// Inverse of [`blosc2_shuffle`].
@@ -94,11 +109,8 @@ pub unsafe extern "C" fn blosc2_unshuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    guard_int(|| {
-        check(typesize, blocksize)?;
-        // SAFETY: forwarded caller contract.
-        unsafe { run(typesize, blocksize, src, dest, filters::unshuffle) }
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe { checked_run(typesize, blocksize, src, dest, filters::unshuffle) }
 }
 
 /// Bit-shuffles `blocksize` bytes of `src` into `dest`; returns `blocksize` or a negative code.
@@ -112,11 +124,8 @@ pub unsafe extern "C" fn blosc2_bitshuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    guard_int(|| {
-        check(typesize, blocksize)?;
-        // SAFETY: forwarded caller contract.
-        unsafe { run(typesize, blocksize, src, dest, filters::bitshuffle) }
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe { checked_run(typesize, blocksize, src, dest, filters::bitshuffle) }
 }
 
 /// Inverse of [`blosc2_bitshuffle`] (current format); see the module notes for its checks.
