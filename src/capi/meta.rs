@@ -48,54 +48,66 @@ fn mirror(name: &str, content: &[u8]) -> *mut blosc2_metalayer {
     m
 }
 
+/// Frees the first `used` mirrors of `slots` (a `metalayers[]` or `vlmetalayers[]` array) and
+/// clears their pointers.
+///
+/// # Safety
+/// Those slots are NULL or were built by `mirror`.
+unsafe fn free_slots(slots: &mut [*mut blosc2_metalayer], used: usize) {
+    let n = used.min(slots.len());
+    for slot in &mut slots[..n] {
+        // SAFETY: built by `mirror` (this function's contract).
+        unsafe { free_one(*slot) };
+        *slot = std::ptr::null_mut();
+    }
+}
+
+/// Frees the `used` old mirrors of `slots` and mirrors `list` into them (as many as fit);
+/// returns how many were mirrored.
+///
+/// # Safety
+/// As for [`free_slots`].
+unsafe fn refill_slots(
+    slots: &mut [*mut blosc2_metalayer],
+    used: usize,
+    list: &[(String, Vec<u8>)],
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { free_slots(slots, used) };
+    let n = list.len().min(slots.len());
+    for (slot, (name, content)) in slots.iter_mut().zip(list.iter().take(n)) {
+        *slot = mirror(name, content);
+    }
+    n
+}
+
 /// Frees both mirrors.
 ///
 /// # Safety
 /// `sc` is a struct whose mirrors were built by this module.
 pub(crate) unsafe fn free_mirrors(sc: &mut blosc2_schunk) {
-    for i in 0..usize::from(sc.nmetalayers).min(sc.metalayers.len()) {
-        // SAFETY: built by `mirror`.
-        unsafe { free_one(sc.metalayers[i]) };
-        sc.metalayers[i] = std::ptr::null_mut();
-    }
+    // SAFETY: built by `mirror` (this function's contract).
+    unsafe { free_slots(&mut sc.metalayers, usize::from(sc.nmetalayers)) };
     sc.nmetalayers = 0;
     let nvl = usize::try_from(sc.nvlmetalayers).unwrap_or(0);
-    for i in 0..nvl.min(sc.vlmetalayers.len()) {
-        // SAFETY: built by `mirror`.
-        unsafe { free_one(sc.vlmetalayers[i]) };
-        sc.vlmetalayers[i] = std::ptr::null_mut();
-    }
+    // SAFETY: as above.
+    unsafe { free_slots(&mut sc.vlmetalayers, nvl) };
     sc.nvlmetalayers = 0;
 }
 
 /// Rebuilds `metalayers[]` / `nmetalayers` from the core.
 pub(crate) fn sync_meta(sc: &mut blosc2_schunk, h: &Handle) {
-    for i in 0..usize::from(sc.nmetalayers).min(sc.metalayers.len()) {
-        // SAFETY: built by `mirror`.
-        unsafe { free_one(sc.metalayers[i]) };
-        sc.metalayers[i] = std::ptr::null_mut();
-    }
-    let list = h.core.metalayers();
-    let n = list.len().min(sc.metalayers.len());
-    for (i, (name, content)) in list.iter().take(n).enumerate() {
-        sc.metalayers[i] = mirror(name, content);
-    }
+    let used = usize::from(sc.nmetalayers);
+    // SAFETY: the mirrors of a struct this module maintains were built by `mirror`.
+    let n = unsafe { refill_slots(&mut sc.metalayers, used, h.core.metalayers()) };
     sc.nmetalayers = n as u16;
 }
 
 /// Rebuilds `vlmetalayers[]` / `nvlmetalayers` from the core.
 pub(crate) fn sync_vlmeta(sc: &mut blosc2_schunk, h: &Handle) {
-    let old = usize::try_from(sc.nvlmetalayers).unwrap_or(0);
-    for i in 0..old.min(sc.vlmetalayers.len()) {
-        // SAFETY: built by `mirror`.
-        unsafe { free_one(sc.vlmetalayers[i]) };
-        sc.vlmetalayers[i] = std::ptr::null_mut();
-    }
-    let list = h.core.vlmetalayers();
-    let n = list.len().min(sc.vlmetalayers.len());
-    for (i, (name, content)) in list.iter().take(n).enumerate() {
-        sc.vlmetalayers[i] = mirror(name, content);
-    }
+    let used = usize::try_from(sc.nvlmetalayers).unwrap_or(0);
+    // SAFETY: as in `sync_meta`.
+    let n = unsafe { refill_slots(&mut sc.vlmetalayers, used, h.core.vlmetalayers()) };
     sc.nvlmetalayers = n as i16;
 }
 
@@ -137,6 +149,27 @@ unsafe fn meta_op(
     })
 }
 
+/// The body of the add/update entry points: borrows `content`, then runs `op` on it through
+/// [`meta_op`].
+///
+/// # Safety
+/// As for [`meta_op`]; `content` valid for `content_len` bytes.
+unsafe fn content_op(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *const u8,
+    content_len: i32,
+    vl: bool,
+    op: impl FnOnce(&mut Handle, &str, &[u8]) -> Result<usize>,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { content_arg(content, content_len) }?;
+        // SAFETY: forwarded contract.
+        unsafe { meta_op(schunk, name, vl, |h, n| op(h, n, c)) }
+    })
+}
+
 /// Adds a metalayer (frames: only while they hold no data); returns its index.
 ///
 /// # Safety
@@ -148,12 +181,12 @@ pub unsafe extern "C" fn blosc2_meta_add(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
-    guard_int(|| {
-        // SAFETY: forwarded contract.
-        let c = unsafe { content_arg(content, content_len) }?;
-        // SAFETY: forwarded contract.
-        unsafe { meta_op(schunk, name, false, |h, n| h.core.add_metalayer(n, c)) }
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        content_op(schunk, name, content, content_len, false, |h, n, c| {
+            h.core.add_metalayer(n, c)
+        })
+    }
 }
 
 /// Updates a metalayer with content no longer than the stored one; returns its index.
@@ -167,12 +200,12 @@ pub unsafe extern "C" fn blosc2_meta_update(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
-    guard_int(|| {
-        // SAFETY: forwarded contract.
-        let c = unsafe { content_arg(content, content_len) }?;
-        // SAFETY: forwarded contract.
-        unsafe { meta_op(schunk, name, false, |h, n| h.core.update_metalayer(n, c)) }
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        content_op(schunk, name, content, content_len, false, |h, n, c| {
+            h.core.update_metalayer(n, c)
+        })
+    }
 }
 
 /// Index of vlmetalayer `name`, or `BLOSC2_ERROR_NOT_FOUND`.
@@ -220,18 +253,14 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    guard_int(|| {
-        // SAFETY: forwarded contract.
-        let c = unsafe { content_arg(content, content_len) }?;
-        // SAFETY: forwarded contract.
-        let cp = unsafe { vl_cparams(cparams) };
-        // SAFETY: forwarded contract.
-        unsafe {
-            meta_op(schunk, name, true, |h, n| {
-                h.core.vlmeta_add(n, c, cp.as_ref())
-            })
-        }
-    })
+    // SAFETY: forwarded contract.
+    let cp = unsafe { vl_cparams(cparams) };
+    // SAFETY: forwarded contract.
+    unsafe {
+        content_op(schunk, name, content, content_len, true, |h, n, c| {
+            h.core.vlmeta_add(n, c, cp.as_ref())
+        })
+    }
 }
 
 /// Replaces a vlmetalayer's content; returns its index.
@@ -246,18 +275,14 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    guard_int(|| {
-        // SAFETY: forwarded contract.
-        let c = unsafe { content_arg(content, content_len) }?;
-        // SAFETY: forwarded contract.
-        let cp = unsafe { vl_cparams(cparams) };
-        // SAFETY: forwarded contract.
-        unsafe {
-            meta_op(schunk, name, true, |h, n| {
-                h.core.vlmeta_update(n, c, cp.as_ref())
-            })
-        }
-    })
+    // SAFETY: forwarded contract.
+    let cp = unsafe { vl_cparams(cparams) };
+    // SAFETY: forwarded contract.
+    unsafe {
+        content_op(schunk, name, content, content_len, true, |h, n, c| {
+            h.core.vlmeta_update(n, c, cp.as_ref())
+        })
+    }
 }
 
 /// Decompressed content of a vlmetalayer in a new `malloc`ed buffer; returns its index.
