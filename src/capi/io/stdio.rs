@@ -74,6 +74,36 @@ unsafe fn file_of(stream: *mut c_void) -> Option<*mut libc::FILE> {
     (!f.is_null()).then_some(f)
 }
 
+/// The argument checks `write` and `read` share: the stream's `FILE*` and `size * nitems` in
+/// bytes, or None (0 items) for a NULL stream or `ptr`, a negative argument or an overflow.
+///
+/// # Safety
+/// `stream` NULL or a valid handle.
+unsafe fn transfer_args(
+    ptr_is_null: bool,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> Option<(*mut libc::FILE, usize)> {
+    // SAFETY: forwarded contract.
+    let file = unsafe { file_of(stream) }?;
+    let n = checked_len(size, nitems)?;
+    if ptr_is_null || position < 0 {
+        return None;
+    }
+    Some((file, usize::try_from(n).ok()?))
+}
+
+/// The complete `size`-byte items in `done` bytes.
+fn complete_items(done: usize, size: i64) -> i64 {
+    if size > 0 {
+        done as i64 / size
+    } else {
+        0
+    }
+}
+
 /// `void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params)`: `fopen`s
 /// the file and returns a `malloc`ed `blosc2_stdio_file`, or NULL. `params` is ignored.
 ///
@@ -175,19 +205,14 @@ pub unsafe extern "C" fn blosc2_stdio_write(
 ) -> i64 {
     guard_i64(|| {
         // SAFETY: forwarded contract.
-        let file = unsafe { file_of(stream) };
-        let (Some(file), Some(n)) = (file, checked_len(size, nitems)) else {
-            return Ok(0);
-        };
-        if ptr.is_null() || position < 0 {
-            return Ok(0);
-        }
-        let Ok(n) = usize::try_from(n) else {
+        let Some((file, n)) =
+            (unsafe { transfer_args(ptr.is_null(), size, nitems, position, stream) })
+        else {
             return Ok(0);
         };
         // SAFETY: `ptr` holds `n` bytes by contract; pio only reads them when writing.
         let done = unsafe { pio(file, ptr as *mut u8, n, position, true) };
-        Ok(if size > 0 { done as i64 / size } else { 0 })
+        Ok(complete_items(done, size))
     })
 }
 
@@ -206,14 +231,9 @@ pub unsafe extern "C" fn blosc2_stdio_read(
 ) -> i64 {
     guard_i64(|| {
         // SAFETY: forwarded contract.
-        let file = unsafe { file_of(stream) };
-        let (Some(file), Some(n)) = (file, checked_len(size, nitems)) else {
-            return Ok(0);
-        };
-        if ptr.is_null() || position < 0 {
-            return Ok(0);
-        }
-        let Ok(n) = usize::try_from(n) else {
+        let Some((file, n)) =
+            (unsafe { transfer_args(ptr.is_null(), size, nitems, position, stream) })
+        else {
             return Ok(0);
         };
         // SAFETY: `ptr` is non-NULL and valid by contract.
@@ -223,7 +243,7 @@ pub unsafe extern "C" fn blosc2_stdio_read(
         }
         // SAFETY: `buf` holds `n` writable bytes by contract.
         let done = unsafe { pio(file, buf, n, position, false) };
-        Ok(if size > 0 { done as i64 / size } else { 0 })
+        Ok(complete_items(done, size))
     })
 }
 
