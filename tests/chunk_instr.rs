@@ -311,19 +311,8 @@ unsafe extern "C" fn failing(_: *mut blosc2_prefilter_params) -> c_int {
 
 fn preparams(disposable: bool) -> blosc2_prefilter_params {
     blosc2_prefilter_params {
-        user_data: std::ptr::null_mut(),
-        input: std::ptr::null(),
-        output: std::ptr::null_mut(),
-        output_size: 0,
-        output_typesize: 0,
-        output_offset: 0,
-        nchunk: 0,
-        nblock: 0,
-        tid: 0,
-        ttmp: std::ptr::null_mut(),
-        ttmp_nbytes: 0,
-        ctx: std::ptr::null_mut(),
         output_is_disposable: disposable,
+        ..Default::default()
     }
 }
 

@@ -281,21 +281,7 @@ fn run_case(kind: Kind, nthreads: i16) {
     ));
     let _ = std::fs::remove_file(&path);
     let url = CString::new(path.to_str().unwrap()).unwrap();
-    let mut pp = blosc2_prefilter_params {
-        user_data: std::ptr::null_mut(),
-        input: std::ptr::null(),
-        output: std::ptr::null_mut(),
-        output_size: 0,
-        output_typesize: 0,
-        output_offset: 0,
-        nchunk: 0,
-        nblock: 0,
-        tid: 0,
-        ttmp: std::ptr::null_mut(),
-        ttmp_nbytes: 0,
-        ctx: std::ptr::null_mut(),
-        output_is_disposable: false,
-    };
+    let mut pp = blosc2_prefilter_params::default();
     let mut cp = BLOSC2_CPARAMS_DEFAULTS;
     cp.typesize = 4;
     cp.compcode = CODEC;

@@ -61,43 +61,115 @@ unsafe impl Send for CHooks {}
 // SAFETY: as above.
 unsafe impl Sync for CHooks {}
 
-const ZERO_PREPARAMS: blosc2_prefilter_params = blosc2_prefilter_params {
-    user_data: std::ptr::null_mut(),
-    input: std::ptr::null(),
-    output: std::ptr::null_mut(),
-    output_size: 0,
-    output_typesize: 0,
-    output_offset: 0,
-    nchunk: 0,
-    nblock: 0,
-    tid: 0,
-    ttmp: std::ptr::null_mut(),
-    ttmp_nbytes: 0,
-    ctx: std::ptr::null_mut(),
-    output_is_disposable: false,
-};
-
-const ZERO_POSTPARAMS: blosc2_postfilter_params = blosc2_postfilter_params {
-    user_data: std::ptr::null_mut(),
-    input: std::ptr::null(),
-    output: std::ptr::null_mut(),
-    size: 0,
-    typesize: 0,
-    offset: 0,
-    nchunk: 0,
-    nblock: 0,
-    tid: 0,
-    ttmp: std::ptr::null_mut(),
-    ttmp_nbytes: 0,
-    ctx: std::ptr::null_mut(),
-};
-
 /// Runs `f` with a scratch buffer of `n` bytes for `params->ttmp`, which c-blosc2 documents as
 /// a per-thread temporary callbacks may use. A fresh buffer per call keeps it private to the
 /// calling thread without any process-wide state.
 fn with_ttmp<R>(n: usize, f: impl FnOnce(*mut u8, usize) -> R) -> R {
     let mut t = vec![0u8; n];
     f(t.as_mut_ptr(), n)
+}
+
+/// A user codec's encoder or decoder; `P` is `blosc2_cparams` or `blosc2_dparams`.
+type CodecFn<P> =
+    unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut P, *const c_void) -> c_int;
+
+/// Calls a user codec on `src` -> `dst` (`TwoGbLimit` when a length exceeds `i32`); returns
+/// what the codec returned.
+///
+/// # Safety
+/// `f` must honour the C codec contract for the buffers, lengths and `params` it is given.
+unsafe fn call_codec<P>(
+    f: CodecFn<P>,
+    src: &[u8],
+    dst: &mut [u8],
+    meta: u8,
+    params: &mut P,
+    chunk: &[u8],
+) -> Result<c_int> {
+    let (Ok(ilen), Ok(olen)) = (i32::try_from(src.len()), i32::try_from(dst.len())) else {
+        return Err(Error::TwoGbLimit);
+    };
+    // SAFETY: valid buffers of the stated lengths and a live params copy, which is all the
+    // codec's C contract requires.
+    Ok(unsafe {
+        f(
+            src.as_ptr(),
+            ilen,
+            dst.as_mut_ptr(),
+            olen,
+            meta,
+            params,
+            chunk.as_ptr() as *const c_void,
+        )
+    })
+}
+
+/// A user filter's forward or backward function; `P` is `blosc2_cparams` or `blosc2_dparams`.
+type FilterFn<P> = unsafe extern "C" fn(*const u8, *mut u8, i32, u8, *mut P, u8) -> c_int;
+
+/// Calls user filter `id` on the common length of `src` and `dst` (`TwoGbLimit` when it
+/// exceeds `i32`); returns what the filter returned.
+///
+/// # Safety
+/// `f` must honour the C filter contract for the buffers, size and `params` it is given.
+unsafe fn call_filter<P>(
+    f: FilterFn<P>,
+    id: u8,
+    meta: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    params: &mut P,
+) -> Result<c_int> {
+    let len = src.len().min(dst.len());
+    let Ok(size) = i32::try_from(len) else {
+        return Err(Error::TwoGbLimit);
+    };
+    // SAFETY: src and dst are valid for `len` bytes; params is a live copy.
+    Ok(unsafe { f(src.as_ptr(), dst.as_mut_ptr(), size, meta, params, id) })
+}
+
+/// The parameter blocks of prefilter and postfilter callbacks, which lend the callback a
+/// scratch buffer the same way.
+trait ScratchParams {
+    fn set_ttmp(&mut self, ttmp: *mut u8, nbytes: usize);
+}
+
+impl ScratchParams for blosc2_prefilter_params {
+    fn set_ttmp(&mut self, ttmp: *mut u8, nbytes: usize) {
+        self.ttmp = ttmp;
+        self.ttmp_nbytes = nbytes;
+    }
+}
+
+impl ScratchParams for blosc2_postfilter_params {
+    fn set_ttmp(&mut self, ttmp: *mut u8, nbytes: usize) {
+        self.ttmp = ttmp;
+        self.ttmp_nbytes = nbytes;
+    }
+}
+
+/// Calls a prefilter or postfilter `f` with `p` and a scratch buffer of `ttmp_len` bytes
+/// (see [`with_ttmp`]); a non-zero return becomes `err`.
+///
+/// # Safety
+/// Every pointer in `p` must be valid for the duration of the call.
+unsafe fn call_block_filter<P: ScratchParams>(
+    f: unsafe extern "C" fn(*mut P) -> c_int,
+    mut p: P,
+    ttmp_len: usize,
+    err: Error,
+) -> Result<()> {
+    let rc = with_ttmp(ttmp_len, |t, n| {
+        p.set_ttmp(t, n);
+        // SAFETY: every pointer in `p` is valid for the duration of the call (this function's
+        // contract; `ttmp` lives until `with_ttmp` returns).
+        unsafe { f(&mut p) }
+    });
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(err)
+    }
 }
 
 impl CHooks {
@@ -107,9 +179,9 @@ impl CHooks {
             cparams: BLOSC2_CPARAMS_DEFAULTS,
             dparams: BLOSC2_DPARAMS_DEFAULTS,
             prefilter: None,
-            preparams: Box::new(UnsafeCell::new(ZERO_PREPARAMS)),
+            preparams: Box::new(UnsafeCell::new(blosc2_prefilter_params::default())),
             postfilter: None,
-            postparams: Box::new(UnsafeCell::new(ZERO_POSTPARAMS)),
+            postparams: Box::new(UnsafeCell::new(blosc2_postfilter_params::default())),
             ctx: AtomicPtr::new(std::ptr::null_mut()),
             schunk: std::ptr::null_mut(),
             nthreads: None,
@@ -145,27 +217,13 @@ impl Hooks for CHooks {
             return Some(Err(Error::CodecSupport));
         };
         let mut cp = self.cparams;
-        let (Ok(ilen), Ok(olen)) = (i32::try_from(src.len()), i32::try_from(dst.len())) else {
-            return Some(Err(Error::TwoGbLimit));
-        };
-        // SAFETY: the registered encoder gets valid buffers of the stated lengths and a live
-        // cparams copy, which is all its C contract requires.
-        let n = unsafe {
-            enc(
-                src.as_ptr(),
-                ilen,
-                dst.as_mut_ptr(),
-                olen,
-                meta,
-                &mut cp,
-                chunk_src.as_ptr() as *const c_void,
-            )
-        };
-        Some(match usize::try_from(n) {
+        // SAFETY: a codec from the registry, called as its C contract says.
+        let n = unsafe { call_codec(enc, src, dst, meta, &mut cp, chunk_src) };
+        Some(n.and_then(|n| match usize::try_from(n) {
             Ok(n) if n <= dst.len() => Ok(n),
             Ok(_) => Err(Error::WriteBuffer),
             Err(_) => Err(Error::Data),
-        })
+        }))
     }
 
     fn decode(
@@ -181,25 +239,12 @@ impl Hooks for CHooks {
             return Some(Err(Error::CodecSupport));
         };
         let mut dp = self.dparams;
-        let (Ok(ilen), Ok(olen)) = (i32::try_from(src.len()), i32::try_from(dst.len())) else {
-            return Some(Err(Error::TwoGbLimit));
-        };
         // SAFETY: as for `encode`.
-        let n = unsafe {
-            dec(
-                src.as_ptr(),
-                ilen,
-                dst.as_mut_ptr(),
-                olen,
-                meta,
-                &mut dp,
-                chunk.as_ptr() as *const c_void,
-            )
-        };
-        Some(match usize::try_from(n) {
+        let n = unsafe { call_codec(dec, src, dst, meta, &mut dp, chunk) };
+        Some(n.and_then(|n| match usize::try_from(n) {
             Ok(n) if n <= dst.len() => Ok(n),
             _ => Err(Error::Data),
-        })
+        }))
     }
 
     fn filter_forward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
@@ -207,18 +252,16 @@ impl Hooks for CHooks {
         let Some(fwd) = entry.filter.forward else {
             return Some(Err(Error::FilterPipeline));
         };
-        let len = src.len().min(dst.len());
-        let Ok(size) = i32::try_from(len) else {
-            return Some(Err(Error::TwoGbLimit));
-        };
         let mut cp = self.cparams;
-        // SAFETY: src and dst are valid for `len` bytes; cparams is a live copy.
-        let rc = unsafe { fwd(src.as_ptr(), dst.as_mut_ptr(), size, meta, &mut cp, id) };
-        Some(if rc == 0 {
-            Ok(())
-        } else {
-            Err(Error::FilterPipeline)
-        })
+        // SAFETY: a filter from the registry, called as its C contract says.
+        let rc = unsafe { call_filter(fwd, id, meta, src, dst, &mut cp) };
+        Some(rc.and_then(|rc| {
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(Error::FilterPipeline)
+            }
+        }))
     }
 
     fn filter_backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
@@ -226,18 +269,16 @@ impl Hooks for CHooks {
         let Some(bwd) = entry.filter.backward else {
             return Some(Err(Error::FilterPipeline));
         };
-        let len = src.len().min(dst.len());
-        let Ok(size) = i32::try_from(len) else {
-            return Some(Err(Error::TwoGbLimit));
-        };
         let mut dp = self.dparams;
         // SAFETY: as for `filter_forward`.
-        let rc = unsafe { bwd(src.as_ptr(), dst.as_mut_ptr(), size, meta, &mut dp, id) };
-        Some(if rc == 0 {
-            Ok(())
-        } else {
-            Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline))
-        })
+        let rc = unsafe { call_filter(bwd, id, meta, src, dst, &mut dp) };
+        Some(rc.and_then(|rc| {
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline))
+            }
+        }))
     }
 
     fn has_prefilter(&self) -> bool {
@@ -267,17 +308,9 @@ impl Hooks for CHooks {
         p.nblock = a.nblock;
         p.tid = a.tid;
         p.ctx = self.ctx.load(Ordering::Acquire);
-        let rc = with_ttmp(4 * a.input.len().max(a.output.len()), |t, n| {
-            p.ttmp = t;
-            p.ttmp_nbytes = n;
-            // SAFETY: every pointer in `p` is valid for the duration of the call.
-            unsafe { f(&mut p) }
-        });
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(Error::FilterPipeline)
-        }
+        let ttmp_len = 4 * a.input.len().max(a.output.len());
+        // SAFETY: every pointer in `p` is valid for the duration of the call.
+        unsafe { call_block_filter(f, p, ttmp_len, Error::FilterPipeline) }
     }
 
     fn has_postfilter(&self) -> bool {
@@ -297,17 +330,9 @@ impl Hooks for CHooks {
         p.nblock = a.nblock;
         p.tid = a.tid;
         p.ctx = self.ctx.load(Ordering::Acquire);
-        let rc = with_ttmp(4 * a.input.len().max(a.output.len()), |t, n| {
-            p.ttmp = t;
-            p.ttmp_nbytes = n;
-            // SAFETY: every pointer in `p` is valid for the duration of the call.
-            unsafe { f(&mut p) }
-        });
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(Error::Postfilter)
-        }
+        let ttmp_len = 4 * a.input.len().max(a.output.len());
+        // SAFETY: every pointer in `p` is valid for the duration of the call.
+        unsafe { call_block_filter(f, p, ttmp_len, Error::Postfilter) }
     }
 
     fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
@@ -585,7 +610,7 @@ pub(crate) fn create_cctx(
         // it the same way).
         unsafe { *given.preparams }
     } else {
-        ZERO_PREPARAMS
+        blosc2_prefilter_params::default()
     };
     let hooks = Arc::new(CHooks {
         cparams: cp,
@@ -633,7 +658,7 @@ pub(crate) fn create_dctx(
         // SAFETY: a non-NULL postparams is a valid struct by the C contract.
         unsafe { *given.postparams }
     } else {
-        ZERO_POSTPARAMS
+        blosc2_postfilter_params::default()
     };
     let hooks = Arc::new(CHooks {
         dparams: dp,
@@ -1299,6 +1324,21 @@ unsafe fn special_chunk(
     }
 }
 
+/// [`special_chunk`] as the `blosc2_chunk_*` entry points return it (size or error code).
+///
+/// # Safety
+/// As for [`special_chunk`].
+unsafe fn special_chunk_c(
+    cparams: &blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    which: SpecialCtor,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    guard_int(|| Ok(unsafe { special_chunk(cparams, nbytes, dest, destsize, which) }? as c_int))
+}
+
 /// Writes a 32-byte chunk standing for `nbytes` zero bytes.
 ///
 /// # Safety
@@ -1311,12 +1351,7 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
     destsize: i32,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| {
-        Ok(
-            unsafe { special_chunk(&cparams, nbytes, dest, destsize, SpecialCtor::Zeros) }?
-                as c_int,
-        )
-    })
+    unsafe { special_chunk_c(&cparams, nbytes, dest, destsize, SpecialCtor::Zeros) }
 }
 
 /// Writes a 32-byte chunk standing for NaNs (float32 for typesize 4, float64 for 8).
@@ -1331,9 +1366,7 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
     destsize: i32,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| {
-        Ok(unsafe { special_chunk(&cparams, nbytes, dest, destsize, SpecialCtor::Nans) }? as c_int)
-    })
+    unsafe { special_chunk_c(&cparams, nbytes, dest, destsize, SpecialCtor::Nans) }
 }
 
 /// Writes a 32-byte chunk whose contents are undefined.
@@ -1348,12 +1381,7 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
     destsize: i32,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| {
-        Ok(
-            unsafe { special_chunk(&cparams, nbytes, dest, destsize, SpecialCtor::Uninit) }?
-                as c_int,
-        )
-    })
+    unsafe { special_chunk_c(&cparams, nbytes, dest, destsize, SpecialCtor::Uninit) }
 }
 
 /// Writes a (32 + typesize)-byte chunk standing for `repeatval` repeated.
@@ -1368,11 +1396,9 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
     destsize: i32,
     repeatval: *const c_void,
 ) -> c_int {
-    guard_int(|| {
-        let which = SpecialCtor::Value(repeatval);
-        // SAFETY: forwarded contract.
-        Ok(unsafe { special_chunk(&cparams, nbytes, dest, destsize, which) }? as c_int)
-    })
+    let which = SpecialCtor::Value(repeatval);
+    // SAFETY: forwarded contract.
+    unsafe { special_chunk_c(&cparams, nbytes, dest, destsize, which) }
 }
 
 #[cfg(test)]

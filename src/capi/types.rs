@@ -340,6 +340,47 @@ pub struct blosc2_postfilter_params {
     pub ctx: *mut blosc2_context,
 }
 
+/// All fields zero or NULL, as a C `= {0}` initialiser leaves them.
+impl Default for blosc2_prefilter_params {
+    fn default() -> Self {
+        blosc2_prefilter_params {
+            user_data: std::ptr::null_mut(),
+            input: std::ptr::null(),
+            output: std::ptr::null_mut(),
+            output_size: 0,
+            output_typesize: 0,
+            output_offset: 0,
+            nchunk: 0,
+            nblock: 0,
+            tid: 0,
+            ttmp: std::ptr::null_mut(),
+            ttmp_nbytes: 0,
+            ctx: std::ptr::null_mut(),
+            output_is_disposable: false,
+        }
+    }
+}
+
+/// All fields zero or NULL, as a C `= {0}` initialiser leaves them.
+impl Default for blosc2_postfilter_params {
+    fn default() -> Self {
+        blosc2_postfilter_params {
+            user_data: std::ptr::null_mut(),
+            input: std::ptr::null(),
+            output: std::ptr::null_mut(),
+            size: 0,
+            typesize: 0,
+            offset: 0,
+            nchunk: 0,
+            nblock: 0,
+            tid: 0,
+            ttmp: std::ptr::null_mut(),
+            ttmp_nbytes: 0,
+            ctx: std::ptr::null_mut(),
+        }
+    }
+}
+
 /// `blosc2_prefilter_fn`.
 pub type blosc2_prefilter_fn =
     Option<unsafe extern "C" fn(params: *mut blosc2_prefilter_params) -> c_int>;
