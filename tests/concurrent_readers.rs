@@ -128,10 +128,8 @@ fn build(
     assert!(!sc.is_null(), "{kind:?}");
     for i in 0..NCHUNKS {
         let d = chunk_data(i, 0);
-        // SAFETY: live schunk; `d` holds CHUNK_BYTES bytes.
-        let n = unsafe {
-            blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32)
-        };
+        // SAFETY: live schunk.
+        let n = unsafe { append(sc, &d) };
         assert_eq!(n, i as i64 + 1);
     }
     let name = CString::new("vl").unwrap();
@@ -167,6 +165,35 @@ fn build(
         _ => {}
     }
     (Sc(sc), path)
+}
+
+/// Decompresses chunk `i` of `sc` into a new CHUNK_BYTES buffer; returns the result code and
+/// the buffer.
+///
+/// # Safety
+/// `sc` must be a live super-chunk.
+unsafe fn decompress_chunk(sc: *mut blosc2_schunk, i: usize) -> (c_int, Vec<u8>) {
+    let mut out = vec![0u8; CHUNK_BYTES];
+    // SAFETY: live schunk by contract; `out` holds CHUNK_BYTES.
+    let rc = unsafe {
+        blosc2_schunk_decompress_chunk(
+            sc,
+            i as i64,
+            out.as_mut_ptr() as *mut c_void,
+            CHUNK_BYTES as i32,
+        )
+    };
+    (rc, out)
+}
+
+/// Appends the CHUNK_BYTES bytes of `d` to `sc` as a new chunk; returns the call's result.
+///
+/// # Safety
+/// `sc` must be a live super-chunk.
+unsafe fn append(sc: *mut blosc2_schunk, d: &[u8]) -> i64 {
+    assert_eq!(d.len(), CHUNK_BYTES);
+    // SAFETY: live schunk by contract; `d` holds CHUNK_BYTES.
+    unsafe { blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32) }
 }
 
 extern "C" {
@@ -253,16 +280,8 @@ fn read_once(sc: Sc, rng: &mut Rng, exp: &Expected) {
     let i = rng.below(NCHUNKS as u64) as usize;
     match rng.below(8) {
         0 | 1 => {
-            let mut out = vec![0u8; CHUNK_BYTES];
-            // SAFETY: live schunk; `out` holds CHUNK_BYTES.
-            let n = unsafe {
-                blosc2_schunk_decompress_chunk(
-                    sc.p(),
-                    i as i64,
-                    out.as_mut_ptr() as *mut c_void,
-                    CHUNK_BYTES as i32,
-                )
-            };
+            // SAFETY: live schunk.
+            let (n, out) = unsafe { decompress_chunk(sc.p(), i) };
             assert_eq!(n, CHUNK_BYTES as c_int);
             assert!(out == chunk_data(i, 0), "decompress_chunk({i})");
         }
@@ -401,16 +420,8 @@ fn readers_and_writer(kind: Kind) {
                     let i = rng.below(n as u64) as usize;
                     match rng.below(4) {
                         0 | 1 => {
-                            let mut out = vec![0u8; CHUNK_BYTES];
-                            // SAFETY: live schunk; `out` holds CHUNK_BYTES.
-                            let r = unsafe {
-                                blosc2_schunk_decompress_chunk(
-                                    sc.p(),
-                                    i as i64,
-                                    out.as_mut_ptr() as *mut c_void,
-                                    CHUNK_BYTES as i32,
-                                )
-                            };
+                            // SAFETY: live schunk.
+                            let (r, out) = unsafe { decompress_chunk(sc.p(), i) };
                             assert_eq!(r, CHUNK_BYTES as c_int, "{kind:?} chunk {i}");
                             let v = version_of(i, &out);
                             assert!(
@@ -503,14 +514,8 @@ fn readers_and_writer(kind: Kind) {
                 if round % 4 == 0 {
                     let i = nchunks.load(Ordering::Acquire);
                     let d = chunk_data(i, 0);
-                    // SAFETY: live schunk; `d` holds CHUNK_BYTES.
-                    let r = unsafe {
-                        blosc2_schunk_append_buffer(
-                            sc.p(),
-                            d.as_ptr() as *const c_void,
-                            CHUNK_BYTES as i32,
-                        )
-                    };
+                    // SAFETY: live schunk.
+                    let r = unsafe { append(sc.p(), &d) };
                     assert_eq!(r, i as i64 + 1);
                     nchunks.store(i + 1, Ordering::Release);
                 }
@@ -536,16 +541,8 @@ fn readers_and_writer(kind: Kind) {
     // SAFETY: the C struct is quiescent now.
     assert_eq!(unsafe { (*sc.p()).nchunks }, n as i64);
     for i in 0..n {
-        let mut out = vec![0u8; CHUNK_BYTES];
-        // SAFETY: live schunk; `out` holds CHUNK_BYTES.
-        let r = unsafe {
-            blosc2_schunk_decompress_chunk(
-                sc.p(),
-                i as i64,
-                out.as_mut_ptr() as *mut c_void,
-                CHUNK_BYTES as i32,
-            )
-        };
+        // SAFETY: live schunk.
+        let (r, out) = unsafe { decompress_chunk(sc.p(), i) };
         assert_eq!(r, CHUNK_BYTES as c_int);
         assert!(out == chunk_data(i, version_of(i, &out)));
     }
@@ -585,8 +582,10 @@ unsafe extern "C" fn xor_nchunk(p: *mut blosc2_postfilter_params) -> c_int {
 fn postfilter_sees_each_readers_nchunk() {
     for kind in [Kind::Plain, Kind::File] {
         let calls = Box::new(AtomicU64::new(0));
-        let mut post = zeroed_post();
-        post.user_data = &*calls as *const AtomicU64 as *mut c_void;
+        let mut post = blosc2_postfilter_params {
+            user_data: &*calls as *const AtomicU64 as *mut c_void,
+            ..Default::default()
+        };
         let mut dp = BLOSC2_DPARAMS_DEFAULTS;
         dp.postfilter = Some(xor_nchunk);
         dp.postparams = &mut post;
@@ -597,16 +596,8 @@ fn postfilter_sees_each_readers_nchunk() {
                     let mut rng = Rng::new(900 + t as u64);
                     for _ in 0..400 {
                         let i = rng.below(NCHUNKS as u64) as usize;
-                        let mut out = vec![0u8; CHUNK_BYTES];
-                        // SAFETY: live schunk; `out` holds CHUNK_BYTES.
-                        let r = unsafe {
-                            blosc2_schunk_decompress_chunk(
-                                sc.p(),
-                                i as i64,
-                                out.as_mut_ptr() as *mut c_void,
-                                CHUNK_BYTES as i32,
-                            )
-                        };
+                        // SAFETY: live schunk.
+                        let (r, out) = unsafe { decompress_chunk(sc.p(), i) };
                         assert_eq!(r, CHUNK_BYTES as c_int);
                         let want: Vec<u8> = chunk_data(i, 0).iter().map(|b| b ^ i as u8).collect();
                         assert!(
@@ -651,13 +642,7 @@ unsafe extern "C" fn reentrant_post(p: *mut blosc2_postfilter_params) -> c_int {
         let r = &*(p.user_data as *const Reentry);
         let sc = r.sc.load(Ordering::Acquire);
         if !sc.is_null() && r.inner.load(Ordering::Acquire) == i64::MIN {
-            let mut tmp = vec![0u8; CHUNK_BYTES];
-            let rc = blosc2_schunk_decompress_chunk(
-                sc,
-                1,
-                tmp.as_mut_ptr() as *mut c_void,
-                CHUNK_BYTES as i32,
-            );
+            let (rc, _) = decompress_chunk(sc, 1);
             r.inner.store(i64::from(rc), Ordering::Release);
             let mut cp = std::ptr::null_mut();
             let rc = blosc2_schunk_get_cparams(sc, &mut cp);
@@ -680,8 +665,7 @@ unsafe extern "C" fn reentrant_pre(p: *mut blosc2_prefilter_params) -> c_int {
         let sc = r.sc.load(Ordering::Acquire);
         if !sc.is_null() && r.inner.load(Ordering::Acquire) == i64::MIN {
             let d = chunk_data(9, 9);
-            let n =
-                blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32);
+            let n = append(sc, &d);
             r.inner.store(n, Ordering::Release);
             let (mut c, mut nf) = (std::ptr::null_mut(), false);
             let rc = blosc2_schunk_get_chunk(sc, 0, &mut c, &mut nf);
@@ -698,23 +682,17 @@ unsafe extern "C" fn reentrant_pre(p: *mut blosc2_prefilter_params) -> c_int {
 #[test]
 fn reentrant_callbacks_fail_instead_of_deadlocking() {
     let post = Reentry::new();
-    let mut pp: blosc2_postfilter_params = zeroed_post();
-    pp.user_data = &*post as *const Reentry as *mut c_void;
+    let mut pp = blosc2_postfilter_params {
+        user_data: &*post as *const Reentry as *mut c_void,
+        ..Default::default()
+    };
     let mut dp = BLOSC2_DPARAMS_DEFAULTS;
     dp.postfilter = Some(reentrant_post);
     dp.postparams = &mut pp;
     let (sc, path) = build(Kind::Plain, "reentry", 1, Some(dp));
     post.sc.store(sc.p(), Ordering::Release);
-    let mut out = vec![0u8; CHUNK_BYTES];
-    // SAFETY: live schunk; `out` holds CHUNK_BYTES.
-    let rc = unsafe {
-        blosc2_schunk_decompress_chunk(
-            sc.p(),
-            3,
-            out.as_mut_ptr() as *mut c_void,
-            CHUNK_BYTES as i32,
-        )
-    };
+    // SAFETY: live schunk.
+    let (rc, out) = unsafe { decompress_chunk(sc.p(), 3) };
     assert_eq!(rc, CHUNK_BYTES as c_int);
     assert!(out == chunk_data(3, 0));
     assert_eq!(
@@ -727,8 +705,10 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
     cleanup(&path);
 
     let pre = Reentry::new();
-    let mut prp: blosc2_prefilter_params = zeroed_pre();
-    prp.user_data = &*pre as *const Reentry as *mut c_void;
+    let mut prp = blosc2_prefilter_params {
+        user_data: &*pre as *const Reentry as *mut c_void,
+        ..Default::default()
+    };
     let mut cp = BLOSC2_CPARAMS_DEFAULTS;
     cp.typesize = 4;
     cp.nthreads = 1;
@@ -746,17 +726,11 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
     assert!(!sc.is_null());
     let d = chunk_data(0, 0);
     // SAFETY: live schunk; `d` holds CHUNK_BYTES (appended before the prefilter is armed).
-    assert_eq!(
-        unsafe { blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32) },
-        1
-    );
+    assert_eq!(unsafe { append(sc, &d) }, 1);
     pre.sc.store(sc, Ordering::Release);
     let d = chunk_data(1, 0);
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { blosc2_schunk_append_buffer(sc, d.as_ptr() as *const c_void, CHUNK_BYTES as i32) },
-        2
-    );
+    assert_eq!(unsafe { append(sc, &d) }, 2);
     assert_eq!(
         pre.inner.load(Ordering::Acquire),
         i64::from(BLOSC2_ERROR_FAILURE)
@@ -767,41 +741,6 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
     assert_eq!(unsafe { (*sc).nchunks }, 2);
     // SAFETY: ours.
     unsafe { blosc2_schunk_free(sc) };
-}
-
-fn zeroed_post() -> blosc2_postfilter_params {
-    blosc2_postfilter_params {
-        user_data: std::ptr::null_mut(),
-        input: std::ptr::null(),
-        output: std::ptr::null_mut(),
-        size: 0,
-        typesize: 0,
-        offset: 0,
-        nchunk: 0,
-        nblock: 0,
-        tid: 0,
-        ttmp: std::ptr::null_mut(),
-        ttmp_nbytes: 0,
-        ctx: std::ptr::null_mut(),
-    }
-}
-
-fn zeroed_pre() -> blosc2_prefilter_params {
-    blosc2_prefilter_params {
-        user_data: std::ptr::null_mut(),
-        input: std::ptr::null(),
-        output: std::ptr::null_mut(),
-        output_size: 0,
-        output_typesize: 0,
-        output_offset: 0,
-        nchunk: 0,
-        nblock: 0,
-        tid: 0,
-        ttmp: std::ptr::null_mut(),
-        ttmp_nbytes: 0,
-        ctx: std::ptr::null_mut(),
-        output_is_disposable: false,
-    }
 }
 
 /// Another handle grows the frame between two reading phases: the readers of the stale
@@ -827,16 +766,8 @@ fn concurrent_readers_resync_a_stale_handle() {
                             } else {
                                 rng.below(n as u64) as usize
                             };
-                            let mut out = vec![0u8; CHUNK_BYTES];
-                            // SAFETY: live schunk; `out` holds CHUNK_BYTES.
-                            let rc = unsafe {
-                                blosc2_schunk_decompress_chunk(
-                                    reader.p(),
-                                    i as i64,
-                                    out.as_mut_ptr() as *mut c_void,
-                                    CHUNK_BYTES as i32,
-                                )
-                            };
+                            // SAFETY: live schunk.
+                            let (rc, out) = unsafe { decompress_chunk(reader.p(), i) };
                             assert_eq!(rc, CHUNK_BYTES as c_int, "{kind:?} chunk {i} of {n}");
                             assert!(out == chunk_data(i, 0), "{kind:?} chunk {i}");
                         }
@@ -848,13 +779,7 @@ fn concurrent_readers_resync_a_stale_handle() {
         for i in NCHUNKS..NCHUNKS + 8 {
             let d = chunk_data(i, 0);
             // SAFETY: the writer handle is used by this thread only.
-            let n = unsafe {
-                blosc2_schunk_append_buffer(
-                    writer.p(),
-                    d.as_ptr() as *const c_void,
-                    CHUNK_BYTES as i32,
-                )
-            };
+            let n = unsafe { append(writer.p(), &d) };
             assert_eq!(n, i as i64 + 1);
         }
         phase(NCHUNKS + 8);
