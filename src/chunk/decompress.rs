@@ -23,6 +23,22 @@ struct Worker {
     block: Vec<u8>,
 }
 
+/// Alignment of the scratch blocks: a cache line, so the codecs' and the unshuffle kernels'
+/// 32-byte vector loads and stores never straddle two lines (a `Vec<u8>` from malloc is only
+/// 16-byte aligned, and large ones sit at 16 mod 4096).
+const SCRATCH_ALIGN: usize = 64;
+
+/// `n` bytes of `buf`, starting at a [`SCRATCH_ALIGN`]-aligned address. Grows `buf` (zeroing
+/// only the new bytes) when needed; the contents are whatever the last use left.
+fn scratch(buf: &mut Vec<u8>, n: usize) -> &mut [u8] {
+    if buf.len() < n + SCRATCH_ALIGN {
+        buf.resize(n + SCRATCH_ALIGN, 0);
+    }
+    let off = buf.as_ptr().align_offset(SCRATCH_ALIGN);
+    let off = if off < SCRATCH_ALIGN { off } else { 0 };
+    &mut buf[off..off + n]
+}
+
 fn rd_i32(b: &[u8], at: usize) -> i32 {
     i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
@@ -353,9 +369,7 @@ fn decode_block(
     let post = post && lay.hooks.has_postfilter();
     let Worker { codec, tmp, block } = w;
     let target: &mut [u8] = if post {
-        block.clear();
-        block.resize(bsize, 0);
-        &mut block[..]
+        scratch(block, bsize)
     } else {
         &mut *out
     };
@@ -367,26 +381,21 @@ fn decode_block(
         target.copy_from_slice(s);
     } else if let Some(u) = lay.pipeline.single_unshuffle() {
         // Streams into scratch, then one unshuffle into place (no copy back).
-        if tmp.len() < bsize {
-            tmp.resize(bsize, 0);
-        }
-        decode_streams(lay, codec, j, &mut tmp[..bsize])?;
-        lay.pipeline.unshuffle_into(u, &tmp[..bsize], target);
+        let t = scratch(tmp, bsize);
+        decode_streams(lay, codec, j, t)?;
+        lay.pipeline.unshuffle_into(u, t, target);
     } else {
         decode_streams(lay, codec, j, target)?;
         if lay.pipeline.backward_active() {
-            if tmp.len() < bsize {
-                tmp.resize(bsize, 0);
-            }
             let (offset, _, _) = lay.block(j);
             lay.pipeline
-                .backward(target, tmp, dref.map(|d| (offset, d)))?;
+                .backward(target, scratch(tmp, bsize), dref.map(|d| (offset, d)))?;
         }
     }
     if post {
         let (offset, _, _) = lay.block(j);
         let mut args = PostfilterArgs {
-            input: &block[..],
+            input: scratch(block, bsize),
             output: out,
             size: bsize as i32,
             typesize: lay.h.typesize as i32,
