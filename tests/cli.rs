@@ -20,19 +20,6 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_b2frame")
 }
 
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("B2FRAME_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-blosc2 reference missing: {} (run scripts/setup-env.sh or set B2FRAME_PYTHON)",
-        p.display()
-    );
-    p
-}
-
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("b2frame-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -83,21 +70,27 @@ del b[1]
 b[2] = [{"k": 99}]
 "#;
 
+/// Runs `script` with python-blosc2 (`args` as its `sys.argv[1:]`); fails the test with its
+/// stderr unless it succeeds.
+fn python_ok(script: &str, args: &[&Path]) {
+    let out = Command::new(common::python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn py_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let d = scratch("py");
-        let out = Command::new(python())
-            .arg("-c")
-            .arg(PY)
-            .arg(&d)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "python: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        python_ok(PY, &[&d]);
         d
     })
 }
@@ -140,6 +133,14 @@ fn info_json(p: &Path) -> Value {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// Where chunk `i` of `f` is stored (its offset in the chunks section); it must not be special.
+fn stored_offset(f: &Frame, i: usize) -> usize {
+    match f.locs()[i] {
+        b2frame::frame::offsets::ChunkLoc::Stored(o) => o as usize,
+        ref other => panic!("chunk {i} is not stored: {other:?}"),
+    }
 }
 
 #[test]
@@ -282,16 +283,7 @@ fn convert_roundtrips_and_recompresses() {
         s(&re),
         s(&d.join("py.bin"))
     );
-    let out = Command::new(python())
-        .arg("-c")
-        .arg(&check)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python_ok(&check, &[]);
     fails(
         &["convert", s(&d.join("py.b2frame")), s(&re)],
         &re,
@@ -346,16 +338,7 @@ fn compact_removes_dead_space_and_keeps_data() {
          assert [b[i][:] for i in range(len(b))] == [[{{'k': k}}] * n for k, n in ((0, 2), (2, 4), (99, 1), (4, 6), (5, 7))]\n",
         s(&p)
     );
-    let out = Command::new(python())
-        .arg("-c")
-        .arg(&check)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python_ok(&check, &[]);
     fails(
         &["compact", s(&d.join("py.b2sframe"))],
         &d.join("py.b2sframe"),
@@ -823,16 +806,7 @@ fn convert_recompresses_vl_block_frames() {
          for i in range(5):\n    assert b[i][:] == [{{'k': i, 's': 'x' * i}}] * (i + 2), b[i][:]\n",
         s(&w.join("c2-0"))
     );
-    let out = Command::new(python())
-        .arg("-c")
-        .arg(&check)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python_ok(&check, &[]);
     // Info and chunks say what the chunks are.
     let v = info_json(&d.join("batch.b2frame"));
     assert_eq!(
@@ -1218,10 +1192,7 @@ fn verify_says_what_is_wrong_where() {
         .unwrap() as usize;
     let f = Frame::open(&d.join("vl.b2frame")).unwrap();
     let chunk4 = f.chunk(4).unwrap().to_vec();
-    let off = match f.locs()[4] {
-        b2frame::frame::offsets::ChunkLoc::Stored(o) => o as usize,
-        _ => unreachable!(),
-    };
+    let off = stored_offset(&f, 4);
     // Block 1's stream starts at bstarts[1]; overwrite its compressed size word and payload.
     let b1 = i32::from_le_bytes(chunk4[36..40].try_into().unwrap()) as usize;
     let mut bad = good.clone();
@@ -1268,10 +1239,7 @@ fn verify_says_what_is_wrong_where() {
     let c2 = f.chunk(2).unwrap().to_vec();
     let h = ChunkHeader::parse(&c2).unwrap();
     assert!(h.nblocks() > 1);
-    let off = match f.locs()[2] {
-        b2frame::frame::offsets::ChunkLoc::Stored(o) => o as usize,
-        _ => unreachable!(),
-    };
+    let off = stored_offset(&f, 2);
     let last = h.nblocks() as usize - 1;
     let bs = i32::from_le_bytes(c2[32 + 4 * last..36 + 4 * last].try_into().unwrap()) as usize;
     let mut bad = good.clone();

@@ -8,9 +8,11 @@
 
 use b2frame::frame::chunkinfo::special;
 use b2frame::frame::{Frame, Target};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
+
+mod common;
 
 /// A chunk as the reference returns it and decompressed; `None` where the reference fails.
 type ChunkPair = (Option<Vec<u8>>, Option<Vec<u8>>);
@@ -24,19 +26,6 @@ struct Expected {
     vlmeta: Vec<(String, Vec<u8>)>,
     /// The mutations that produced the frame (`op` lines, split on spaces).
     ops: Vec<Vec<String>>,
-}
-
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("B2FRAME_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-blosc2 reference missing: {} (run scripts/setup-env.sh or set B2FRAME_PYTHON)",
-        p.display()
-    );
-    p
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -61,7 +50,7 @@ fn expected() -> &'static [Expected] {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/make_frames.py");
-        let out = Command::new(python())
+        let out = Command::new(common::python())
             .arg(&script)
             .arg(&dir)
             .output()

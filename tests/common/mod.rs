@@ -3,6 +3,23 @@
 
 pub mod reference;
 
+use std::path::{Path, PathBuf};
+
+/// The Python with python-blosc2 that interop tests run: `$B2FRAME_PYTHON`, else the project's
+/// `.venv`; a missing one fails the test loudly (interop tests never silently skip).
+pub fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("B2FRAME_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        p.exists(),
+        "python-blosc2 reference missing: {} (run scripts/setup-env.sh or set B2FRAME_PYTHON)",
+        p.display()
+    );
+    p
+}
+
 /// A small deterministic PRNG (xorshift64*), so test data is reproducible without extra crates.
 pub struct Rng(u64);
 
