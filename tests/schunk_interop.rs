@@ -17,8 +17,8 @@ use std::path::PathBuf;
 
 type Sc = *mut blosc2_schunk;
 
-/// The reference's super-chunk functions used here.
-struct RefSchunk {
+/// Function table shared by both implementations (ours is the same signatures).
+struct Api {
     new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
     open: unsafe extern "C" fn(*const c_char) -> Sc,
     from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> Sc,
@@ -35,11 +35,31 @@ struct RefSchunk {
     vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
 }
 
-fn rs() -> RefSchunk {
+fn ours() -> Api {
+    Api {
+        new: blosc2_schunk_new,
+        open: blosc2_schunk_open,
+        from_buffer: blosc2_schunk_from_buffer,
+        to_buffer: blosc2_schunk_to_buffer,
+        free: blosc2_schunk_free,
+        append_buffer: blosc2_schunk_append_buffer,
+        insert_chunk: blosc2_schunk_insert_chunk,
+        update_chunk: blosc2_schunk_update_chunk,
+        delete_chunk: blosc2_schunk_delete_chunk,
+        decompress_chunk: blosc2_schunk_decompress_chunk,
+        get_chunk: blosc2_schunk_get_chunk,
+        meta_add: blosc2_meta_add,
+        vlmeta_add: blosc2_vlmeta_add,
+        vlmeta_get: blosc2_vlmeta_get,
+    }
+}
+
+/// The reference's functions, dlopened.
+fn theirs() -> Api {
     let r = reference();
     // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
     unsafe {
-        RefSchunk {
+        Api {
             new: std::mem::transmute(r.sym("blosc2_schunk_new")),
             open: std::mem::transmute(r.sym("blosc2_schunk_open")),
             from_buffer: std::mem::transmute(r.sym("blosc2_schunk_from_buffer")),
@@ -55,57 +75,6 @@ fn rs() -> RefSchunk {
             vlmeta_add: std::mem::transmute(r.sym("blosc2_vlmeta_add")),
             vlmeta_get: std::mem::transmute(r.sym("blosc2_vlmeta_get")),
         }
-    }
-}
-
-/// Function table shared by both implementations (ours is the same signatures).
-struct Api {
-    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
-    open: unsafe extern "C" fn(*const c_char) -> Sc,
-    free: unsafe extern "C" fn(Sc) -> c_int,
-    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
-    insert_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
-    update_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
-    delete_chunk: unsafe extern "C" fn(Sc, i64) -> i64,
-    decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
-    get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
-    meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
-    vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
-    vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
-}
-
-fn ours() -> Api {
-    Api {
-        new: blosc2_schunk_new,
-        open: blosc2_schunk_open,
-        free: blosc2_schunk_free,
-        append_buffer: blosc2_schunk_append_buffer,
-        insert_chunk: blosc2_schunk_insert_chunk,
-        update_chunk: blosc2_schunk_update_chunk,
-        delete_chunk: blosc2_schunk_delete_chunk,
-        decompress_chunk: blosc2_schunk_decompress_chunk,
-        get_chunk: blosc2_schunk_get_chunk,
-        meta_add: blosc2_meta_add,
-        vlmeta_add: blosc2_vlmeta_add,
-        vlmeta_get: blosc2_vlmeta_get,
-    }
-}
-
-fn theirs() -> Api {
-    let r = rs();
-    Api {
-        new: r.new,
-        open: r.open,
-        free: r.free,
-        append_buffer: r.append_buffer,
-        insert_chunk: r.insert_chunk,
-        update_chunk: r.update_chunk,
-        delete_chunk: r.delete_chunk,
-        decompress_chunk: r.decompress_chunk,
-        get_chunk: r.get_chunk,
-        meta_add: r.meta_add,
-        vlmeta_add: r.vlmeta_add,
-        vlmeta_get: r.vlmeta_get,
     }
 }
 
@@ -239,7 +208,6 @@ fn check(api: &Api, sc: Sc, model: &[Vec<u8>]) {
 #[test]
 fn frames_we_write_open_in_the_reference() {
     let (o, r) = (ours(), theirs());
-    let rsc = rs();
     for contiguous in [true, false] {
         let p = scratch(if contiguous {
             "ours.b2frame"
@@ -257,7 +225,7 @@ fn frames_we_write_open_in_the_reference() {
             let len = blosc2_schunk_to_buffer(sc, &mut buf, &mut nf);
             assert!(len > 0 && nf);
             for copy in [true, false] {
-                let x = (rsc.from_buffer)(buf, len, copy);
+                let x = (r.from_buffer)(buf, len, copy);
                 check(&r, x, &model);
                 (r.free)(x);
             }
@@ -273,7 +241,6 @@ fn frames_we_write_open_in_the_reference() {
 #[test]
 fn frames_the_reference_writes_open_in_ours() {
     let (o, r) = (ours(), theirs());
-    let rsc = rs();
     for contiguous in [true, false] {
         let p = scratch(if contiguous {
             "ref.b2frame"
@@ -286,7 +253,7 @@ fn frames_the_reference_writes_open_in_ours() {
         unsafe {
             let mut buf: *mut u8 = std::ptr::null_mut();
             let mut nf = false;
-            let len = (rsc.to_buffer)(sc, &mut buf, &mut nf);
+            let len = (r.to_buffer)(sc, &mut buf, &mut nf);
             assert!(len > 0);
             for copy in [true, false] {
                 let x = blosc2_schunk_from_buffer(buf, len, copy);
