@@ -458,6 +458,24 @@ impl Api {
         unsafe { (self.copy)(src, &mut st) }
     }
 
+    /// Copies a new [`Api::source`] of `n` chunks (`contiguous_src` or not) to `url` through
+    /// `io` with [`Api::copy_udio`], checks the copy's content and frees both.
+    fn copy_source_checked(
+        &self,
+        contiguous_src: bool,
+        n: u32,
+        url: &Path,
+        contiguous: bool,
+        io: &mut blosc2_io,
+    ) {
+        let src = self.source(contiguous_src, n);
+        let copy = self.copy_udio(src, url, contiguous, io);
+        assert!(!copy.is_null(), "{}: copy", self.name);
+        self.check_content(copy, n);
+        self.free(copy);
+        self.free(src);
+    }
+
     fn open(&self, url: &Path, io: &blosc2_io) -> Sc {
         let u = cstring(url);
         // SAFETY: C string and valid io.
@@ -508,6 +526,15 @@ impl Api {
     }
 }
 
+/// Both libraries reopen the frame at `url` through `io` and find [`Api::source`]'s `n` chunks.
+fn both_read(url: &Path, io: &blosc2_io, n: u32) {
+    for reader in [ours(), refr()] {
+        let sc = reader.open(url, io);
+        reader.check_content(sc, n);
+        reader.free(sc);
+    }
+}
+
 /// A frame (or sframe index) with the header's blocksize (bytes 53..57) and thread counts
 /// (63..65, 66..68) zeroed. Every `blosc2_schunk_copy` of ours, native or through a backend,
 /// writes the storage cparams' blocksize (0 = automatic) and its own thread counts there;
@@ -537,13 +564,8 @@ fn copy_into_a_backend_cframe_goes_through_its_callbacks_like_the_reference() {
     for (api, contiguous_src) in [(ours(), true), (ours(), false), (refr(), true)] {
         let fs = MemFs::default();
         let mut io = fs.io();
-        let src = api.source(contiguous_src, 4);
         let url = dir.join(format!("{}-{contiguous_src}.b2frame", api.name));
-        let copy = api.copy_udio(src, &url, true, &mut io);
-        assert!(!copy.is_null(), "{}: copy", api.name);
-        api.check_content(copy, 4);
-        api.free(copy);
-        api.free(src);
+        api.copy_source_checked(contiguous_src, 4, &url, true, &mut io);
         // The frame exists only in the backend, created with "wb" and closed again.
         assert!(!url.exists(), "{}: copy bypassed the backend", api.name);
         assert!(fs.count("wb", &url) >= 1);
@@ -558,11 +580,7 @@ fn copy_into_a_backend_cframe_goes_through_its_callbacks_like_the_reference() {
         // size): a placeholder of zeros satisfies it, and the content can only come from the
         // backend.
         std::fs::write(&url, vec![0u8; bytes.len()]).unwrap();
-        for reader in [ours(), refr()] {
-            let sc = reader.open(&url, &io);
-            reader.check_content(sc, 4);
-            reader.free(sc);
-        }
+        both_read(&url, &io, 4);
         files.push((api.name, contiguous_src, bytes));
     }
     // Same bytes as c-blosc2's copy, whether the source was a frame or plain chunks (up to the
@@ -584,13 +602,8 @@ fn copy_into_a_backend_sframe_goes_through_its_callbacks_like_the_reference() {
     for api in [ours(), refr()] {
         let fs = MemFs::default();
         let mut io = fs.io();
-        let src = api.source(true, 3);
         let url = dir.join(format!("{}.b2frame", api.name));
-        let copy = api.copy_udio(src, &url, false, &mut io);
-        assert!(!copy.is_null(), "{}: copy", api.name);
-        api.check_content(copy, 3);
-        api.free(copy);
-        api.free(src);
+        api.copy_source_checked(true, 3, &url, false, &mut io);
         // The directory is on disk (c-blosc2 creates it there), its files only in the backend.
         assert!(url.is_dir());
         assert_eq!(on_disk(&url), Vec::<String>::new(), "{}", api.name);
@@ -607,11 +620,7 @@ fn copy_into_a_backend_sframe_goes_through_its_callbacks_like_the_reference() {
             "{}",
             api.name
         );
-        for reader in [ours(), refr()] {
-            let sc = reader.open(&url, &io);
-            reader.check_content(sc, 3);
-            reader.free(sc);
-        }
+        both_read(&url, &io, 3);
         dirs.push((api.name, files));
     }
     assert_eq!(dirs[0].1.len(), dirs[1].1.len());
