@@ -92,9 +92,10 @@ fn our_chunk(code: u8, nbytes: usize, stream: &[u8], dict: Option<&[u8]>) -> Vec
 const KINDS: [&str; 4] = ["text", "small_int", "seq_i32", "f64_series"];
 const SIZES: [usize; 5] = [64, 1000, 4097, 65_536, 300_000];
 
-#[test]
-fn reference_streams_decode_with_ours() {
-    let mut st = CodecState::new();
+/// Runs `case(code, clevel, what, src)` over every codec, clevel 1..=9, size and data kind, the
+/// data seeded with `clevel * seed_step + size index`; `what` names the case. Returns how many
+/// cases `case` checked (it returns false for one it skipped).
+fn each_case(seed_step: u64, mut case: impl FnMut(u8, u8, &str, &[u8]) -> bool) -> usize {
     let mut checked = 0;
     for code in CODECS {
         for clevel in 1..=9u8 {
@@ -103,22 +104,48 @@ fn reference_streams_decode_with_ours() {
                     continue; // level 22 on big blocks is slow; smaller sizes cover it
                 }
                 for kind in KINDS {
-                    let src = data_kind(kind, len, (clevel as u64) * 31 + i as u64);
-                    let Some((stream, _)) = ref_stream(code, clevel, false, &src) else {
-                        continue;
-                    };
-                    let mut out = vec![0u8; len];
-                    assert_eq!(
-                        codecs::decompress(&mut st, code, &stream, &mut out, None),
-                        Ok(len),
-                        "codec {code} clevel {clevel} {kind} {len}"
-                    );
-                    assert!(out == src, "codec {code} clevel {clevel} {kind} {len}");
-                    checked += 1;
+                    let src = data_kind(kind, len, (clevel as u64) * seed_step + i as u64);
+                    let what = format!("codec {code} clevel {clevel} {kind} {len}");
+                    if case(code, clevel, &what, &src) {
+                        checked += 1;
+                    }
                 }
             }
         }
     }
+    checked
+}
+
+/// Our stream of `src` (empty when the codec did not make one: memcpy or raw fallback).
+fn our_stream(
+    st: &mut CodecState,
+    code: u8,
+    clevel: u8,
+    src: &[u8],
+    dict: Option<&dict::CompressDict>,
+) -> Vec<u8> {
+    let mut dst = vec![0u8; src.len()];
+    let n = codecs::compress(st, code, clevel, src, &mut dst, dict).unwrap();
+    dst.truncate(n);
+    dst
+}
+
+#[test]
+fn reference_streams_decode_with_ours() {
+    let mut st = CodecState::new();
+    let checked = each_case(31, |code, clevel, what, src| {
+        let Some((stream, _)) = ref_stream(code, clevel, false, src) else {
+            return false;
+        };
+        let mut out = vec![0u8; src.len()];
+        assert_eq!(
+            codecs::decompress(&mut st, code, &stream, &mut out, None),
+            Ok(src.len()),
+            "{what}"
+        );
+        assert!(out == src, "{what}");
+        true
+    });
     // Most cases must really exercise a codec stream (not memcpy/raw fallbacks).
     assert!(checked > 400, "only {checked} reference streams checked");
 }
@@ -126,30 +153,16 @@ fn reference_streams_decode_with_ours() {
 #[test]
 fn our_streams_decode_with_reference() {
     let mut st = CodecState::new();
-    let mut checked = 0;
-    for code in CODECS {
-        for clevel in 1..=9u8 {
-            for (i, &len) in SIZES.iter().enumerate() {
-                if code == ZSTD && clevel == 9 && len > 70_000 {
-                    continue;
-                }
-                for kind in KINDS {
-                    let src = data_kind(kind, len, (clevel as u64) * 17 + i as u64);
-                    let mut dst = vec![0u8; len];
-                    let n = codecs::compress(&mut st, code, clevel, &src, &mut dst, None).unwrap();
-                    if n == 0 {
-                        continue;
-                    }
-                    let chunk = our_chunk(code, len, &dst[..n], None);
-                    let out = ref_decompress(&chunk, len, 1).unwrap_or_else(|e| {
-                        panic!("codec {code} clevel {clevel} {kind} {len}: {e}")
-                    });
-                    assert!(out == src, "codec {code} clevel {clevel} {kind} {len}");
-                    checked += 1;
-                }
-            }
+    let checked = each_case(17, |code, clevel, what, src| {
+        let stream = our_stream(&mut st, code, clevel, src, None);
+        if stream.is_empty() {
+            return false;
         }
-    }
+        let chunk = our_chunk(code, src.len(), &stream, None);
+        let out = ref_decompress(&chunk, src.len(), 1).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(out == src, "{what}");
+        true
+    });
     assert!(checked > 400, "only {checked} of our streams checked");
 }
 
@@ -162,9 +175,8 @@ fn lz4_compresses_like_the_reference() {
         for clevel in 1..=9u8 {
             let src = data_kind("text", 20_000, clevel as u64);
             let (theirs, _) = ref_stream(code, clevel, false, &src).unwrap();
-            let mut dst = vec![0u8; src.len()];
-            let n = codecs::compress(&mut st, code, clevel, &src, &mut dst, None).unwrap();
-            assert_eq!(&dst[..n], &theirs[..], "codec {code} clevel {clevel}");
+            let ours = our_stream(&mut st, code, clevel, &src, None);
+            assert_eq!(ours, theirs, "codec {code} clevel {clevel}");
         }
     }
 }
@@ -177,8 +189,7 @@ fn zstd_level_mapping_matches_reference() {
     for clevel in 1..=9u8 {
         let src = data_kind("small_int", 30_000, 3);
         let (theirs, _) = ref_stream(ZSTD, clevel, false, &src).unwrap();
-        let mut dst = vec![0u8; src.len()];
-        let n = codecs::compress(&mut st, ZSTD, clevel, &src, &mut dst, None).unwrap();
+        let n = our_stream(&mut st, ZSTD, clevel, &src, None).len();
         assert_eq!(n, theirs.len(), "zstd clevel {clevel}");
     }
 }
@@ -191,8 +202,7 @@ fn zlib_level_mapping_decodes_both_ways_with_similar_ratio() {
     for clevel in 1..=9u8 {
         let src = data_kind("text", 50_000, 9);
         let (theirs, _) = ref_stream(ZLIB, clevel, false, &src).unwrap();
-        let mut dst = vec![0u8; src.len()];
-        let n = codecs::compress(&mut st, ZLIB, clevel, &src, &mut dst, None).unwrap();
+        let n = our_stream(&mut st, ZLIB, clevel, &src, None).len();
         let (a, b) = (n as f64, theirs.len() as f64);
         assert!(
             (a / b - 1.0).abs() < 0.15,
@@ -248,10 +258,9 @@ fn our_dict_streams_decode_with_reference() {
         let d = dict::train(code, samples, &sizes, 8 * 1024).unwrap();
         for clevel in [1u8, 5, 9] {
             let cd = dict::CompressDict::new(code, clevel, &d).unwrap();
-            let mut dst = vec![0u8; src.len()];
-            let n = codecs::compress(&mut st, code, clevel, src, &mut dst, Some(&cd)).unwrap();
-            assert!(n > 0);
-            let chunk = our_chunk(code, src.len(), &dst[..n], Some(&d));
+            let stream = our_stream(&mut st, code, clevel, src, Some(&cd));
+            assert!(!stream.is_empty());
+            let chunk = our_chunk(code, src.len(), &stream, Some(&d));
             let out = ref_decompress(&chunk, src.len(), 1)
                 .unwrap_or_else(|e| panic!("codec {code} clevel {clevel}: {e}"));
             assert!(out == src, "codec {code} clevel {clevel}");
