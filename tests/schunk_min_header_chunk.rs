@@ -168,6 +168,14 @@ fn blosc1_header_payload_is_not_flags2() {
     }
 }
 
+/// Default storage, `contiguous` or not, at `url` (None: in memory).
+fn storage(contiguous: bool, url: Option<&CString>) -> blosc2_storage {
+    let mut st = BLOSC2_STORAGE_DEFAULTS;
+    st.contiguous = contiguous;
+    st.urlpath = url.map_or(std::ptr::null_mut(), |u| u.as_ptr() as *mut c_char);
+    st
+}
+
 /// Frames refuse a 0-byte chunk; a plain super-chunk holding one is not serialised into a
 /// frame by to_buffer, to_file, append_file or copy (nothing written, every chunk kept).
 #[test]
@@ -186,11 +194,7 @@ fn zero_byte_chunk_never_reaches_a_frame() {
             (false, Some("s.b2frame")),
         ] {
             let u = url.map(cpath);
-            let mut st = BLOSC2_STORAGE_DEFAULTS;
-            st.contiguous = contiguous;
-            st.urlpath = u
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |u| u.as_ptr() as *mut c_char);
+            let mut st = storage(contiguous, u.as_ref());
             let sc = blosc2_schunk_new(&mut st);
             assert!(!sc.is_null());
             assert!(blosc2_schunk_append_chunk(sc, blosc1_chunk(24).as_mut_ptr(), true) == 1);
@@ -232,11 +236,7 @@ fn zero_byte_chunk_never_reaches_a_frame() {
             (false, Some("d.b2frame")),
         ] {
             let u = url.map(cpath);
-            let mut st = BLOSC2_STORAGE_DEFAULTS;
-            st.contiguous = contiguous;
-            st.urlpath = u
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |u| u.as_ptr() as *mut c_char);
+            let mut st = storage(contiguous, u.as_ref());
             assert!(blosc2_schunk_copy(sc, &mut st).is_null(), "{url:?}");
             if let Some(n) = url {
                 assert!(!dir.join(n).exists(), "{n} written");
