@@ -7,18 +7,15 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "udio_forward.h"
 
 #define IO_ID 217
 #define NITEMS 4000
 
 typedef struct {
-  int wb, rb, rbplus, other, close, write, read, truncate, size;
+  int wb, rb, rbplus, other;
+  udio_calls_t calls;
 } counts_t;
-
-typedef struct {
-  void *inner;
-  counts_t *counts;
-} handle_t;
 
 /* Counts the opens that return a stream (each must be closed exactly once); a failed "rb"
    open (a file that does not exist yet, e.g. the undo copy of a new chunk file) is no stream. */
@@ -32,41 +29,7 @@ static void *cb_open(const char *urlpath, const char *mode, void *params) {
   else if (strcmp(mode, "rb") == 0) c->rb++;
   else if (strcmp(mode, "rb+") == 0) c->rbplus++;
   else c->other++;
-  handle_t *h = malloc(sizeof(*h));
-  h->inner = inner;
-  h->counts = c;
-  return h;
-}
-static int cb_close(void *stream) {
-  handle_t *h = stream;
-  h->counts->close++;
-  int rc = blosc2_stdio_close(h->inner);
-  free(h);
-  return rc;
-}
-static int64_t cb_size(void *stream) {
-  handle_t *h = stream;
-  h->counts->size++;
-  return blosc2_stdio_size(h->inner);
-}
-static int64_t cb_write(const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream) {
-  handle_t *h = stream;
-  h->counts->write++;
-  return blosc2_stdio_write(ptr, size, nitems, position, h->inner);
-}
-static int64_t cb_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream) {
-  handle_t *h = stream;
-  h->counts->read++;
-  return blosc2_stdio_read(ptr, size, nitems, position, h->inner);
-}
-static int cb_truncate(void *stream, int64_t size) {
-  handle_t *h = stream;
-  h->counts->truncate++;
-  return blosc2_stdio_truncate(h->inner, size);
-}
-static int cb_destroy(void *params) {
-  (void)params;
-  return 0;
+  return udio_wrap(inner, &c->calls);
 }
 
 static int exists(const char *path) {
@@ -127,8 +90,8 @@ static void copy_into(bool contiguous, const char *urlpath, const char *index_me
   CHECK_NOT_NULL(copy);
   CHECK(same_content(copy, 3));
   CHECK(counts.wb > 0);
-  CHECK(counts.write > 0);
-  CHECK_EQ_INT(counts.close, counts.wb + counts.rb + counts.rbplus + counts.other);
+  CHECK(counts.calls.write > 0);
+  CHECK_EQ_INT(counts.calls.close, counts.wb + counts.rb + counts.rbplus + counts.other);
   CHECK(exists(index_mem));
   blosc2_schunk_free(copy);
   blosc2_schunk_free(src);
@@ -184,9 +147,7 @@ static void test_refresh_backend_sframe(void) {
 
 int main(void) {
   blosc2_init();
-  blosc2_io_cb cb = {.id = IO_ID, .name = "udio-copy", .is_allocation_necessary = true,
-                     .open = cb_open, .close = cb_close, .size = cb_size, .write = cb_write,
-                     .read = cb_read, .truncate = cb_truncate, .destroy = cb_destroy};
+  blosc2_io_cb cb = udio_forward_cb(IO_ID, "udio-copy", cb_open);
   if (blosc2_register_io_cb(&cb) < 0) {
     fprintf(stderr, "register_io_cb failed\n");
     return 1;
