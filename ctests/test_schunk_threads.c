@@ -146,13 +146,19 @@ out:
   return NULL;
 }
 
+/* The one `struct shared` of the tests (they run one after the other), cleared, with a new
+   super-chunk of kind `k` (NULL if make failed). */
+static struct shared *fresh_shared(int k) {
+  static struct shared s;
+  memset(&s, 0, sizeof(s));
+  s.kind = k;
+  s.sc = make(k);
+  return &s;
+}
+
 static void test_readers(void) {
   for (int k = 0; k < 4; k++) {
-    static struct shared s;
-    struct shared *sh = &s;
-    memset(sh, 0, sizeof(*sh));
-    sh->kind = k;
-    sh->sc = make(k);
+    struct shared *sh = fresh_shared(k);
     CHECK_NOT_NULL(sh->sc);
     for (int i = 0; i < NCHUNKS; i++) {
       uint8_t *c;
@@ -257,11 +263,7 @@ out:
 
 static void test_readers_and_writer(void) {
   for (int k = 0; k < 4; k++) {
-    static struct shared s;
-    struct shared *sh = &s;
-    memset(sh, 0, sizeof(*sh));
-    sh->kind = k;
-    sh->sc = make(k);
+    struct shared *sh = fresh_shared(k);
     CHECK_NOT_NULL(sh->sc);
     atomic_store(&sh->nchunks, NCHUNKS);
     pthread_t t[READERS + 1];
