@@ -52,3 +52,11 @@ def ref():
 @pytest.fixture(scope="session")
 def libc():
     return ctypes.CDLL(None)
+
+
+@pytest.fixture(scope="module")
+def apis(ours, ref):
+    """The interop matrix's C API view (test_interop_common.Api) of both libraries."""
+    from test_interop_common import Api
+
+    return Api(ours, "b2frame"), Api(ref, "reference")

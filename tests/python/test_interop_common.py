@@ -7,8 +7,10 @@ blosc2_meta_get is header-inline, so metalayers are read through the struct like
 """
 
 import ctypes as C
+import zlib
 
 import msgpack
+import numpy as np
 
 # blosc2_schunk field offsets
 OFF_TYPESIZE, OFF_CHUNKSIZE = 8, 16
@@ -321,3 +323,20 @@ class Writer:
     def free(self):
         self.api.schunk_free(self.sc)
         self.sc = None
+
+
+def seed_of(*parts):
+    """A seed fixed by the test case's parameters, so every run makes the same frames."""
+    return zlib.crc32(repr(parts).encode())
+
+
+def sample_data(rng, nitems, typesize):
+    """Compressible but not trivial bytes: a slow ramp, small noise, and some runs."""
+    if typesize in (4, 8):
+        dt = np.float32 if typesize == 4 else np.float64
+        x = np.cumsum(rng.normal(0, 1, nitems)).astype(dt)
+        x[rng.integers(0, nitems, nitems // 50)] = 0
+        return x.tobytes()
+    ramp = (np.arange(nitems * typesize) // (typesize * 7)).astype(np.uint8)
+    noise = rng.integers(0, 4, nitems * typesize, dtype=np.uint8)
+    return (ramp + noise).tobytes()

@@ -9,13 +9,12 @@ cframes stored at an offset inside a file. Seeded: the same frames on every run.
 """
 
 import os
-import zlib
 
 import blosc2
 import msgpack
 import numpy as np
 import pytest
-from test_interop_common import Api, dump, open_frame, unpack_vlmeta
+from test_interop_common import dump, open_frame, sample_data, seed_of, unpack_vlmeta
 
 B = blosc2
 CODECS = [B.Codec.BLOSCLZ, B.Codec.LZ4, B.Codec.LZ4HC, B.Codec.ZLIB, B.Codec.ZSTD]
@@ -28,27 +27,6 @@ PIPELINES = {
 }
 CLEVELS = [0, 1, 5, 9]
 KINDS = ["cframe", "sframe", "memory", "offset"]
-
-
-@pytest.fixture(scope="module")
-def apis(ours, ref):
-    return Api(ours, "b2frame"), Api(ref, "reference")
-
-
-def seed_of(*parts):
-    return zlib.crc32(repr(parts).encode())
-
-
-def sample_data(rng, nitems, typesize):
-    """Compressible but not trivial bytes: a slow ramp, small noise, and some runs."""
-    if typesize in (4, 8):
-        dt = np.float32 if typesize == 4 else np.float64
-        x = np.cumsum(rng.normal(0, 1, nitems)).astype(dt)
-        x[rng.integers(0, nitems, nitems // 50)] = 0
-        return x.tobytes()
-    ramp = (np.arange(nitems * typesize) // (typesize * 7)).astype(np.uint8)
-    noise = rng.integers(0, 4, nitems * typesize, dtype=np.uint8)
-    return (ramp + noise).tobytes()
 
 
 def cp(codec, filters, clevel, typesize, **kw):

@@ -10,13 +10,12 @@ through get_slice_buffer). The sizes of both libraries' frames are recorded and 
 
 import ctypes as C
 import os
-import zlib
 
 import blosc2
 import msgpack
 import numpy as np
 import pytest
-from test_interop_common import Api, Writer, cparams, dump, open_frame
+from test_interop_common import Writer, cparams, dump, open_frame, sample_data, seed_of
 
 B = blosc2
 CODECS = [0, 1, 2, 4, 5]  # blosclz lz4 lz4hc zlib zstd
@@ -31,26 +30,6 @@ PIPELINES = {
 CLEVELS = [0, 1, 5, 9]
 KINDS = ["cframe", "sframe", "memory", "offset"]
 SIZES = []  # (case, ours bytes, reference bytes)
-
-
-@pytest.fixture(scope="module")
-def apis(ours, ref):
-    return Api(ours, "b2frame"), Api(ref, "reference")
-
-
-def seed_of(*parts):
-    return zlib.crc32(repr(parts).encode())
-
-
-def sample_data(rng, nitems, typesize):
-    if typesize in (4, 8):
-        dt = np.float32 if typesize == 4 else np.float64
-        x = np.cumsum(rng.normal(0, 1, nitems)).astype(dt)
-        x[rng.integers(0, nitems, nitems // 50)] = 0
-        return x.tobytes()
-    ramp = (np.arange(nitems * typesize) // (typesize * 7)).astype(np.uint8)
-    noise = rng.integers(0, 4, nitems * typesize, dtype=np.uint8)
-    return (ramp + noise).tobytes()
 
 
 def frame_size(how):
