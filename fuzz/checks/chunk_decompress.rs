@@ -10,13 +10,9 @@
 //! Shared by the fuzz target and by tests/fuzz_regressions.rs (regression inputs).
 use b2frame::chunk::{no_hooks, DParams, Decompressor};
 
-/// One shared 2-thread pool: a pool per input would leave exiting worker threads behind each
-/// iteration (LeakSanitizer reports their thread-locals) and spend the time starting threads.
-fn pool2() -> std::sync::Arc<b2frame::pool::Pool> {
-    static P: std::sync::OnceLock<std::sync::Arc<b2frame::pool::Pool>> = std::sync::OnceLock::new();
-    P.get_or_init(|| b2frame::pool::Pool::new(2).expect("pool"))
-        .clone()
-}
+#[path = "shared.rs"]
+mod shared;
+use shared::pool2;
 
 /// Runs one fuzz input; panics on a violated property.
 pub fn run(data: &[u8]) {

@@ -11,23 +11,11 @@
 //! Shared by the fuzz target and by tests/fuzz_regressions.rs (regression inputs).
 use b2frame::chunk::header::{filters_to_flags, legacy_filters, ChunkHeader};
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
-use b2frame::{codecs, filters};
+use b2frame::filters;
 
-/// One shared 2-thread pool: a pool per input would leave exiting worker threads behind each
-/// iteration (LeakSanitizer reports their thread-locals) and spend the time starting threads.
-fn pool2() -> std::sync::Arc<b2frame::pool::Pool> {
-    static P: std::sync::OnceLock<std::sync::Arc<b2frame::pool::Pool>> = std::sync::OnceLock::new();
-    P.get_or_init(|| b2frame::pool::Pool::new(2).expect("pool"))
-        .clone()
-}
-
-const CODECS: [u8; 5] = [
-    codecs::BLOSCLZ,
-    codecs::LZ4,
-    codecs::LZ4HC,
-    codecs::ZLIB,
-    codecs::ZSTD,
-];
+#[path = "shared.rs"]
+mod shared;
+use shared::{pool2, CODECS};
 
 fn decode(chunk: &[u8], nbytes: usize, nthreads: i16) -> Vec<u8> {
     let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).expect("decompressor");

@@ -12,17 +12,13 @@
 //!
 //! Shared by the fuzz target and by tests/fuzz_regressions.rs (regression inputs).
 use b2frame::chunk::{compress_vec, CParams, DParams};
-use b2frame::codecs;
 use b2frame::schunk::{NewStorage, SChunk};
 use std::path::PathBuf;
 
-const CODECS: [u8; 5] = [
-    codecs::BLOSCLZ,
-    codecs::LZ4,
-    codecs::LZ4HC,
-    codecs::ZLIB,
-    codecs::ZSTD,
-];
+#[path = "shared.rs"]
+mod shared;
+use shared::CODECS;
+
 /// Names: valid ones, a 31-character one, an empty and a too-long one (both invalid).
 const NAMES: [&str; 6] = [
     "a",
