@@ -10,7 +10,8 @@
 //!
 //! LZ4/LZ4HC and Zstd are the C libraries (lz4-sys, zstd-sys): their modules are outbound FFI
 //! clients and hold the only `unsafe` of this layer, in tiny blocks with `// SAFETY:` notes.
-//! zlib is zlib-rs's safe API; BloscLZ is ours.
+//! zlib is zlib-rs's safe API; BloscLZ is ours. Codecs with a working state (zstd contexts,
+//! LZ4 streams, zlib-rs deflate/inflate streams) keep it per worker in [`CodecState`].
 
 pub mod blosclz;
 pub mod dict;
@@ -77,6 +78,8 @@ pub struct CodecState {
     pub zstd: zstd::ZstdState,
     /// LZ4 / LZ4HC streams, created on first use.
     pub lz4: lz4::Lz4State,
+    /// zlib-rs deflate/inflate streams, created on first use and reset per block.
+    pub zlib: zlib::ZlibState,
 }
 
 impl CodecState {
@@ -101,7 +104,7 @@ pub fn compress(
         BLOSCLZ => blosclz::compress(clevel, src, dst),
         LZ4 => lz4::compress(&mut state.lz4, clevel, src, dst, dict),
         LZ4HC => lz4::compress_hc(&mut state.lz4, clevel, src, dst, dict),
-        ZLIB => zlib::compress(clevel, src, dst),
+        ZLIB => zlib::compress(&mut state.zlib, clevel, src, dst),
         ZSTD => zstd::compress(&mut state.zstd, clevel, src, dst, dict),
         _ => return Err(Error::CodecSupport),
     };
@@ -123,7 +126,7 @@ pub fn decompress(
     let n = match compcode {
         BLOSCLZ => blosclz::decompress(src, dst)?,
         LZ4 | LZ4HC => lz4::decompress(src, dst, dict)?,
-        ZLIB => zlib::decompress(src, dst)?,
+        ZLIB => zlib::decompress(&mut state.zlib, src, dst)?,
         ZSTD => zstd::decompress(&mut state.zstd, src, dst, dict)?,
         _ => return Err(Error::CodecSupport),
     };
