@@ -30,6 +30,7 @@ use super::meta::{free_mirrors, sync_meta, sync_vlmeta};
 use super::types::*;
 use crate::chunk::DParams;
 use crate::error::{Error, Result};
+use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::schunk::{ChunkCodec, Location, NewStorage, SChunk};
 use std::borrow::Cow;
@@ -290,7 +291,7 @@ fn alloc_block(
         callbacks: i32::from(io.id) != BLOSC2_IO_FILESYSTEM,
     }));
     let hsync = sync::HandleSync::new();
-    hsync.note_dctx(dctx);
+    hsync.note_dctx(dctx, &mut None);
     let hsync = Box::into_raw(Box::new(hsync));
     // SAFETY: `b` is a zeroed, live block; all-zero is a valid bit pattern for every field
     // (pointers NULL, counters 0), and we initialise the rest here.
@@ -948,8 +949,8 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
             }
             // SAFETY: forwarded contract.
             let d = unsafe { super::chunk::output(dest, nbytes) }?;
-            r.decode(Some(nchunk), |codec| {
-                Ok(r.h.core.decompress_chunk_with(codec, nchunk, d)? as c_int)
+            r.decode(Some(nchunk), |codec, buf| {
+                Ok(r.h.core.decompress_chunk_in(codec, nchunk, d, buf)? as c_int)
             })
         };
         // SAFETY: forwarded contract.
@@ -1002,16 +1003,21 @@ unsafe fn hand_out(
             *chunk = std::ptr::null_mut();
             *needs_free = false;
         }
-        r.touch_nchunk(nchunk);
-        let c = r.h.core.chunk(nchunk)?;
-        let len = ChunkInfo::parse(&c)?.cbytes;
-        if lazy {
-            check_lazy(&c)?;
-        }
-        let (p, free) = match c {
-            Cow::Borrowed(b) => (b.as_ptr() as *mut u8, false),
-            Cow::Owned(v) => (malloc_copy(&v), true),
-        };
+        let (p, free, len) = r.with_buffer(nchunk, |buf| {
+            // Lent chunks (in memory) are handed out as they are, read ones as a copy.
+            let (c, lent) = match r.h.core.fetch_chunk(nchunk, buf)? {
+                Fetched::Lent(c) => (c, true),
+                Fetched::Read(n) => (&buf[..n], false),
+            };
+            let len = ChunkInfo::parse(c)?.cbytes;
+            if lazy {
+                check_lazy(c)?;
+            }
+            Ok::<_, Error>(match lent {
+                true => (c.as_ptr() as *mut u8, false, len),
+                false => (malloc_copy(c), true, len),
+            })
+        })?;
         if p.is_null() {
             return Err(Error::MemoryAlloc);
         }
@@ -1202,7 +1208,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
             let n = range_bytes(r.h, start, stop)?;
             // SAFETY: forwarded contract.
             let d = unsafe { super::boundary::slice_mut(buffer as *mut u8, n) }?;
-            r.decode(None, |codec| r.h.core.get_slice_with(codec, start, stop, d))?;
+            r.decode(None, |codec, _| {
+                r.h.core.get_slice_with(codec, start, stop, d)
+            })?;
             Ok(0)
         };
         // SAFETY: forwarded contract.
@@ -1240,8 +1248,8 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
                 let nb = r.h.core.chunk_nbytes(k)? as usize;
                 let mut buf = vec![0u8; nb];
                 if !(off == 0 && len == nb) {
-                    r.decode(Some(k), |codec| {
-                        r.h.core.decompress_chunk_with(codec, k, &mut buf)
+                    r.decode(Some(k), |codec, scratch| {
+                        r.h.core.decompress_chunk_in(codec, k, &mut buf, scratch)
                     })?;
                 }
                 Ok(buf)
@@ -1292,7 +1300,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
                 .ok_or(Error::InvalidParam)?;
             // SAFETY: forwarded contract.
             let d = unsafe { super::boundary::slice_mut(buffer as *mut u8, bytes) }?;
-            r.decode(None, |codec| r.h.core.get_sparse_with(codec, cs, d))?;
+            r.decode(None, |codec, _| r.h.core.get_sparse_with(codec, cs, d))?;
             Ok(0)
         };
         // SAFETY: forwarded contract.

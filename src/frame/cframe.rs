@@ -143,14 +143,129 @@ pub fn read_chunk_info(store: &Store, header: &FrameHeader, at: u64) -> Result<C
     Ok(info)
 }
 
+/// A chunk as [`fetch_chunk`] found it.
+pub enum Fetched<'a> {
+    /// Borrowed from an in-memory frame.
+    Lent(&'a [u8]),
+    /// The first `n` bytes of the caller's buffer.
+    Read(usize),
+}
+
 /// Reads the chunk stored at data offset `at`, re-validating its cbytes against the data
 /// section.
 pub fn read_chunk<'a>(store: &'a Store, header: &FrameHeader, at: u64) -> Result<Cow<'a, [u8]>> {
-    let info = read_chunk_info(store, header, at)?;
+    let mut buf = Vec::new();
+    Ok(match fetch_chunk(store, header, at, 0, &mut buf)? {
+        Fetched::Lent(s) => Cow::Borrowed(s),
+        Fetched::Read(n) => {
+            buf.truncate(n);
+            Cow::Owned(buf)
+        }
+    })
+}
+
+/// [`read_chunk`] into a reusable buffer (see [`super::io::sized`]). `hint` is how many bytes
+/// the chunk probably spans (0: unknown): when it covers the chunk's header, the header and
+/// payload come in one read of `hint` bytes (capped by the data section), and only a chunk
+/// longer than that needs a second read for its rest; without a hint the header is read
+/// first. A wrong hint costs a read, never correctness.
+pub fn fetch_chunk<'a>(
+    store: &'a Store,
+    header: &FrameHeader,
+    at: u64,
+    hint: u64,
+    buf: &mut Vec<u8>,
+) -> Result<Fetched<'a>> {
+    let cbytes = header.cbytes as u64;
+    let room = cbytes.checked_sub(at).ok_or(Error::ReadBuffer)?;
+    if room < MIN_HEADER_LEN as u64 {
+        return Err(Error::ReadBuffer);
+    }
     let pos = u64::from(header.header_len) + at;
+    let head_len = room.min(EXTENDED_HEADER_LEN as u64);
+    if let Some(head) = store.slice(pos, head_len) {
+        let len = checked_len(head, room)?;
+        return store
+            .slice(pos, len)
+            .map(Fetched::Lent)
+            .ok_or(Error::ReadBuffer);
+    }
+    let first = if hint >= head_len {
+        hint.min(room)
+    } else {
+        head_len
+    };
+    let first_n = usize::try_from(first).map_err(|_| Error::ReadBuffer)?;
+    store.read_into(pos, super::io::sized(buf, first_n))?;
+    let len = checked_len(&buf[..head_len as usize], room)?;
+    let n = usize::try_from(len).map_err(|_| Error::ReadBuffer)?;
+    if n > first_n {
+        store.read_into(pos + first, &mut super::io::sized(buf, n)[first_n..])?;
+    }
+    Ok(Fetched::Read(n))
+}
+
+/// The cbytes of the chunk whose header starts `head`, checked against the `room` left in the
+/// data section.
+fn checked_len(head: &[u8], room: u64) -> Result<u64> {
+    let info = ChunkInfo::parse(head)?;
     let len = info.cbytes as u64;
-    match store.slice(pos, len) {
-        Some(s) => Ok(Cow::Borrowed(s)),
-        None => store.read_at(pos, len).map(Cow::Owned),
+    if len > room {
+        return Err(Error::ReadBuffer);
+    }
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{CParams, DParams};
+    use crate::frame::{Backing, Frame};
+
+    #[test]
+    fn fetch_chunk_reads_the_same_bytes_for_any_hint() {
+        let dir = std::env::temp_dir().join(format!("b2f-fetch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.b2frame");
+        let cp = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
+        for k in 1..4u32 {
+            let d: Vec<u8> = (0..4000u32).flat_map(|i| (i * k).to_le_bytes()).collect();
+            f.append_chunk(&crate::chunk::compress_vec(&cp, &d).unwrap())
+                .unwrap();
+        }
+        let mem = Frame::from_bytes(&f.to_cframe().unwrap()).unwrap();
+        for frame in [&f, &mem] {
+            let Backing::Contiguous(store) = frame.backing() else {
+                unreachable!()
+            };
+            let mut buf = vec![0xEE; 1 << 16];
+            for (i, loc) in frame.locs().iter().enumerate() {
+                let ChunkLoc::Stored(at) = *loc else {
+                    panic!("chunk {i} is stored")
+                };
+                let c = frame.chunk(i as i64).unwrap().into_owned();
+                let n = c.len() as u64;
+                assert!(n > 64, "{n}");
+                for hint in [0, 1, 16, 31, 32, 33, n - 1, n, n + 1, n + 100, u64::MAX] {
+                    let got = match fetch_chunk(store, frame.header(), at, hint, &mut buf) {
+                        Ok(Fetched::Lent(s)) => s.to_vec(),
+                        Ok(Fetched::Read(k)) => buf[..k].to_vec(),
+                        Err(e) => panic!("hint {hint}: {e:?}"),
+                    };
+                    assert_eq!(got, c, "chunk {i} hint {hint}");
+                }
+            }
+            // Past the data section, or too close to its end for a header: no read.
+            let end = frame.header().cbytes as u64;
+            let mut buf = Vec::new();
+            for at in [end, end - 8, u64::MAX] {
+                assert!(fetch_chunk(store, frame.header(), at, 64, &mut buf).is_err());
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -14,6 +14,16 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The first `len` bytes of a reusable read buffer. The buffer only ever grows (zero-filling
+/// just the growth), so a buffer reused for reads of similar sizes is neither reallocated nor
+/// cleared again: the read overwrites what it needs.
+pub fn sized(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+    &mut buf[..len]
+}
+
 /// Where a contiguous frame's bytes live.
 #[derive(Debug)]
 pub enum Store {
@@ -28,6 +38,9 @@ pub enum Store {
         /// The file size last seen (by `fstat` or our own writes); an upper bound for reads
         /// that skip the `fstat`. Atomic because concurrent readers share `&Store`.
         size: AtomicU64,
+        /// `(st_dev, st_ino)` of the open file, fixed for the handle's life: comparing it with
+        /// a `stat` of the path tells whether the path was replaced, without an `fstat`.
+        ident: (u64, u64),
     },
     /// A file reached through a user-defined I/O backend ([`super::udio`]).
     User(UdioStore),
@@ -36,12 +49,22 @@ pub enum Store {
 impl Store {
     /// A frame starting at `base` inside `file` (its size read once here).
     pub fn file(file: File, base: u64) -> Result<Store> {
-        let size = file.metadata().map_err(|_| Error::FileRead)?.len();
+        use std::os::unix::fs::MetadataExt;
+        let m = file.metadata().map_err(|_| Error::FileRead)?;
         Ok(Store::File {
             file,
             base,
-            size: AtomicU64::new(size),
+            size: AtomicU64::new(m.len()),
+            ident: (m.dev(), m.ino()),
         })
+    }
+
+    /// `(st_dev, st_ino)` of the open file (None unless a plain file store).
+    pub fn file_ident(&self) -> Option<(u64, u64)> {
+        match self {
+            Store::File { ident, .. } => Some(*ident),
+            Store::Memory(_) | Store::User(_) => None,
+        }
     }
 
     /// Bytes available from the frame start (buffer length, or file size minus base; the file
@@ -49,7 +72,9 @@ impl Store {
     pub fn available(&self) -> Result<u64> {
         match self {
             Store::Memory(v) => Ok(v.len() as u64),
-            Store::File { file, base, size } => {
+            Store::File {
+                file, base, size, ..
+            } => {
                 let now = file.metadata().map_err(|_| Error::FileRead)?.len();
                 size.store(now, Ordering::Relaxed);
                 Ok(now.saturating_sub(*base))
@@ -82,20 +107,12 @@ impl Store {
                 }
                 Ok(v[pos as usize..end as usize].to_vec())
             }
-            Store::File { file, base, .. } => {
-                let at = base.checked_add(pos).ok_or(Error::ReadBuffer)?;
+            Store::File { .. } => {
                 if !self.holds(end)? {
                     return Err(Error::ReadBuffer);
                 }
                 let mut buf = vec![0u8; usize::try_from(len).map_err(|_| Error::ReadBuffer)?];
-                if file.read_exact_at(&mut buf, at).is_err() {
-                    // Shrunk by another handle since the size was cached?
-                    return Err(if end > self.available()? {
-                        Error::ReadBuffer
-                    } else {
-                        Error::FileRead
-                    });
-                }
+                self.read_into(pos, &mut buf)?;
                 Ok(buf)
             }
             Store::User(u) => {
@@ -103,6 +120,34 @@ impl Store {
                     return Err(Error::ReadBuffer);
                 }
                 u.read_at(pos, len)
+            }
+        }
+    }
+
+    /// Fills `dst` from frame position `pos` (one `pread` for files); fails unless all of it
+    /// is available. For callers that reuse a buffer instead of allocating one per read.
+    pub fn read_into(&self, pos: u64, dst: &mut [u8]) -> Result<()> {
+        let end = pos.checked_add(dst.len() as u64).ok_or(Error::ReadBuffer)?;
+        match self {
+            Store::File { file, base, .. } => {
+                let at = base.checked_add(pos).ok_or(Error::ReadBuffer)?;
+                if !self.holds(end)? {
+                    return Err(Error::ReadBuffer);
+                }
+                if file.read_exact_at(dst, at).is_err() {
+                    // Shrunk by another handle since the size was cached?
+                    return Err(if end > self.available()? {
+                        Error::ReadBuffer
+                    } else {
+                        Error::FileRead
+                    });
+                }
+                Ok(())
+            }
+            Store::Memory(_) | Store::User(_) => {
+                let got = self.read_at(pos, dst.len() as u64)?;
+                dst.copy_from_slice(&got);
+                Ok(())
             }
         }
     }
@@ -130,7 +175,9 @@ impl Store {
                 v[pos..end].copy_from_slice(data);
                 Ok(())
             }
-            Store::File { file, base, size } => {
+            Store::File {
+                file, base, size, ..
+            } => {
                 let at = base.checked_add(pos).ok_or(Error::FileWrite)?;
                 let end = at.checked_add(data.len() as u64).ok_or(Error::FileWrite)?;
                 let r = file.write_all_at(data, at).map_err(|_| Error::FileWrite);
@@ -155,7 +202,9 @@ impl Store {
                 v.truncate(usize::try_from(len).map_err(|_| Error::FileTruncate)?);
                 Ok(())
             }
-            Store::File { file, base, size } => {
+            Store::File {
+                file, base, size, ..
+            } => {
                 let at = base.checked_add(len).ok_or(Error::FileTruncate)?;
                 let r = file.set_len(at).map_err(|_| Error::FileTruncate);
                 match r {

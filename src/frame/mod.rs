@@ -21,12 +21,19 @@ pub mod udio;
 
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
+use cframe::Fetched;
 use chunkinfo::ChunkInfo;
 use header::{FrameHeader, FrameType};
 use io::Store;
 use offsets::ChunkLoc;
 use std::borrow::Cow;
 use std::path::Path;
+
+/// The most a chunk can exceed its uncompressed size by (`BLOSC2_MAX_OVERHEAD`).
+const MAX_OVERHEAD: u64 = 32;
+
+/// The largest span [`Frame::span_hint`] trusts in frames without a fixed chunksize.
+const VARIABLE_SPAN_CAP: u64 = 1 << 20;
 
 /// Where a frame's bytes live.
 #[derive(Debug)]
@@ -254,17 +261,67 @@ impl Frame {
     /// Chunk `i` as stored (a complete chunk, `cbytes` long), or the 32-byte special chunk
     /// c-blosc2 synthesises for a special offset. In-memory frames lend their bytes.
     pub fn chunk(&self, i: i64) -> Result<Cow<'_, [u8]>> {
+        let mut buf = Vec::new();
+        Ok(match self.fetch(i, &mut buf)? {
+            Fetched::Lent(s) => Cow::Borrowed(s),
+            Fetched::Read(n) => {
+                buf.truncate(n);
+                Cow::Owned(buf)
+            }
+        })
+    }
+
+    /// [`Frame::chunk`] read into `buf` unless the frame lends it: a buffer reused across
+    /// reads (see [`io::sized`]) spares an allocation and its zero-fill per chunk.
+    pub fn chunk_in<'a>(&'a self, i: i64, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        match self.fetch(i, buf)? {
+            Fetched::Lent(s) => Ok(s),
+            Fetched::Read(n) => Ok(&buf[..n]),
+        }
+    }
+
+    /// [`Frame::chunk_in`], telling whether the frame lent the chunk or it is in `buf`.
+    pub fn fetch(&self, i: i64, buf: &mut Vec<u8>) -> Result<Fetched<'_>> {
         match self.loc(i)? {
-            ChunkLoc::Special(kind) => Ok(Cow::Owned(offsets::synthesise_special(
-                kind,
-                self.header.typesize,
-                self.special_nbytes(i)?,
-                self.header.blocksize,
-            ))),
+            ChunkLoc::Special(kind) => {
+                let c = offsets::synthesise_special(
+                    kind,
+                    self.header.typesize,
+                    self.special_nbytes(i)?,
+                    self.header.blocksize,
+                );
+                io::sized(buf, c.len()).copy_from_slice(&c);
+                Ok(Fetched::Read(c.len()))
+            }
             ChunkLoc::Stored(at) => match &self.backing {
-                Backing::Contiguous(store) => cframe::read_chunk(store, &self.header, at),
-                Backing::Sparse(dir) => dir.read_chunk(&self.header, at).map(Cow::Owned),
+                Backing::Contiguous(store) => {
+                    cframe::fetch_chunk(store, &self.header, at, self.span_hint(i, at), buf)
+                }
+                Backing::Sparse(dir) => dir.fetch_chunk(&self.header, at, buf).map(Fetched::Read),
             },
+        }
+    }
+
+    /// How many bytes chunk `i` (stored at data offset `at`) probably spans, 0 when unknown.
+    /// Chunks appended in order lie back to back, so the next index entry (or the end of the
+    /// data section after the last one) marks where this one ends; a span longer than any
+    /// chunk of this frame can be (chunksize plus the maximum overhead) means the layout is
+    /// not sequential there and is ignored rather than read.
+    fn span_hint(&self, i: i64, at: u64) -> u64 {
+        let next = match self.locs.get(i as usize + 1) {
+            Some(&ChunkLoc::Stored(n)) => n,
+            Some(ChunkLoc::Special(_)) => return 0,
+            None => self.header.cbytes as u64,
+        };
+        let span = next.saturating_sub(at);
+        let cap = match self.header.chunksize {
+            cs if cs > 0 => cs as u64 + MAX_OVERHEAD,
+            _ => VARIABLE_SPAN_CAP,
+        };
+        if span <= cap {
+            span
+        } else {
+            0
         }
     }
 
@@ -272,19 +329,21 @@ impl Frame {
     /// handle changed it), checked without touching the cached view so that concurrent readers
     /// can ask; the re-read itself ([`Frame::refresh_if_stale`]) needs `&mut self`. In-memory
     /// frames never are; a storage that cannot be read counts as current (the re-read would
-    /// fail and keep the old view anyway).
+    /// fail and keep the old view anyway). Costs one small positioned read (sframes: an open,
+    /// a read and a close of the index file).
     pub fn is_stale(&self) -> bool {
         let stored = match &self.backing {
             Backing::Contiguous(Store::Memory(_)) => return false,
-            Backing::Sparse(dir) => dir
-                .index_store()
-                .and_then(|s| s.read_at(0, header::HEADER_MINLEN as u64))
-                .and_then(|fixed| header::peek_lengths(&fixed).map(|(_, len)| len)),
-            Backing::Contiguous(store) => store
-                .read_at(0, header::HEADER_MINLEN as u64)
-                .and_then(|fixed| header::peek_lengths(&fixed).map(|(_, len)| len)),
+            Backing::Sparse(dir) => dir.index_head::<{ header::HEADER_MINLEN }>(),
+            Backing::Contiguous(store) => {
+                let mut fixed = [0u8; header::HEADER_MINLEN];
+                store.read_into(0, &mut fixed).map(|()| fixed)
+            }
         };
-        matches!(stored, Ok(len) if len != self.header.frame_len)
+        matches!(
+            stored.and_then(|fixed| header::peek_lengths(&fixed).map(|(_, len)| len)),
+            Ok(len) if len != self.header.frame_len
+        )
     }
 
     /// Header fields of chunk `i` (its sizes), without reading its payload.

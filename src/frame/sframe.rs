@@ -12,7 +12,6 @@ use super::io::Store;
 use super::udio::{UdioStore, UserIo};
 use super::{cframe, Backing, Frame};
 use crate::error::{Error, Result};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,6 +22,8 @@ pub const INDEX_FILE: &str = "chunks.b2frame";
 #[derive(Clone, Debug)]
 pub struct SparseDir {
     dir: PathBuf,
+    /// `dir/chunks.b2frame`, built once (every read checks the index for staleness).
+    index: PathBuf,
     io: Option<Arc<dyn UserIo>>,
 }
 
@@ -31,6 +32,7 @@ impl SparseDir {
     pub fn new(dir: &Path, io: Option<Arc<dyn UserIo>>) -> SparseDir {
         SparseDir {
             dir: dir.to_path_buf(),
+            index: dir.join(INDEX_FILE),
             io,
         }
     }
@@ -42,7 +44,7 @@ impl SparseDir {
 
     /// The index file as a store (positions from its first byte).
     pub fn index_store(&self) -> Result<Store> {
-        let path = self.dir.join(INDEX_FILE);
+        let path = &self.index;
         match &self.io {
             None => {
                 let file = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
@@ -50,8 +52,8 @@ impl SparseDir {
             }
             Some(io) => {
                 // Fail here, like the filesystem case, when the index is missing.
-                drop(io.open(&path, "rb")?);
-                Ok(Store::User(UdioStore::new(io.clone(), &path, 0)))
+                drop(io.open(path, "rb")?);
+                Ok(Store::User(UdioStore::new(io.clone(), path, 0)))
             }
         }
     }
@@ -63,7 +65,7 @@ impl SparseDir {
     /// mixed index either way, as with c-blosc2. A backend sees the same calls: `"rb+"`, or
     /// `"wb"` to create.
     pub fn write_index_file(&self, bytes: &[u8]) -> Result<()> {
-        let path = self.dir.join(INDEX_FILE);
+        let path = &self.index;
         match &self.io {
             None => {
                 use std::os::unix::fs::FileExt;
@@ -71,16 +73,16 @@ impl SparseDir {
                     .write(true)
                     .create(true)
                     .truncate(false)
-                    .open(&path)
+                    .open(path)
                     .map_err(|_| Error::FileOpen)?;
                 f.write_all_at(bytes, 0).map_err(|_| Error::FileWrite)?;
                 f.set_len(bytes.len() as u64)
                     .map_err(|_| Error::FileTruncate)
             }
             Some(io) => {
-                let mut s = match io.open(&path, "rb+") {
+                let mut s = match io.open(path, "rb+") {
                     Ok(s) => s,
-                    Err(_) => io.open(&path, "wb")?,
+                    Err(_) => io.open(path, "wb")?,
                 };
                 s.write_all_at(0, bytes)?;
                 s.truncate(bytes.len() as u64)
@@ -88,33 +90,61 @@ impl SparseDir {
         }
     }
 
+    /// The first `N` bytes of the index file (the fixed header, for the stale-frame check):
+    /// one open, one positioned read, one close.
+    pub fn index_head<const N: usize>(&self) -> Result<[u8; N]> {
+        let mut head = [0u8; N];
+        match &self.io {
+            None => {
+                use std::os::unix::fs::FileExt;
+                let f = std::fs::File::open(&self.index).map_err(|_| Error::FileOpen)?;
+                f.read_exact_at(&mut head, 0)
+                    .map_err(|_| Error::ReadBuffer)?;
+            }
+            Some(_) => {
+                let got = self.index_store()?.read_at(0, N as u64)?;
+                head.copy_from_slice(&got);
+            }
+        }
+        Ok(head)
+    }
+
     /// Reads chunk file `id`, checking its cbytes against the file and the frame's cbytes.
     pub fn read_chunk(&self, header: &FrameHeader, id: u64) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        let n = self.fetch_chunk(header, id, &mut buf)?;
+        buf.truncate(n);
+        Ok(buf)
+    }
+
+    /// [`SparseDir::read_chunk`] into a reusable buffer (see [`super::io::sized`]); returns the
+    /// chunk's length (its first bytes in `buf`). The file is sized (`fstat`) before anything
+    /// is allocated and read with one positioned read.
+    pub fn fetch_chunk(&self, header: &FrameHeader, id: u64, buf: &mut Vec<u8>) -> Result<usize> {
         let path = chunk_path(&self.dir, id)?;
-        let mut buf = match &self.io {
+        let size = match &self.io {
             None => {
-                let mut f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
+                use std::os::unix::fs::FileExt;
+                let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
                 let size = f.metadata().map_err(|_| Error::FileRead)?.len();
                 check_chunk_file_size(size, header)?;
-                let mut buf = Vec::with_capacity(size as usize);
-                f.read_to_end(&mut buf).map_err(|_| Error::FileRead)?;
-                buf
+                f.read_exact_at(super::io::sized(buf, size as usize), 0)
+                    .map_err(|_| Error::ReadBuffer)?;
+                size as usize
             }
             Some(io) => {
                 let mut s = io.open(&path, "rb")?;
                 let size = s.size()?;
                 check_chunk_file_size(size, header)?;
-                let mut buf = vec![0u8; size as usize];
-                s.read_exact_at(0, &mut buf)?;
-                buf
+                s.read_exact_at(0, super::io::sized(buf, size as usize))?;
+                size as usize
             }
         };
-        let info = ChunkInfo::parse(&buf)?;
-        if info.cbytes as usize > buf.len() {
+        let info = ChunkInfo::parse(&buf[..size])?;
+        if info.cbytes as usize > size {
             return Err(Error::ReadBuffer);
         }
-        buf.truncate(info.cbytes as usize);
-        Ok(buf)
+        Ok(info.cbytes as usize)
     }
 
     /// Writes (creating or replacing) chunk file `id`.
@@ -178,12 +208,23 @@ fn check_chunk_file_size(size: u64, header: &FrameHeader) -> Result<()> {
     Ok(())
 }
 
-/// Path of the file holding chunk `id` (8 uppercase hex digits).
+/// Path of the file holding chunk `id` (8 uppercase hex digits), built in one allocation.
 pub fn chunk_path(dir: &Path, id: u64) -> Result<PathBuf> {
     if id > u64::from(u32::MAX) {
         return Err(Error::InvalidIndex);
     }
-    Ok(dir.join(format!("{id:08X}.chunk")))
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut name = *b"/00000000.chunk";
+    for k in 0..8 {
+        name[8 - k] = HEX[((id >> (4 * k)) & 0xF) as usize];
+    }
+    let dir = dir.as_os_str();
+    let mut p = std::ffi::OsString::with_capacity(dir.len() + name.len());
+    p.push(dir);
+    // `Path::join` adds no separator after a trailing one.
+    let skip = usize::from(dir.as_encoded_bytes().last().is_none_or(|&b| b == b'/'));
+    p.push(std::str::from_utf8(&name[skip..]).map_err(|_| Error::InvalidIndex)?);
+    Ok(PathBuf::from(p))
 }
 
 /// Opens the sframe in `dir` through the filesystem (reads only its index file).
@@ -201,4 +242,23 @@ pub fn open_dir(dir: SparseDir) -> Result<Frame> {
         vlmeta,
         backing: Backing::Sparse(dir),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_paths_are_joined_hex_names() {
+        for dir in ["d", "a/b", "a/b/", "/", ""] {
+            for id in [0u64, 9, 0xAB, 0x1234_5678, u64::from(u32::MAX)] {
+                let want = Path::new(dir).join(format!("{id:08X}.chunk"));
+                assert_eq!(chunk_path(Path::new(dir), id).unwrap(), want, "{dir} {id}");
+            }
+        }
+        assert_eq!(
+            chunk_path(Path::new("d"), 1 << 32),
+            Err(Error::InvalidIndex)
+        );
+    }
 }

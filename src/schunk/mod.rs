@@ -21,6 +21,7 @@ mod slice;
 
 use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
 use crate::error::{Error, Result};
+use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::header::FrameHeader;
 use crate::frame::offsets::ChunkLoc;
@@ -410,11 +411,34 @@ impl SChunk {
     pub fn chunk(&self, i: i64) -> Result<Cow<'_, [u8]>> {
         match &self.body {
             Body::Plain(p) => Ok(Cow::Borrowed(&p.chunks[index(i, p.chunks.len())?][..])),
-            Body::Frame(f) => f.chunk(i).map_err(|e| match (e, &self.location) {
-                // A chunk file shorter than its header says is a failed read.
-                (Error::ReadBuffer, Location::Sparse(_)) => Error::FileRead,
-                (e, _) => index_err(e),
-            }),
+            Body::Frame(f) => f.chunk(i).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// [`SChunk::chunk`] read into `buf` (reused across reads, see
+    /// [`crate::frame::io::sized`]) unless the storage lends it.
+    pub fn chunk_in<'a>(&'a self, i: i64, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        match self.fetch_chunk(i, buf)? {
+            Fetched::Lent(s) => Ok(s),
+            Fetched::Read(n) => Ok(&buf[..n]),
+        }
+    }
+
+    /// [`SChunk::chunk_in`], telling whether the storage lent the chunk (in memory, valid
+    /// until the next mutation) or it was read (or synthesised) into `buf`.
+    pub fn fetch_chunk<'a>(&'a self, i: i64, buf: &mut Vec<u8>) -> Result<Fetched<'a>> {
+        match &self.body {
+            Body::Plain(p) => Ok(Fetched::Lent(&p.chunks[index(i, p.chunks.len())?][..])),
+            Body::Frame(f) => f.fetch(i, buf).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// A frame read error as the super-chunk reports it.
+    fn frame_err(&self, e: Error) -> Error {
+        match (e, &self.location) {
+            // A chunk file shorter than its header says is a failed read.
+            (Error::ReadBuffer, Location::Sparse(_)) => Error::FileRead,
+            (e, _) => index_err(e),
         }
     }
 
@@ -434,15 +458,27 @@ impl SChunk {
         i: i64,
         dst: &mut [u8],
     ) -> Result<usize> {
-        let c = self.chunk(i)?;
-        let info = ChunkInfo::parse(&c)?;
+        self.decompress_chunk_in(codec, i, dst, &mut Vec::new())
+    }
+
+    /// [`SChunk::decompress_chunk_with`] reading the chunk into `buf` (reused across reads,
+    /// see [`crate::frame::io::sized`]) when the storage does not lend it.
+    pub fn decompress_chunk_in(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        i: i64,
+        dst: &mut [u8],
+        buf: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let c = self.chunk_in(i, buf)?;
+        let info = ChunkInfo::parse(c)?;
         if info.nbytes as usize > dst.len() {
             return Err(match self.body {
                 Body::Plain(_) => Error::InvalidParam,
                 Body::Frame(_) => Error::WriteBuffer,
             });
         }
-        codec.decompress(&c, dst)
+        codec.decompress(c, dst)
     }
 
     /// [`SChunk::decompress_chunk_with`] with the super-chunk's own decompressor.
@@ -665,15 +701,14 @@ impl SChunk {
         let Body::Frame(f) = &self.body else {
             return false;
         };
-        let crate::frame::Backing::Contiguous(crate::frame::io::Store::File { file, .. }) =
-            f.backing()
-        else {
+        let crate::frame::Backing::Contiguous(store) = f.backing() else {
             return false;
         };
-        let (Ok(open), Ok(now)) = (file.metadata(), std::fs::metadata(path)) else {
+        // The open file's identity was taken when it was opened: one `stat` of the path.
+        let (Some(open), Ok(now)) = (store.file_ident(), std::fs::metadata(path)) else {
             return false;
         };
-        open.ino() != now.ino() || open.dev() != now.dev()
+        open != (now.dev(), now.ino())
     }
 }
 

@@ -12,7 +12,8 @@
 //!   lock. Chunk reads are positioned (`pread`, per-access streams for sframes) and never move
 //!   shared state. The C struct's counters, mirrors and `data` are only written under the
 //!   exclusive lock.
-//! - a `Mutex` over the schunk's own `dctx` (and `current_nchunk`, which its postfilter reads).
+//! - a `Mutex` over the schunk's own `dctx` (and `current_nchunk`, which its postfilter reads,
+//!   and a buffer that chunks read from files land in, reused across reads).
 //!   A reader that finds it taken decodes with a spare context built from the same parameters
 //!   instead of waiting, unless the `dctx` has a postfilter (whose `nchunk` must be right): then
 //!   it waits. While a mutation compresses, `current_nchunk` is pinned to the chunk being
@@ -47,9 +48,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 thread_local! {
-    /// Its address identifies the current thread (never 0).
-    static TOKEN: u8 = const { 0 };
     /// The [`HandleSync`]s (by address) this thread holds shared, once per [`Shared`] guard.
+    /// Its own address identifies the thread ([`thread_token`]), so that a read start needs a
+    /// single thread-local access.
     static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -61,7 +62,11 @@ fn held_here(sync: &HandleSync) -> bool {
 
 /// A non-zero number unique to the calling thread while it lives.
 fn thread_token() -> usize {
-    TOKEN.with(|t| t as *const u8 as usize)
+    HELD.with(token_of)
+}
+
+fn token_of(held: &RefCell<Vec<usize>>) -> usize {
+    held as *const RefCell<Vec<usize>> as usize
 }
 
 /// Locks a mutex, ignoring poisoning (a panic inside an operation is caught at the C boundary
@@ -95,6 +100,20 @@ impl Drop for Spares {
     }
 }
 
+/// What identifies the parameters spares are built from: the `dctx`'s address, its
+/// `nthreads` and `schunk`, and whether it has a postfilter.
+type DctxKey = (usize, i16, usize, bool);
+
+/// What the user of the schunk's `dctx` keeps between reads, under the `dctx` mutex.
+#[derive(Default)]
+struct DctxState {
+    /// Chunks read from files land here (see [`Reader::decode`]).
+    buf: Vec<u8>,
+    /// The key of the `dctx` the spare template was last taken from: an unchanged `dctx`
+    /// skips the spares lock.
+    noted: Option<DctxKey>,
+}
+
 /// The synchronisation state of one super-chunk (see the module docs).
 pub(crate) struct HandleSync {
     /// Serialises mutations (and the use of the schunk's `cctx`).
@@ -106,7 +125,8 @@ pub(crate) struct HandleSync {
     writer: AtomicUsize,
     /// `current_nchunk` belongs to a compressing mutation (readers must not write it).
     pinned: AtomicBool,
-    dctx: Mutex<()>,
+    /// Guards the `dctx` (and what its user keeps between reads).
+    dctx: Mutex<DctxState>,
     /// [`thread_token`] of the thread using the shared `dctx`, 0 when none.
     dctx_owner: AtomicUsize,
     spares: Mutex<Spares>,
@@ -120,7 +140,7 @@ impl HandleSync {
             rw: RwLock::new(()),
             writer: AtomicUsize::new(0),
             pinned: AtomicBool::new(false),
-            dctx: Mutex::new(()),
+            dctx: Mutex::new(DctxState::default()),
             dctx_owner: AtomicUsize::new(0),
             spares: Mutex::new(Spares {
                 template: None,
@@ -131,12 +151,22 @@ impl HandleSync {
     }
 
     /// Records what spares for `dctx` are built from (called by the `dctx`'s user, or before
-    /// the schunk is shared).
-    pub(crate) fn note_dctx(&self, dctx: *mut blosc2_context) {
+    /// the schunk is shared). `noted` is the key recorded last (kept under the `dctx` mutex,
+    /// like every call of this): when it matches, the template is current already.
+    pub(crate) fn note_dctx(&self, dctx: *mut blosc2_context, noted: &mut Option<DctxKey>) {
         let mut dp = BLOSC2_DPARAMS_DEFAULTS;
         // SAFETY: the caller holds the `dctx` mutex (or the schunk is not shared yet), so
         // nobody else uses the context; `dp` is writable.
         let rc = unsafe { blosc2_ctx_get_dparams(dctx, &mut dp) };
+        let key = (
+            dctx as usize,
+            dp.nthreads,
+            dp.schunk as usize,
+            dp.postfilter.is_some(),
+        );
+        if rc == 0 && *noted == Some(key) {
+            return;
+        }
         let template = (rc == 0 && dp.postfilter.is_none()).then_some((dctx as usize, dp));
         let mut s = lock(&self.spares);
         let same = match (&s.template, &template) {
@@ -154,6 +184,7 @@ impl HandleSync {
                 unsafe { blosc2_free_ctx(c) };
             }
         }
+        *noted = (rc == 0).then_some(key);
     }
 
     /// A spare context for `dctx` (reused or new) and its generation; None when spares are not
@@ -268,15 +299,18 @@ impl<'a> Block<'a> {
     /// The shared lock; a read nested in a read of this thread (a callback) reuses the outer
     /// one instead of queueing behind a waiting writer.
     pub(crate) fn shared(self) -> Result<Shared<'a>> {
-        self.check_reentry()?;
-        let g = if held_here(self.sync) {
-            None
-        } else {
-            Some(self.sync.rw.read().unwrap_or_else(|e| e.into_inner()))
-        };
         let a = self.sync as *const HandleSync as usize;
-        HELD.with(|h| h.borrow_mut().push(a));
-        Ok(Shared { b: self, _g: g })
+        HELD.with(|held| {
+            let me = token_of(held);
+            // A callback under this thread's exclusive lock would deadlock.
+            if self.sync.writer.load(Ordering::Relaxed) == me {
+                return Err(Error::Failure);
+            }
+            let nested = held.borrow().contains(&a);
+            let g = (!nested).then(|| self.sync.rw.read().unwrap_or_else(|e| e.into_inner()));
+            held.borrow_mut().push(a);
+            Ok(Shared { b: self, me, _g: g })
+        })
     }
 }
 
@@ -370,6 +404,8 @@ impl Drop for Exclusive<'_> {
 /// The super-chunk held shared: the Rust state is read-only, the C struct is not borrowed.
 pub(crate) struct Shared<'a> {
     b: Block<'a>,
+    /// [`thread_token`] of the holder.
+    me: usize,
     /// None when nested in a read of this thread, which holds the lock.
     _g: Option<RwLockReadGuard<'a, ()>>,
 }
@@ -403,6 +439,7 @@ impl Shared<'_> {
             p: self.b.p,
             h: self.handle(),
             sync: self.b.sync,
+            me: self.me,
         }
     }
 }
@@ -413,12 +450,14 @@ pub(crate) struct Reader<'a> {
     p: *mut blosc2_schunk,
     pub(crate) h: &'a Handle,
     sync: &'a HandleSync,
+    /// [`thread_token`] of the reading thread.
+    me: usize,
 }
 
 /// Clears the `dctx` owner when the decode ends (even by panic).
 struct DctxUse<'a> {
     sync: &'a HandleSync,
-    _g: MutexGuard<'a, ()>,
+    g: MutexGuard<'a, DctxState>,
 }
 
 impl Drop for DctxUse<'_> {
@@ -456,7 +495,7 @@ impl Reader<'_> {
     /// Takes the schunk's `dctx` if it is free (or, with `wait`, when it becomes free);
     /// None when busy or used below us on this thread.
     fn claim_dctx(&self, wait: bool) -> Result<Option<DctxUse<'_>>> {
-        let me = thread_token();
+        let me = self.me;
         if self.sync.dctx_owner.load(Ordering::Relaxed) == me {
             return if wait { Err(Error::Failure) } else { Ok(None) };
         }
@@ -467,24 +506,26 @@ impl Reader<'_> {
             Err(TryLockError::WouldBlock) => return Ok(None),
         };
         self.sync.dctx_owner.store(me, Ordering::Relaxed);
-        Ok(Some(DctxUse {
-            sync: self.sync,
-            _g: g,
-        }))
+        Ok(Some(DctxUse { sync: self.sync, g }))
     }
 
-    /// Sets `current_nchunk` (what c-blosc2 does on every chunk access) when this thread can
-    /// take the `dctx` right away: it is the value the `dctx`'s postfilter reads, so only the
-    /// `dctx`'s user may write it. Under contention it stays at another reader's chunk.
-    pub(crate) fn touch_nchunk(&self, nchunk: i64) {
-        if let Ok(Some(_u)) = self.claim_dctx(false) {
-            if self.sync.pinned.load(Ordering::Acquire) {
-                return;
-            }
+    /// Runs `f` on a read buffer for chunk `nchunk`, setting `current_nchunk` (what c-blosc2
+    /// does on every chunk access) when this thread can take the `dctx` right away: it is the
+    /// value the `dctx`'s postfilter reads, so only the `dctx`'s user may write it, and the
+    /// buffer is then the one kept with the `dctx` (see [`Reader::decode`]). Under contention
+    /// `current_nchunk` stays at another reader's chunk and `f` gets a fresh buffer.
+    pub(crate) fn with_buffer<T>(&self, nchunk: i64, f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+        let Ok(Some(mut u)) = self.claim_dctx(false) else {
+            return f(&mut Vec::new());
+        };
+        if !self.sync.pinned.load(Ordering::Acquire) {
             // SAFETY: we hold the `dctx` mutex, the only writer of this field besides the
             // exclusive lock's holder (which cannot coexist with our shared lock).
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(nchunk) };
         }
+        let r = f(&mut u.g.buf);
+        u.g.trim();
+        r
     }
 
     /// Runs `f` with the schunk's `dctx` itself, waiting for it (for operations spares cannot
@@ -493,29 +534,34 @@ impl Reader<'_> {
         &self,
         f: impl FnOnce(*mut blosc2_context) -> Result<T>,
     ) -> Result<T> {
-        let _u = self.claim_dctx(true)?;
+        let mut u = self.claim_dctx(true)?.ok_or(Error::Failure)?;
         let dctx = self.dctx();
-        self.sync.note_dctx(dctx);
+        self.sync.note_dctx(dctx, &mut u.g.noted);
         f(dctx)
     }
 
     /// Runs `f` with a decoder: the schunk's `dctx` when free (setting `current_nchunk` to
     /// `nchunk` if given, as c-blosc2 does), else a spare built from the same parameters, else
-    /// (postfilter) the `dctx` after waiting for it.
+    /// (postfilter) the `dctx` after waiting for it. `f` also gets a buffer for chunks read
+    /// from files: the one kept with the `dctx` (so sequential reads of one handle allocate
+    /// and zero-fill it only when a chunk is larger than any before), a fresh one with spares.
     pub(crate) fn decode<T>(
         &self,
         nchunk: Option<i64>,
-        f: impl FnOnce(&mut dyn ChunkCodec) -> Result<T>,
+        f: impl FnOnce(&mut dyn ChunkCodec, &mut Vec<u8>) -> Result<T>,
     ) -> Result<T> {
         let dctx = self.dctx();
-        let u = match self.claim_dctx(false)? {
+        let mut u = match self.claim_dctx(false)? {
             Some(u) => u,
             None => match self.sync.take_spare(dctx) {
                 Some(spare) => {
-                    let r = f(&mut CtxCodec {
-                        cctx: std::ptr::null_mut(),
-                        dctx: spare.1,
-                    });
+                    let r = f(
+                        &mut CtxCodec {
+                            cctx: std::ptr::null_mut(),
+                            dctx: spare.1,
+                        },
+                        &mut Vec::new(),
+                    );
                     self.sync.give_back(spare);
                     return r;
                 }
@@ -526,16 +572,32 @@ impl Reader<'_> {
             },
         };
         if let Some(n) = nchunk.filter(|_| !self.sync.pinned.load(Ordering::Acquire)) {
-            // SAFETY: as in `touch_nchunk`: we hold the `dctx` mutex.
+            // SAFETY: as in `with_buffer`: we hold the `dctx` mutex.
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(n) };
         }
-        self.sync.note_dctx(dctx);
-        let r = f(&mut CtxCodec {
-            cctx: std::ptr::null_mut(),
-            dctx,
-        });
+        self.sync.note_dctx(dctx, &mut u.g.noted);
+        let r = f(
+            &mut CtxCodec {
+                cctx: std::ptr::null_mut(),
+                dctx,
+            },
+            &mut u.g.buf,
+        );
+        u.g.trim();
         drop(u);
         r
+    }
+}
+
+/// The largest read buffer a handle keeps between reads (bigger chunks get a buffer per read).
+const KEEP_BUFFER: usize = 8 << 20;
+
+impl DctxState {
+    /// Drops a read buffer too large to keep.
+    fn trim(&mut self) {
+        if self.buf.capacity() > KEEP_BUFFER {
+            self.buf = Vec::new();
+        }
     }
 }
 
@@ -577,6 +639,7 @@ pub(crate) unsafe fn read_op<T>(
             op(&Reader {
                 p: sc,
                 h,
+                me: thread_token(),
                 // SAFETY: the block's sync outlives the guard we hold.
                 sync: unsafe { &*sync },
             })
