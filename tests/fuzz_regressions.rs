@@ -248,6 +248,9 @@ mod frame_mutate_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/schunk_ops.rs"]
 mod schunk_ops_check;
+// What the chunk and super-chunk checks share (`super::shared` in them).
+#[path = "../fuzz/checks/shared.rs"]
+mod shared;
 
 fn regression(target: &str, name: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

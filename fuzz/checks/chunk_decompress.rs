@@ -10,9 +10,7 @@
 //! Shared by the fuzz target and by tests/fuzz_regressions.rs (regression inputs).
 use b2frame::chunk::{no_hooks, DParams, Decompressor};
 
-#[path = "shared.rs"]
-mod shared;
-use shared::pool2;
+use super::shared::pool2;
 
 /// Runs one fuzz input; panics on a violated property.
 pub fn run(data: &[u8]) {

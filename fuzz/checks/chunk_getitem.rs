@@ -10,9 +10,7 @@
 use b2frame::chunk::header::ChunkHeader;
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
 
-#[path = "shared.rs"]
-mod shared;
-use shared::{pool2, CODECS};
+use super::shared::{pool2, CODECS};
 
 /// Runs one fuzz input; panics on a violated property.
 pub fn run(input: &[u8]) {

@@ -13,9 +13,7 @@ use b2frame::chunk::header::{filters_to_flags, legacy_filters, ChunkHeader};
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
 use b2frame::filters;
 
-#[path = "shared.rs"]
-mod shared;
-use shared::{pool2, CODECS};
+use super::shared::{pool2, CODECS};
 
 fn decode(chunk: &[u8], nbytes: usize, nthreads: i16) -> Vec<u8> {
     let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).expect("decompressor");

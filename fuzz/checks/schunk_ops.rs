@@ -15,9 +15,7 @@ use b2frame::chunk::{compress_vec, CParams, DParams};
 use b2frame::schunk::{NewStorage, SChunk};
 use std::path::PathBuf;
 
-#[path = "shared.rs"]
-mod shared;
-use shared::CODECS;
+use super::shared::CODECS;
 
 /// Names: valid ones, a 31-character one, an empty and a too-long one (both invalid).
 const NAMES: [&str; 6] = [

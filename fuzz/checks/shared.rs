@@ -1,5 +1,5 @@
-//! Pieces the chunk and super-chunk checks share (each check includes this file as its own
-//! `shared` module).
+//! Pieces the chunk and super-chunk checks share. Whatever includes a check declares this file
+//! as its `shared` module next to it (the checks use `super::shared`).
 #![allow(dead_code)]
 use b2frame::codecs;
 

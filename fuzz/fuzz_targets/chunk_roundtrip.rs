@@ -4,5 +4,7 @@ use libfuzzer_sys::fuzz_target;
 
 #[path = "../checks/chunk_roundtrip.rs"]
 mod checks;
+#[path = "../checks/shared.rs"]
+mod shared;
 
 fuzz_target!(|data: &[u8]| checks::run(data));
