@@ -80,14 +80,15 @@ impl SChunk {
         if dst.len() < (to - from) as usize {
             return Err(Error::WriteBuffer);
         }
-        let mut tmp = Vec::new();
+        // One buffer for the decoded partial chunks, one for the chunks read from files.
+        let (mut tmp, mut read) = (Vec::new(), Vec::new());
         for (k, off, len, at) in self.chunk_spans(from, to)? {
             let nb = self.chunk_nbytes(k)? as usize;
             if off == 0 && len == nb {
-                self.decompress_chunk_with(codec, k, &mut dst[at..at + len])?;
+                self.decompress_chunk_in(codec, k, &mut dst[at..at + len], &mut read)?;
             } else {
                 tmp.resize(nb, 0);
-                self.decompress_chunk_with(codec, k, &mut tmp)?;
+                self.decompress_chunk_in(codec, k, &mut tmp, &mut read)?;
                 dst[at..at + len].copy_from_slice(&tmp[off..off + len]);
             }
         }
@@ -162,6 +163,7 @@ impl SChunk {
         let nitems = c.nbytes / ts as i64;
         let cs = i64::from(c.chunksize);
         let mut cached: Option<(i64, Vec<u8>)> = None;
+        let mut read = Vec::new();
         for (j, &item) in coords.iter().enumerate() {
             if item < 0 || item >= nitems {
                 return Err(Error::InvalidParam);
@@ -170,7 +172,7 @@ impl SChunk {
             let k = byte / cs;
             if cached.as_ref().map(|(ck, _)| *ck) != Some(k) {
                 let mut buf = vec![0u8; self.chunk_nbytes(k)? as usize];
-                self.decompress_chunk_with(codec, k, &mut buf)?;
+                self.decompress_chunk_in(codec, k, &mut buf, &mut read)?;
                 cached = Some((k, buf));
             }
             let (_, buf) = cached.as_ref().ok_or(Error::Failure)?;
