@@ -3,31 +3,28 @@
 //! blocksize = nbytes, 1 thread), which is one call into its bundled codec plus a 40-byte
 //! header/bstarts/csize wrapper. Prints a markdown table (GB/s of uncompressed bytes, ratio).
 //!
-//! Run: `cargo bench --bench codecs` (env `B2_BENCH_SECS` = seconds per measurement, default 0.3).
+//! Run: `cargo bench --bench codecs`. Env: `B2_BENCH_ROUNDS` (best-of rounds, default 5),
+//! `B2_BENCH_BATCH` (seconds per timed batch, default 0.05), `B2_BENCH_FILTER` (only rows whose
+//! label, e.g. `zlib/5 64 KiB small_int`, contains it).
+//!
+//! The machine this runs on is shared, so ours and the reference are timed in alternating
+//! batches (both see the same load) on the calling thread's CPU clock (both run on the caller),
+//! and the best batch counts.
+//!
+//! Instruction counts (load-independent): `B2_BENCH_PROFILE=<iters>` skips timing and runs each
+//! selected row's compress and decompress `iters` times on each side, inside `profile_ours` /
+//! `profile_ref`, e.g. `valgrind --tool=callgrind --toggle-collect='*profile_ours*'
+//! target/release/deps/codecs-*` (then `*profile_ref*`).
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "common/mod.rs"]
+mod timing;
 
 use b2frame::capi::types::{BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS};
 use b2frame::codecs::{self, CodecState, LZ4, LZ4HC, ZLIB, ZSTD};
 use std::ffi::c_void;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
-
-/// Best time per call of `f` over three batches of at least `budget / 3` each.
-fn time_per_call(budget: Duration, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut best = f64::INFINITY;
-    for _ in 0..3 {
-        let start = Instant::now();
-        let mut n = 0u32;
-        while start.elapsed() < budget / 3 || n == 0 {
-            f();
-            n += 1;
-        }
-        best = best.min(start.elapsed().as_secs_f64() / n as f64);
-    }
-    best
-}
+use timing::{env_or, load_average, measure_pair};
 
 struct RefCodec {
     cctx: *mut c_void,
@@ -97,12 +94,26 @@ impl Drop for RefCodec {
     }
 }
 
+/// `iters` calls of `f`; a named frame for callgrind's `--toggle-collect`.
+#[inline(never)]
+fn profile_ours(iters: usize, f: &mut dyn FnMut()) {
+    // Distinct bodies, so the two are never merged into one symbol.
+    black_box("ours");
+    (0..iters).for_each(|_| f());
+}
+
+/// As [`profile_ours`], for the reference side.
+#[inline(never)]
+fn profile_ref(iters: usize, f: &mut dyn FnMut()) {
+    black_box("ref");
+    (0..iters).for_each(|_| f());
+}
+
 fn main() {
-    let secs: f64 = std::env::var("B2_BENCH_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0.3);
-    let budget = Duration::from_secs_f64(secs);
+    let rounds: usize = env_or("B2_BENCH_ROUNDS", 5);
+    let batch: f64 = env_or("B2_BENCH_BATCH", 0.05);
+    let filter: String = env_or("B2_BENCH_FILTER", String::new());
+    let profile: usize = env_or("B2_BENCH_PROFILE", 0);
     let configs = [
         ("LZ4", LZ4, 5u8),
         ("LZ4HC", LZ4HC, 5),
@@ -112,27 +123,64 @@ fn main() {
     ];
     let kinds = ["text", "small_int", "f64_series"];
     let sizes = [64 * 1024usize, 1 << 20];
-    println!("| codec/clevel | block | data | ours C GB/s | ref C GB/s | ours D GB/s | ref D GB/s | ours ratio | ref ratio |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("load average at start: {}", load_average());
+    println!("| codec/clevel | block | data | ours C GB/s | ref C GB/s | C ours/ref | ours D GB/s | ref D GB/s | D ours/ref | ours ratio | ref ratio |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut st = CodecState::new();
     for (name, code, clevel) in configs {
         for len in sizes {
             for kind in kinds {
+                let label = format!("{name}/{clevel} {} KiB {kind}", len / 1024);
+                if !label.contains(&filter) {
+                    continue;
+                }
                 let src = common::data_kind(kind, len, 42);
                 // Ours: the codec call the chunk writer makes (maxout = neblock).
                 let mut comp = vec![0u8; len];
                 let n = codecs::compress(&mut st, code, clevel, &src, &mut comp, None).unwrap();
-                let ours_c = time_per_call(budget, || {
-                    black_box(
-                        codecs::compress(&mut st, code, clevel, black_box(&src), &mut comp, None)
-                            .unwrap(),
-                    );
-                });
                 let mut out = vec![0u8; len];
-                let ours_d = if n > 0 {
+                if n > 0 {
                     codecs::decompress(&mut st, code, &comp[..n], &mut out, None).unwrap();
                     assert!(out == src);
-                    time_per_call(budget, || {
+                }
+                // Reference: one-block chunk.
+                let rc = RefCodec::new(code, clevel, len);
+                let mut chunk = vec![0u8; len + 64];
+                let m = rc.compress(&src, &mut chunk);
+                let mut ref_out = vec![0u8; len];
+                rc.decompress(&chunk[..m], &mut ref_out);
+                assert!(ref_out == src);
+                let mut comp_scratch = vec![0u8; len];
+                let mut chunk_scratch = vec![0u8; len + 64];
+                let mut ours_c = || {
+                    black_box(
+                        codecs::compress(
+                            &mut st,
+                            code,
+                            clevel,
+                            black_box(&src),
+                            &mut comp_scratch,
+                            None,
+                        )
+                        .unwrap(),
+                    );
+                };
+                let mut ref_c = || {
+                    black_box(rc.compress(black_box(&src), &mut chunk_scratch));
+                };
+                let (oc, rcs) = if profile > 0 {
+                    profile_ours(profile, &mut ours_c);
+                    profile_ref(profile, &mut ref_c);
+                    (0.0, 0.0)
+                } else {
+                    measure_pair(len, true, rounds, batch, ours_c, ref_c)
+                };
+                let chunk = &chunk[..m];
+                let mut ref_d = || {
+                    black_box(rc.decompress(black_box(chunk), &mut ref_out));
+                };
+                let (od, rd) = if n > 0 {
+                    let mut ours_d = || {
                         black_box(
                             codecs::decompress(
                                 &mut st,
@@ -143,36 +191,39 @@ fn main() {
                             )
                             .unwrap(),
                         );
-                    })
+                    };
+                    if profile > 0 {
+                        profile_ours(profile, &mut ours_d);
+                        profile_ref(profile, &mut ref_d);
+                        (0.0, 0.0)
+                    } else {
+                        measure_pair(len, true, rounds, batch, ours_d, ref_d)
+                    }
                 } else {
-                    f64::NAN // stored raw: nothing to decode
+                    // Stored raw: nothing of ours to decode; the reference still memcpys.
+                    if profile > 0 {
+                        profile_ref(profile, &mut ref_d);
+                        (0.0, 0.0)
+                    } else {
+                        let rd = measure_pair(len, true, rounds, batch, || {}, ref_d).1;
+                        (f64::NAN, rd)
+                    }
                 };
-                // Reference: one-block chunk.
-                let rc = RefCodec::new(code, clevel, len);
-                let mut chunk = vec![0u8; len + 64];
-                let m = rc.compress(&src, &mut chunk);
-                let ref_c = time_per_call(budget, || {
-                    black_box(rc.compress(black_box(&src), &mut chunk));
-                });
-                let chunk = &chunk[..m];
-                rc.decompress(chunk, &mut out);
-                assert!(out == src);
-                let ref_d = time_per_call(budget, || {
-                    black_box(rc.decompress(black_box(chunk), &mut out));
-                });
-                let gbs = |t: f64| len as f64 / t / 1e9;
+                if profile > 0 {
+                    println!("profiled {label}");
+                    continue;
+                }
                 let ours_size = if n == 0 { len } else { n };
                 println!(
-                    "| {name}/{clevel} | {} KiB | {kind} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                    "| {name}/{clevel} | {} KiB | {kind} | {oc:.3} | {rcs:.3} | {:.2} | {od:.3} | {rd:.3} | {:.2} | {:.2} | {:.2} |",
                     len / 1024,
-                    gbs(ours_c),
-                    gbs(ref_c),
-                    gbs(ours_d),
-                    gbs(ref_d),
+                    oc / rcs,
+                    od / rd,
                     len as f64 / ours_size as f64,
                     len as f64 / m as f64,
                 );
             }
         }
     }
+    println!("load average at end: {}", load_average());
 }
