@@ -420,6 +420,103 @@ pub fn vlchunk_nblocks(src: &[u8]) -> Result<i32> {
     Ok(h.blocksize)
 }
 
+/// The first worker's state, for work on the calling thread: `&mut` access to the workers
+/// needs no locking.
+fn own_worker(workers: &mut [Mutex<Worker>]) -> &mut Worker {
+    workers[0].get_mut().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Decodes every (unmasked) block of `lay` into `dst` (nbytes long). `dref_buf`: where block 0
+/// is decoded when DELTA needs it as the reference.
+fn decode_all(
+    dp: &DParams,
+    pool: &mut Option<Arc<Pool>>,
+    workers: &mut [Mutex<Worker>],
+    dref_buf: &mut Vec<u8>,
+    lay: &Layout<'_>,
+    dst: &mut [u8],
+    mask: Option<&[bool]>,
+) -> Result<()> {
+    let masked = |j: usize| mask.is_some_and(|m| m[j]);
+    let post = lay.hooks.has_postfilter();
+    if lay.memcpyed && lay.special == SpecialKind::None && mask.is_none() && !post {
+        // One copy for the whole chunk: per-block jobs would only add thread hand-offs.
+        let s = lay
+            .src
+            .get(lay.hlen..lay.hlen + dst.len())
+            .ok_or(Error::ReadBuffer)?;
+        dst.copy_from_slice(s);
+        return Ok(());
+    }
+    let mut first = 0;
+    if lay.needs_dref() {
+        let (_, bs0, _) = lay.block(0);
+        dref_buf.clear();
+        dref_buf.resize(bs0, 0);
+        decode_block(lay, own_worker(workers), 0, dref_buf, None, 0, false)?;
+        if !masked(0) {
+            if post {
+                let mut args = PostfilterArgs {
+                    input: dref_buf,
+                    output: &mut dst[..bs0],
+                    size: bs0 as i32,
+                    typesize: lay.h.typesize as i32,
+                    offset: 0,
+                    nblock: 0,
+                    tid: 0,
+                };
+                lay.hooks
+                    .postfilter(&mut args)
+                    .map_err(|_| Error::Postfilter)?;
+            } else {
+                dst[..bs0].copy_from_slice(dref_buf);
+            }
+        }
+        first = 1;
+    }
+    let dref: Option<&[u8]> = if first == 1 { Some(dref_buf) } else { None };
+    let todo = (first..lay.nblocks).filter(|&j| !masked(j)).count();
+    if dp.nthreads > 1 && todo > 1 {
+        // Split the destination into per-block pieces, one job each.
+        let mut jobs: Vec<Mutex<BlockJob<'_>>> = Vec::with_capacity(todo);
+        let mut rest = dst;
+        for j in 0..lay.nblocks {
+            let (_, size, _) = lay.block(j);
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(size);
+            rest = tail;
+            if j >= first && !masked(j) {
+                jobs.push(Mutex::new((j, piece, None)));
+            }
+        }
+        let workers = &*workers;
+        let job = |i: usize| {
+            let (tid, mut w) = acquire(workers);
+            let mut g = lock(&jobs[i]);
+            let (j, piece, res) = &mut *g;
+            *res = Some(decode_block(lay, &mut w, *j, piece, dref, tid, true));
+        };
+        run_jobs(lay.hooks, pool, dp.nthreads as usize, todo, &job)?;
+        for m in jobs {
+            let (_, _, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
+            r.unwrap_or(Err(Error::Failure))?;
+        }
+    } else {
+        // On the calling thread, block after block (no job list, no locks).
+        let w = own_worker(workers);
+        let mut rest = dst;
+        for j in 0..lay.nblocks {
+            let (off, size, _) = lay.block(j);
+            debug_assert_eq!(off + rest.len(), lay.h.nbytes.max(0) as usize);
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(size);
+            rest = tail;
+            if j >= first && !masked(j) {
+                decode_block(lay, w, j, piece, dref, 0, true)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads chunks. Owns codec states, scratch and (when `nthreads > 1`) a worker pool.
 pub struct Decompressor {
     dp: DParams,
@@ -496,10 +593,18 @@ impl Decompressor {
     /// (`WriteBuffer`).
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let mask = self.maskout.take();
-        let hooks = self.hooks.clone();
+        // Field borrows, not an `Arc` clone of the hooks: no atomic traffic per chunk.
+        let Decompressor {
+            dp,
+            hooks,
+            pool,
+            workers,
+            dref,
+            ..
+        } = self;
         let Some(lay) = prepare(
             src,
-            &*hooks,
+            &**hooks,
             Some(dst.len()),
             mask.as_ref().map(|m| m.len()),
         )?
@@ -508,104 +613,16 @@ impl Decompressor {
         };
         // A negative nbytes (forged) means no blocks: c-blosc2 then reports 0 bytes.
         let nbytes = lay.h.nbytes.max(0) as usize;
-        self.decode_all(&lay, &mut dst[..nbytes], mask.as_deref())?;
+        decode_all(
+            dp,
+            pool,
+            workers,
+            dref,
+            &lay,
+            &mut dst[..nbytes],
+            mask.as_deref(),
+        )?;
         Ok(nbytes)
-    }
-
-    /// Decodes every (unmasked) block of `lay` into `dst` (nbytes long).
-    fn decode_all(
-        &mut self,
-        lay: &Layout<'_>,
-        dst: &mut [u8],
-        mask: Option<&[bool]>,
-    ) -> Result<()> {
-        let masked = |j: usize| mask.is_some_and(|m| m[j]);
-        if lay.memcpyed
-            && lay.special == SpecialKind::None
-            && mask.is_none()
-            && !lay.hooks.has_postfilter()
-        {
-            // One copy for the whole chunk: per-block jobs would only add thread hand-offs.
-            let s = lay
-                .src
-                .get(lay.hlen..lay.hlen + dst.len())
-                .ok_or(Error::ReadBuffer)?;
-            dst.copy_from_slice(s);
-            return Ok(());
-        }
-        let mut first = 0;
-        if lay.needs_dref() {
-            let (_, bs0, _) = lay.block(0);
-            self.dref.clear();
-            self.dref.resize(bs0, 0);
-            let mut w = lock(&self.workers[0]);
-            decode_block(lay, &mut w, 0, &mut self.dref, None, 0, false)?;
-            if !masked(0) {
-                if lay.hooks.has_postfilter() {
-                    let mut args = PostfilterArgs {
-                        input: &self.dref,
-                        output: &mut dst[..bs0],
-                        size: bs0 as i32,
-                        typesize: lay.h.typesize as i32,
-                        offset: 0,
-                        nblock: 0,
-                        tid: 0,
-                    };
-                    lay.hooks
-                        .postfilter(&mut args)
-                        .map_err(|_| Error::Postfilter)?;
-                } else {
-                    dst[..bs0].copy_from_slice(&self.dref);
-                }
-            }
-            first = 1;
-        }
-        let dref: Option<&[u8]> = if first == 1 { Some(&self.dref) } else { None };
-        // Split the destination into per-block pieces.
-        let mut pieces: Vec<(usize, &mut [u8])> = Vec::with_capacity(lay.nblocks);
-        let mut rest = dst;
-        let mut consumed = 0;
-        for j in 0..lay.nblocks {
-            let (off, size, _) = lay.block(j);
-            debug_assert_eq!(off, consumed);
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(size);
-            rest = tail;
-            consumed += size;
-            if j >= first && !masked(j) {
-                pieces.push((j, piece));
-            }
-        }
-        let workers = &self.workers;
-        if self.dp.nthreads > 1 && pieces.len() > 1 {
-            let n = pieces.len();
-            let jobs: Vec<Mutex<BlockJob<'_>>> = pieces
-                .into_iter()
-                .map(|(j, p)| Mutex::new((j, p, None)))
-                .collect();
-            let job = |i: usize| {
-                let (tid, mut w) = acquire(workers);
-                let mut g = lock(&jobs[i]);
-                let (j, piece, res) = &mut *g;
-                *res = Some(decode_block(lay, &mut w, *j, piece, dref, tid, true));
-            };
-            run_jobs(
-                lay.hooks,
-                &mut self.pool,
-                self.dp.nthreads as usize,
-                n,
-                &job,
-            )?;
-            for m in jobs {
-                let (_, _, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
-                r.unwrap_or(Err(Error::Failure))?;
-            }
-        } else {
-            let mut w = lock(&workers[0]);
-            for (j, piece) in pieces {
-                decode_block(lay, &mut w, j, piece, dref, 0, true)?;
-            }
-        }
-        Ok(())
     }
 
     /// `blosc2_getitem_ctx`: decodes items `start..start+nitems` (in units of the chunk's
