@@ -177,7 +177,11 @@ fn copy_literals_exact(dst: &mut [u8], op: usize, src: &[u8], ip: usize, run: us
 #[inline(always)]
 fn copy_far<const S: usize>(dst: &mut [u8], op: usize, back: usize, len: usize) {
     let step = back / S * S;
-    if len <= step {
+    if len >= LONG_MATCH && len <= back {
+        // Source and destination are disjoint: libc's memcpy moves a long match in fewer
+        // instructions than the word loop (f64_series runs of exponent bytes).
+        long_copy(dst, op, back, len);
+    } else if len <= step {
         copy_round::<S>(dst, op, back, len);
     } else if step < 4 * S {
         step_copy::<S>(dst, op - back, op, len);
@@ -188,6 +192,16 @@ fn copy_far<const S: usize>(dst: &mut [u8], op: usize, back: usize, len: usize) 
             done += step;
         }
     }
+}
+
+/// Length from which [`copy_far`] hands a non-overlapping match to memcpy.
+const LONG_MATCH: usize = 128;
+
+/// A match of `len <= back` bytes (source and destination disjoint), copied exactly.
+#[inline(never)]
+fn long_copy(dst: &mut [u8], op: usize, back: usize, len: usize) {
+    let (head, tail) = dst.split_at_mut(op);
+    tail[..len].copy_from_slice(&head[op - back..op - back + len]);
 }
 
 /// One round of [`copy_far`]: `n <= back / S * S` bytes, so every source word lies before `op`.
