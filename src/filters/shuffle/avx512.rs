@@ -21,57 +21,47 @@ type Round = [[u8; 64]; 2];
 
 /// Index vectors of the `L` rounds transposing `2^L` rows of 64 bytes (`shuffle`: element-major
 /// input to row-major output; else the inverse).
-///
-/// An address bit layout maps each bit of the logical position `pos = e * es + j` (element `e`,
-/// byte `j`; bits `0..L` are `j`) to an address bit (`0..6` byte, `6..6+L` register). Round `t`
-/// swaps register bit `t` with the byte bit holding the logical bit that belongs there at the
-/// end; the last round also puts the byte bits in their final order.
 const fn plan<const L: usize>(shuffle: bool) -> [Round; L] {
-    plan_units::<L>(shuffle, 6)
+    let (elements, rows) = (element_major(), row_major(L));
+    if shuffle {
+        plan_map::<L>(L + 6, elements, rows)
+    } else {
+        plan_map::<L>(L + 6, rows, elements)
+    }
 }
 
-/// [`plan`] for registers of `2^ab` units (6: bytes, 4: 32-bit words); the index of unit `q`
-/// is in entry `q` (bit `ab` picks the second register).
-const fn plan_units<const L: usize>(shuffle: bool, ab: usize) -> [Round; L] {
-    let nb = L + ab;
-    let mut loc = [0usize; 12];
-    let mut fin = [0usize; 12];
-    let mut b = 0;
-    while b < nb {
-        // Element-major: address = pos. Row-major: register = j, byte = e.
-        let row_major = if b < L { ab + b } else { b - L };
-        if shuffle {
-            loc[b] = b;
-            fin[b] = row_major;
-        } else {
-            loc[b] = row_major;
-            fin[b] = b;
-        }
-        b += 1;
-    }
-    let mut out = [[[0u8; 64]; 2]; L];
+/// Index vectors of `R` rounds taking the `nb`-bit address layout `from` to `to`.
+///
+/// A layout maps each bit of the logical position `pos = e * es + j` (element `e`, byte `j`;
+/// bits `0..log2(es)` are `j`) to an address bit: `0..6` the byte in a register, `6..` the
+/// register. Round `t` swaps register bit `t` with the byte bit holding the logical bit that
+/// belongs there at the end (register bits `R..` must already be in place); the last round
+/// also puts the byte bits in their final order.
+const fn plan_map<const R: usize>(nb: usize, from: [usize; 12], to: [usize; 12]) -> [Round; R] {
+    let mut loc = from;
+    let mut out = [[[0u8; 64]; 2]; R];
     let mut t = 0;
-    while t < L {
+    while t < R {
         let mut now = 0;
-        while loc[now] != ab + t {
+        while loc[now] != 6 + t {
             now += 1;
         }
         let mut want = 0;
-        while fin[want] != ab + t {
+        while to[want] != 6 + t {
             want += 1;
         }
         let mut new = loc;
         new[now] = loc[want];
-        new[want] = ab + t;
-        if t == L - 1 {
-            new = fin;
+        new[want] = 6 + t;
+        if t == R - 1 {
+            new = to;
         }
         let mut v = 0;
         while v < 2 {
             let mut q = 0;
-            while q < (1 << ab) {
+            while q < 64 {
                 // The logical position at new address (register bit t = v, byte q) ...
-                let addr = q | (v << (ab + t));
+                let addr = q | (v << (6 + t));
                 let mut pos = 0;
                 let mut k = 0;
                 while k < nb {
@@ -85,7 +75,7 @@ const fn plan_units<const L: usize>(shuffle: bool, ab: usize) -> [Round; L] {
                     old |= ((pos >> k) & 1) << loc[k];
                     k += 1;
                 }
-                out[t][v][q] = ((old & ((1 << ab) - 1)) | (((old >> (ab + t)) & 1) << ab)) as u8;
+                out[t][v][q] = ((old & 63) | (((old >> (6 + t)) & 1) << 6)) as u8;
                 q += 1;
             }
             v += 1;
@@ -94,6 +84,49 @@ const fn plan_units<const L: usize>(shuffle: bool, ab: usize) -> [Round; L] {
         t += 1;
     }
     out
+}
+
+/// Element-major layout: address = logical position.
+const fn element_major() -> [usize; 12] {
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+}
+
+/// Row-major layout for `2^l` rows: register = byte of element `j`, byte = element `e`.
+const fn row_major(l: usize) -> [usize; 12] {
+    let mut a = [0usize; 12];
+    let mut b = 0;
+    while b < l + 6 {
+        a[b] = if b < l { 6 + b } else { b - l };
+        b += 1;
+    }
+    a
+}
+
+/// Row-pair layout for `2^l` rows: the low 32-byte half of register `m + 2^(l-1) * s` holds
+/// row `2m`, its high half row `2m + 1`, both for elements `32s..32s + 32` of the step. One
+/// round fewer than [`row_major`]; the rows go out as 32-byte stores.
+const fn row_pairs(l: usize) -> [usize; 12] {
+    let mut a = [0usize; 12];
+    a[0] = 5;
+    let mut b = 1;
+    while b < l {
+        a[b] = 5 + b;
+        b += 1;
+    }
+    let mut e = 0;
+    while e < 5 {
+        a[l + e] = e;
+        e += 1;
+    }
+    a[l + 5] = 5 + l;
+    a
+}
+
+/// Layout of one half (8-byte half-elements) of 64 16-byte elements after `vpunpck{l,h}qdq`
+/// of source registers `2q` and `2q + 1` into register `q`: qword `2L + s` of register `q` is
+/// element `8q + 4s + L` (logical bits: 3 byte bits, then 6 element bits).
+const fn qword_halves() -> [usize; 12] {
+    [0, 1, 2, 4, 5, 3, 6, 7, 8, 9, 10, 11]
 }
 
 /// Runs the `L` rounds of `plan` over `N = 2^L` registers.
@@ -167,15 +200,42 @@ unsafe fn unshuffle_step<const N: usize, const L: usize>(
     i: usize,
     plan: &[Round; L],
 ) {
-    // SAFETY: mirror of `shuffle_step`: row loads at j*n + i, stores at [i*N, (i+64)*N).
+    // SAFETY: mirror of `shuffle_step`: row loads at j*n + i, stores at [i*N, (i+64)*N); the
+    // prefetches stay inside the N rows of `src`.
     unsafe {
         let mut x = [_mm512_setzero_si512(); N];
         for (j, v) in x.iter_mut().enumerate() {
             *v = _mm512_loadu_si512(src.add(j * n + i) as *const __m512i);
         }
+        if N == 16 {
+            // 16 row lines of a step share one L1 set of 8 ways: fetch them spread out
+            // (64 KiB: ~0.61 -> ~0.65 of memcpy).
+            prefetch_rows::<16>(src, n, i);
+        }
         rounds(&mut x, plan);
         for (r, v) in x.iter().enumerate() {
             _mm512_storeu_si512(dst.add(i * N + 64 * r) as *mut __m512i, *v);
+        }
+    }
+}
+
+/// Prefetches, for a step at element `i`, row `j`'s line `j + 1` steps ahead (`N` rows
+/// `n` bytes apart from `rows`), when all of them are inside the rows.
+///
+/// Why: the row lines of one step share one L1 set (rows a multiple of 4 KiB apart), so their
+/// fills crowd that set all at once; fetched ahead like this, each step's prefetches go to `N`
+/// different sets and the stores (or loads) find their lines present. `prefetcht0` (SSE, every
+/// x86-64) did as well as `prefetchw` for the stores.
+///
+/// # Safety
+/// `rows` points into an allocation of at least `N * n` bytes.
+#[inline(always)]
+unsafe fn prefetch_rows<const N: usize>(rows: *const u8, n: usize, i: usize) {
+    if i + 64 * (N + 1) <= n {
+        for j in 0..N {
+            // SAFETY: row j < N at element i + 64 (j + 1) < n: inside the allocation. A
+            // prefetch never faults and changes no memory.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(rows.add(j * n + i + 64 * (j + 1)) as *const i8) };
         }
     }
 }
@@ -186,8 +246,8 @@ unsafe fn unshuffle_step<const N: usize, const L: usize>(
 /// Why: with the usual power-of-two block sizes the rows are a multiple of 4 KiB apart, so one
 /// step's 8 row stores all land in the same L1 set (8 ways) together with the source lines,
 /// and the line fills for that one set serialise. Spreading them over four consecutive sets
-/// measured ~25% faster on 64 KiB blocks (Zen 4). With 16 rows the extra registers spill and
-/// it does not pay, so 16-byte elements use [`shuffle_all`].
+/// measured ~25% faster on 64 KiB blocks (Zen 4), and [`prefetch_rows`] another ~7%. With 16
+/// rows the extra registers spill and it does not pay; 16-byte elements use [`shuffle_pairs16`].
 ///
 /// # Safety
 /// As `shuffle_all` (`n >= 64`, buffers of `n * 8` bytes, CPU features).
@@ -235,6 +295,7 @@ unsafe fn shuffle_skewed8(src: *const u8, dst: *mut u8, n: usize) {
             put(&h1, 2..4, dst, n, a1);
             put(&h2, 4..6, dst, n, a2);
             put(&h3, 6..8, dst, n, a3);
+            prefetch_rows::<8>(dst, n, i);
             (h3, h2, h1) = (h2, h1, x);
             (a3, a2, a1) = (a2, a1, i);
             i += 64;
@@ -248,89 +309,138 @@ unsafe fn shuffle_skewed8(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
-/// Elements per tile of [`shuffle_two_pass16`] (an 8 KiB stage).
-const TILE16: usize = 512;
-
-/// [`plan_units`] for 32-bit words as `vpermt2d` indices: 4 rows of 16 words.
-const fn word_plan() -> [[[u32; 16]; 2]; 2] {
-    let p = plan_units::<2>(true, 4);
-    let mut out = [[[0u32; 16]; 2]; 2];
-    let mut t = 0;
-    while t < 2 {
-        let mut v = 0;
-        while v < 2 {
-            let mut q = 0;
-            while q < 16 {
-                out[t][v][q] = p[t][v][q] as u32;
-                q += 1;
-            }
-            v += 1;
-        }
-        t += 1;
-    }
-    out
-}
-
-/// Shuffle of 16-byte elements in two passes over tiles of [`TILE16`] elements: first the
-/// 32-bit words (4 rows of words into an L1 stage), then each word row as a 4-byte shuffle
-/// into 4 rows of `dst`.
-///
-/// Why: a one-pass step writes 16 rows whose lines share one L1 set (rows a multiple of 4 KiB
-/// apart); here only 4 rows are written at a time. Measured ~20% faster on 64 KiB blocks than
-/// [`shuffle_all`] for the same number of permutes (2 word rounds + 2 byte rounds).
+/// The 8-byte halves `H` of the 64 16-byte elements of a step at element `i`, picked from
+/// source registers `2q`, `2q + 1` into register `q` by `vpunpck{l,h}qdq` (an in-lane op, about
+/// a third of a `vpermt2b`), in [`qword_halves`] layout.
 ///
 /// # Safety
-/// As `shuffle_all` (`n >= 64`, buffers of `n * 16` bytes, CPU features).
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn shuffle_two_pass16(src: *const u8, dst: *mut u8, n: usize) {
-    let full: &[Round; 4] = &const { plan::<4>(true) };
-    let bytes: &[Round; 2] = &const { plan::<2>(true) };
-    let words = &const { word_plan() };
-    // Not zeroed: pass 2 reads only stage bytes pass 1 has just written.
-    let mut stage = std::mem::MaybeUninit::<[u8; 16 * TILE16]>::uninit();
-    let sp = stage.as_mut_ptr() as *mut u8;
-    // SAFETY: the tiles cover elements i..i + TILE16 <= n: pass 1 reads their 16 * TILE16
-    // source bytes and writes the whole stage (4 rows of 4 * TILE16 bytes); pass 2 reads each
-    // stage row and writes rows 4u..4u+4 of dst at elements i.., as `shuffle_step` with
-    // `i + TILE16 <= n`. The other steps are `shuffle_step`s at i with i + 64 <= n.
-    unsafe {
-        shuffle_step::<16, 4>(src, dst, n, 0, full);
-        let mut i = second_step(dst, 1);
-        while i + TILE16 <= n {
-            for k in (0..TILE16).step_by(16) {
-                let p = src.add((i + k) * 16);
-                let mut x = [_mm512_setzero_si512(); 4];
-                for (r, v) in x.iter_mut().enumerate() {
-                    *v = _mm512_loadu_si512(p.add(64 * r) as *const __m512i);
-                }
-                for (t, round) in words.iter().enumerate() {
-                    let i0 = _mm512_loadu_si512(round[0].as_ptr() as *const __m512i);
-                    let i1 = _mm512_loadu_si512(round[1].as_ptr() as *const __m512i);
-                    let bit = 1 << t;
-                    for r in (0..4).filter(|r| r & bit == 0) {
-                        let (a, b) = (x[r], x[r | bit]);
-                        x[r] = _mm512_permutex2var_epi32(a, i0, b);
-                        x[r | bit] = _mm512_permutex2var_epi32(a, i1, b);
-                    }
-                }
-                for (u, v) in x.iter().enumerate() {
-                    _mm512_storeu_si512(sp.add(u * 4 * TILE16 + 4 * k) as *mut __m512i, *v);
-                }
-            }
-            for u in 0..4 {
-                let (from, to) = (sp.add(u * 4 * TILE16), dst.add(4 * u * n + i));
-                for j in (0..TILE16).step_by(64) {
-                    shuffle_step::<4, 2>(from, to, n, j, bytes);
-                }
-            }
-            i += TILE16;
+/// `src` readable for `(i + 64) * 16` bytes; CPU as in [`rounds`].
+#[inline(always)]
+unsafe fn half_sources<const H: usize>(src: *const u8, i: usize) -> [__m512i; 8] {
+    let mut y = [_mm512_setzero_si512(); 8];
+    for (q, v) in y.iter_mut().enumerate() {
+        // SAFETY: the loads read bytes [i*16, (i+64)*16), readable per the contract.
+        unsafe {
+            let p = src.add(i * 16 + 128 * q);
+            let a = _mm512_loadu_si512(p as *const __m512i);
+            let b = _mm512_loadu_si512(p.add(64) as *const __m512i);
+            *v = if H == 0 {
+                _mm512_unpacklo_epi64(a, b)
+            } else {
+                _mm512_unpackhi_epi64(a, b)
+            };
         }
-        while i + 64 <= n {
-            shuffle_step::<16, 4>(src, dst, n, i, full);
+    }
+    y
+}
+
+/// Stores row pair `m` (rows `2m`, `2m + 1` of `rows`) of a step in [`row_pairs`] layout whose
+/// first element is `at`, each row's two 32-byte halves one after the other.
+///
+/// # Safety
+/// `at + 64 <= n`; `rows` writable for `8 * n` bytes; CPU as in [`rounds`].
+#[inline(always)]
+unsafe fn put_pair(x: &[__m512i; 8], m: usize, rows: *mut u8, n: usize, at: usize) {
+    // SAFETY: rows 2m, 2m + 1 < 8 at elements at .. at + 64 <= n.
+    unsafe {
+        let p = rows.add(2 * m * n + at);
+        _mm256_storeu_si256(p as *mut __m256i, _mm512_castsi512_si256(x[m]));
+        _mm256_storeu_si256(p.add(32) as *mut __m256i, _mm512_castsi512_si256(x[m + 4]));
+        let p = p.add(n);
+        _mm256_storeu_si256(p as *mut __m256i, _mm512_extracti64x4_epi64(x[m], 1));
+        _mm256_storeu_si256(
+            p.add(32) as *mut __m256i,
+            _mm512_extracti64x4_epi64(x[m + 4], 1),
+        );
+    }
+}
+
+/// Shuffles the halves `H` of the 16-byte elements of the steps at `start, start + 64, .. <
+/// end` into rows `8H..8H + 8`, storing row pair `m` of each step `m` steps late (kept in
+/// registers meanwhile), as [`shuffle_skewed8`] does, and prefetching as [`prefetch_rows`].
+///
+/// Why the [`row_pairs`] layout: it takes 2 rounds instead of 3; its high halves are stored
+/// with `vextracti64x4`, which costs a shuffle slot like a round would, but so does a zmm
+/// store. With the unpack that picks the halves, a 64-byte row line costs about 3.3 shuffle
+/// slots against 5 (4 rounds and a zmm store) for a one-pass step.
+///
+/// # Safety
+/// `start < end <= n`, `end - start` a multiple of 64; `src` readable and `dst` writable for
+/// `n * 16` bytes; CPU as in [`rounds`].
+#[inline(always)]
+unsafe fn shuffle_half16<const H: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    start: usize,
+    end: usize,
+) {
+    let plan: &[Round; 2] = &const { plan_map::<2>(9, qword_halves(), row_pairs(3)) };
+    // SAFETY: every step starts at some i with start <= i, i + 64 <= end <= n, so its loads and
+    // its stores (rows 8H..8H+8 < 16 at elements i..i+64) stay inside the buffers.
+    unsafe {
+        let rows = dst.add(8 * H * n);
+        // The steps 1, 2 and 3 back (h1..h3, first elements a1..a3) start out as the first
+        // step: storing its rows again is harmless and keeps the loop free of branches.
+        let mut x = half_sources::<H>(src, start);
+        rounds(&mut x, plan);
+        put_pair(&x, 0, rows, n, start);
+        let (mut h1, mut h2, mut h3) = (x, x, x);
+        let (mut a1, mut a2, mut a3) = (start, start, start);
+        let mut i = start + 64;
+        while i < end {
+            let mut x = half_sources::<H>(src, i);
+            rounds(&mut x, plan);
+            put_pair(&x, 0, rows, n, i);
+            put_pair(&h1, 1, rows, n, a1);
+            put_pair(&h2, 2, rows, n, a2);
+            put_pair(&h3, 3, rows, n, a3);
+            prefetch_rows::<8>(rows, n, i);
+            (h3, h2, h1) = (h2, h1, x);
+            (a3, a2, a1) = (a2, a1, i);
             i += 64;
         }
+        for m in 1..4 {
+            put_pair(&h1, m, rows, n, a1);
+        }
+        for m in 2..4 {
+            put_pair(&h2, m, rows, n, a2);
+        }
+        put_pair(&h3, 3, rows, n, a3);
+    }
+}
+
+/// Elements per tile of [`shuffle_pairs16`]: its source (12 KiB) is read twice, from L1
+/// (512: ~0.53, 768: ~0.58, 1024: ~0.57, 2048: ~0.53 of memcpy on 64 KiB).
+const TILE16: usize = 768;
+
+/// Shuffle of 16-byte elements: per tile of [`TILE16`] elements, rows 0..8 and then rows
+/// 8..16 with [`shuffle_half16`].
+///
+/// Why: 16 row lines of one step would share one L1 set of 8 ways, and there are not enough
+/// registers to skew 16 rows; a half pass writes 8 rows, skewed like 8-byte elements
+/// (64 KiB: ~0.50 -> ~0.55 of memcpy against 32-bit word rows staged in L1 and written 4 rows
+/// at a time).
+///
+/// # Safety
+/// `n >= 64`; `src` readable and `dst` writable for `n * 16` bytes, not overlapping; CPU as in
+/// [`rounds`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn shuffle_pairs16(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: each range below is whole steps inside 0..n (n >= 64), per `shuffle_half16`.
+    unsafe {
+        shuffle_half16::<0>(src, dst, n, 0, 64);
+        shuffle_half16::<1>(src, dst, n, 0, 64);
+        let mut i = second_step(dst, 1);
+        while i + 64 <= n {
+            let end = (i + TILE16).min(i + (n - i) / 64 * 64);
+            shuffle_half16::<0>(src, dst, n, i, end);
+            shuffle_half16::<1>(src, dst, n, i, end);
+            i = end;
+        }
         if i < n {
-            shuffle_step::<16, 4>(src, dst, n, n - 64, full);
+            shuffle_half16::<0>(src, dst, n, n - 64, n);
+            shuffle_half16::<1>(src, dst, n, n - 64, n);
         }
     }
 }
@@ -378,7 +488,9 @@ pub(crate) fn covers_shuffle(es: usize, n: usize) -> bool {
 }
 
 /// Whether [`unshuffle`] handles this element size and count. Not 8: the AVX2 kernel (32-byte
-/// row loads) measured ~5% faster there than these steps, aligned either way or skewed.
+/// row loads) measured ~5% faster there than these steps, aligned either way or skewed, and
+/// ~2% faster than two rounds over row pairs loaded with `vinserti64x4` (0.86 vs 0.88 of
+/// memcpy on 64 KiB).
 pub(crate) fn covers_unshuffle(es: usize, n: usize) -> bool {
     matches!(es, 2 | 4 | 16) && n >= 64
 }
@@ -395,7 +507,7 @@ pub(crate) unsafe fn shuffle(es: usize, src: *const u8, dst: *mut u8, n: usize) 
             2 => shuffle_all::<2, 1>(src, dst, n),
             4 => shuffle_all::<4, 2>(src, dst, n),
             8 => shuffle_skewed8(src, dst, n),
-            16 => shuffle_two_pass16(src, dst, n),
+            16 => shuffle_pairs16(src, dst, n),
             _ => unreachable!("checked by the caller"),
         }
     }
@@ -421,16 +533,25 @@ pub(crate) unsafe fn unshuffle(es: usize, src: *const u8, dst: *mut u8, n: usize
 mod tests {
     use super::*;
 
-    /// Applies a round plan to labelled bytes in plain Rust and checks the result is the
-    /// transpose, independently of any CPU feature.
-    fn simulate<const N: usize, const L: usize>(shuffle: bool) {
-        let n = 64;
-        let input: Vec<u16> = (0..(N * 64) as u16).collect();
-        let mut x: Vec<Vec<u16>> = input.chunks(64).map(|c| c.to_vec()).collect();
-        for (t, round) in plan::<L>(shuffle).iter().enumerate() {
+    /// Address of logical position `pos` in layout `map` (`nb` bits).
+    fn address(pos: usize, map: &[usize; 12], nb: usize) -> usize {
+        (0..nb).map(|k| ((pos >> k) & 1) << map[k]).sum()
+    }
+
+    /// Applies `R` rounds of `plan_map(nb, from, to)` to labelled bytes in plain Rust and
+    /// checks every logical position lands at its `to` address, independently of any CPU
+    /// feature.
+    fn simulate<const R: usize>(nb: usize, from: [usize; 12], to: [usize; 12]) {
+        let size = 1 << nb;
+        let mut flat = vec![0u16; size];
+        for pos in 0..size {
+            flat[address(pos, &from, nb)] = pos as u16;
+        }
+        let mut x: Vec<Vec<u16>> = flat.chunks(64).map(|c| c.to_vec()).collect();
+        for (t, round) in plan_map::<R>(nb, from, to).iter().enumerate() {
             let bit = 1 << t;
             let old = x.clone();
-            for r in (0..N).filter(|r| r & bit == 0) {
+            for r in (0..x.len()).filter(|r| r & bit == 0) {
                 for (v, idx) in round.iter().enumerate() {
                     let out = if v == 0 { r } else { r | bit };
                     for q in 0..64 {
@@ -442,22 +563,44 @@ mod tests {
             }
         }
         let flat: Vec<u16> = x.concat();
-        for e in 0..n {
-            for j in 0..N {
-                let (a, b) = (e * N + j, j * n + e);
-                let (want_at, from) = if shuffle { (b, a) } else { (a, b) };
-                assert_eq!(usize::from(flat[want_at]), from, "es {N} shuffle {shuffle}");
-            }
+        for pos in 0..size {
+            assert_eq!(
+                usize::from(flat[address(pos, &to, nb)]),
+                pos,
+                "nb {nb} R {R}"
+            );
         }
     }
 
     #[test]
     fn round_plans_transpose() {
-        for dir in [true, false] {
-            simulate::<2, 1>(dir);
-            simulate::<4, 2>(dir);
-            simulate::<8, 3>(dir);
-            simulate::<16, 4>(dir);
+        let (e, r) = (element_major(), row_major);
+        simulate::<1>(7, e, r(1));
+        simulate::<2>(8, e, r(2));
+        simulate::<3>(9, e, r(3));
+        simulate::<4>(10, e, r(4));
+        simulate::<1>(7, r(1), e);
+        simulate::<2>(8, r(2), e);
+        simulate::<3>(9, r(3), e);
+        simulate::<4>(10, r(4), e);
+        // The two-round row-pair plan of shuffle_half16, and its inverse.
+        simulate::<2>(9, qword_halves(), row_pairs(3));
+        simulate::<2>(9, row_pairs(3), qword_halves());
+    }
+
+    /// `plan` is `plan_map` between the element-major and row-major layouts: the rows of a
+    /// shuffled step are its registers.
+    #[test]
+    fn row_major_is_the_shuffled_step() {
+        let n = 64;
+        for j in 0..8 {
+            for e in 0..n {
+                // Row j, element e of a step of 8-byte elements: register j, byte e.
+                assert_eq!(address(e * 8 + j, &row_major(3), 9), j * 64 + e);
+                // Row pair layout: register (j / 2) + 4 * (e / 32), half j % 2, byte e % 32.
+                let want = ((j / 2) + 4 * (e / 32)) * 64 + 32 * (j % 2) + e % 32;
+                assert_eq!(address(e * 8 + j, &row_pairs(3), 9), want);
+            }
         }
     }
 }
