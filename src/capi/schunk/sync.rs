@@ -42,22 +42,90 @@ use super::{blosc2_schunk, ChunkCodec, CtxCodec, Handle, SchunkBlock, TAG};
 use crate::capi::chunk::{blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx};
 use crate::capi::types::{blosc2_context, blosc2_dparams, blosc2_storage, BLOSC2_DPARAMS_DEFAULTS};
 use crate::error::{Error, Result};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ptr::{addr_of, addr_of_mut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
+/// How many shared holds a thread records inline (beyond that, in [`SPILL`]).
+const INLINE: usize = 8;
+
+/// The [`HandleSync`]s (by address) this thread holds shared, once per [`Shared`] guard, in a
+/// logical array: the first [`INLINE`] records here, the rest (reads nested that deep in
+/// callbacks) in [`SPILL`]. Nothing here needs a destructor, so every read start and end is a
+/// bare thread-local lookup, without the lazy destructor registration a `Vec` needs.
+struct Held {
+    len: Cell<usize>,
+    slots: [Cell<usize>; INLINE],
+}
+
 thread_local! {
-    /// The [`HandleSync`]s (by address) this thread holds shared, once per [`Shared`] guard.
-    /// Its own address identifies the thread ([`thread_token`]), so that a read start needs a
-    /// single thread-local access.
-    static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    /// This thread's [`Held`]; its address identifies the thread ([`thread_token`]).
+    static HELD: Held = const {
+        Held {
+            len: Cell::new(0),
+            slots: [const { Cell::new(0) }; INLINE],
+        }
+    };
+    /// Records past the first [`INLINE`] of [`HELD`].
+    static SPILL: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Held {
+    fn contains(&self, a: usize) -> bool {
+        let n = self.len.get();
+        self.slots[..n.min(INLINE)].iter().any(|s| s.get() == a)
+            || (n > INLINE && SPILL.with(|v| v.borrow().contains(&a)))
+    }
+
+    fn push(&self, a: usize) {
+        let n = self.len.get();
+        match self.slots.get(n) {
+            Some(s) => s.set(a),
+            None => SPILL.with(|v| v.borrow_mut().push(a)),
+        }
+        self.len.set(n + 1);
+    }
+
+    /// Removes the last record of `a` (its place takes the last record).
+    fn remove(&self, a: usize) {
+        let n = self.len.get();
+        if n > INLINE {
+            return self.remove_spilled(a);
+        }
+        if let Some(i) = self.slots[..n].iter().rposition(|s| s.get() == a) {
+            self.slots[i].set(self.slots[n - 1].get());
+            self.len.set(n - 1);
+        }
+    }
+
+    /// [`Held::remove`] when records spilled.
+    #[cold]
+    fn remove_spilled(&self, a: usize) {
+        SPILL.with(|v| {
+            let mut v = v.borrow_mut();
+            let Some(last) = v.pop() else {
+                return;
+            };
+            if last != a {
+                if let Some(i) = v.iter().rposition(|&x| x == a) {
+                    v[i] = last;
+                } else if let Some(i) = self.slots.iter().rposition(|s| s.get() == a) {
+                    self.slots[i].set(last);
+                } else {
+                    v.push(last);
+                    return;
+                }
+            }
+            self.len.set(self.len.get() - 1);
+        })
+    }
 }
 
 /// Whether this thread holds `sync` shared (a read is running below us on this thread).
 fn held_here(sync: &HandleSync) -> bool {
     let a = sync as *const HandleSync as usize;
-    HELD.with(|h| h.borrow().contains(&a))
+    HELD.with(|h| h.contains(a))
 }
 
 /// A non-zero number unique to the calling thread while it lives.
@@ -65,8 +133,8 @@ fn thread_token() -> usize {
     HELD.with(token_of)
 }
 
-fn token_of(held: &RefCell<Vec<usize>>) -> usize {
-    held as *const RefCell<Vec<usize>> as usize
+fn token_of(held: &Held) -> usize {
+    held as *const Held as usize
 }
 
 /// Locks a mutex, ignoring poisoning (a panic inside an operation is caught at the C boundary
@@ -306,9 +374,9 @@ impl<'a> Block<'a> {
             if self.sync.writer.load(Ordering::Relaxed) == me {
                 return Err(Error::Failure);
             }
-            let nested = held.borrow().contains(&a);
+            let nested = held.contains(a);
             let g = (!nested).then(|| self.sync.rw.read().unwrap_or_else(|e| e.into_inner()));
-            held.borrow_mut().push(a);
+            held.push(a);
             Ok(Shared { b: self, me, _g: g })
         })
     }
@@ -413,12 +481,7 @@ pub(crate) struct Shared<'a> {
 impl Drop for Shared<'_> {
     fn drop(&mut self) {
         let a = self.b.sync as *const HandleSync as usize;
-        HELD.with(|h| {
-            let mut h = h.borrow_mut();
-            if let Some(i) = h.iter().rposition(|&x| x == a) {
-                h.swap_remove(i);
-            }
-        });
+        HELD.with(|h| h.remove(a));
     }
 }
 
@@ -686,4 +749,51 @@ pub(crate) unsafe fn exclusive<'a>(p: *mut blosc2_schunk) -> Result<Exclusive<'a
 pub(crate) unsafe fn writer<'a>(p: *mut blosc2_schunk) -> Result<Writer<'a>> {
     // SAFETY: forwarded contract.
     unsafe { block(p) }?.writer()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_records_spill_past_the_inline_slots_and_come_back_out_of_order() {
+        std::thread::spawn(|| {
+            HELD.with(|h| {
+                // Three handles held 2 x INLINE times in all, with repeats.
+                let recs: Vec<usize> = (0..2 * INLINE).map(|i| 100 + i % 3).collect();
+                for &a in &recs {
+                    h.push(a);
+                }
+                assert_eq!(h.len.get(), recs.len());
+                assert!(h.contains(102) && !h.contains(103));
+                let mut left = recs.clone();
+                // Remove from the middle, the spill and the front.
+                for a in [101, 100, 102, 102, 100, 101, 100, 102, 101, 101, 100, 102] {
+                    h.remove(a);
+                    let i = left.iter().rposition(|&x| x == a).unwrap();
+                    left.remove(i);
+                    let n = h.len.get();
+                    let mut now: Vec<usize> =
+                        h.slots[..n.min(INLINE)].iter().map(Cell::get).collect();
+                    now.extend(SPILL.with(|v| v.borrow().clone()));
+                    let mut want = left.clone();
+                    now.sort();
+                    want.sort();
+                    assert_eq!(now, want);
+                    assert_eq!(
+                        SPILL.with(|v| v.borrow().len()),
+                        left.len().saturating_sub(INLINE)
+                    );
+                }
+                h.remove(7); // not held: nothing happens
+                assert_eq!(h.len.get(), left.len());
+                for a in left {
+                    h.remove(a);
+                }
+                assert!(h.len.get() == 0 && !h.contains(100));
+            })
+        })
+        .join()
+        .unwrap();
+    }
 }
