@@ -6,6 +6,8 @@
 //! - `read`: `blosc2_schunk_decompress_chunk` of random chunk indices on an open frame (cframe
 //!   file, sframe directory, in-memory cframe from `blosc2_schunk_from_buffer`), frames written
 //!   by the reference, 64 KiB and 1 MiB chunks, blosclz/5 and lz4/5 with shuffle;
+//! - `get_chunk`: `blosc2_schunk_get_chunk` of the same random indices (blosclz/5, 64 KiB): the
+//!   stored chunk, a pointer into an in-memory frame or a malloc'ed copy (freed) from a file;
 //! - `append`: a new cframe file / sframe directory, many small `blosc2_schunk_append_buffer`
 //!   (compress + write) or `blosc2_schunk_append_chunk` (same pre-compressed chunks: frame
 //!   bookkeeping and I/O only), then `blosc2_schunk_free`, timed as a whole.
@@ -54,6 +56,7 @@ struct Api {
     append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
     append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
     decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
+    get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
 }
 
 fn ours() -> Api {
@@ -66,6 +69,7 @@ fn ours() -> Api {
         append_buffer: blosc2_schunk_append_buffer,
         append_chunk: blosc2_schunk_append_chunk,
         decompress_chunk: blosc2_schunk_decompress_chunk,
+        get_chunk: blosc2_schunk_get_chunk,
     }
 }
 
@@ -81,6 +85,7 @@ fn theirs() -> Api {
             append_buffer: std::mem::transmute(r.sym("blosc2_schunk_append_buffer")),
             append_chunk: std::mem::transmute(r.sym("blosc2_schunk_append_chunk")),
             decompress_chunk: std::mem::transmute(r.sym("blosc2_schunk_decompress_chunk")),
+            get_chunk: std::mem::transmute(r.sym("blosc2_schunk_get_chunk")),
         }
     }
 }
@@ -321,7 +326,12 @@ fn read_rows(b: &mut Bench, dir: &Path, src: &[u8], o: &Api, r: &Api) {
             };
             for storage in ["cframe", "sframe", "memory"] {
                 let row = format!("read {cname} shuf | {storage} | {size_s} x {nchunks} | random");
-                if !b.wants(&row) {
+                // get_chunk (the stored chunk, no decoding) for one codec and size.
+                let get_row = (compcode == BLOSC_BLOSCLZ as u8 && chunk == 64 << 10).then(|| {
+                    format!("get_chunk {cname} shuf | {storage} | {size_s} x {nchunks} | random")
+                });
+                let get_row = get_row.filter(|g| b.wants(g));
+                if !b.wants(&row) && get_row.is_none() {
                     continue;
                 }
                 let path = dir.join(format!("read-{storage}"));
@@ -370,14 +380,45 @@ fn read_rows(b: &mut Bench, dir: &Path, src: &[u8], o: &Api, r: &Api) {
                     assert_eq!(n as usize, chunk);
                     assert!(out == piece(src, chunk, 3), "{row}: wrong bytes");
                 }
-                b.row(
-                    &row,
-                    false,
-                    |s| format!("{:.1} µs ({:.2} GB/s)", s * 1e6, chunk as f64 / s / 1e9),
-                    speedup,
-                    reader(*o, so),
-                    reader(*r, sr),
-                );
+                if b.wants(&row) {
+                    b.row(
+                        &row,
+                        false,
+                        |s| format!("{:.1} µs ({:.2} GB/s)", s * 1e6, chunk as f64 / s / 1e9),
+                        speedup,
+                        reader(*o, so),
+                        reader(*r, sr),
+                    );
+                }
+                let getter = |api: Api, sc: Sc| {
+                    let mut k = 0usize;
+                    let idx = idx.clone();
+                    move || {
+                        let i = idx[k % idx.len()];
+                        k += 1;
+                        let (mut c, mut needs_free) = (std::ptr::null_mut(), false);
+                        // SAFETY: live super-chunk; valid out-pointers; a copy handed out is
+                        // malloc'ed by the library and freed here.
+                        unsafe {
+                            let n = (api.get_chunk)(sc, i, &mut c, &mut needs_free);
+                            assert!(n > 0 && !c.is_null(), "get_chunk");
+                            black_box(*c);
+                            if needs_free {
+                                libc::free(c as *mut c_void);
+                            }
+                        }
+                    }
+                };
+                if let Some(get_row) = get_row {
+                    b.row(
+                        &get_row,
+                        false,
+                        |s| format!("{:.2} µs", s * 1e6),
+                        speedup,
+                        getter(*o, so),
+                        getter(*r, sr),
+                    );
+                }
                 // SAFETY: live super-chunks, freed once.
                 unsafe {
                     (o.free)(so);
