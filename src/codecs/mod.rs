@@ -10,8 +10,9 @@
 //!
 //! LZ4/LZ4HC and Zstd are the C libraries (lz4-sys, zstd-sys): their modules are outbound FFI
 //! clients and hold the only `unsafe` of this layer, in tiny blocks with `// SAFETY:` notes.
-//! zlib is zlib-rs's safe API; BloscLZ is ours. Codecs with a working state (zstd contexts,
-//! LZ4 streams, zlib-rs deflate/inflate streams) keep it per worker in [`CodecState`].
+//! zlib is written with zlib-rs and read with libdeflate, both through safe APIs (see
+//! `zlib.rs`); BloscLZ is ours. Codecs with a working state (zstd contexts, LZ4 streams, the
+//! zlib compressor and decompressor) keep it per worker in [`CodecState`].
 
 pub mod blosclz;
 pub mod dict;
@@ -78,7 +79,7 @@ pub struct CodecState {
     pub zstd: zstd::ZstdState,
     /// LZ4 / LZ4HC streams, created on first use.
     pub lz4: lz4::Lz4State,
-    /// zlib-rs deflate/inflate streams, created on first use and reset per block.
+    /// zlib-rs deflate stream (reset per block) and libdeflate decompressor, created on first use.
     pub zlib: zlib::ZlibState,
 }
 
