@@ -20,7 +20,40 @@ use std::sync::{Arc, Mutex};
 struct Worker {
     codec: CodecState,
     tmp: Vec<u8>,
+    /// What the stream slots of `tmp` hold when they are known to be one repeated byte.
+    fills: StreamFills,
     block: Vec<u8>,
+}
+
+/// Stream slots of a worker's `tmp` known to hold one repeated byte (a zero or run-length
+/// stream decoded there, nothing written there since). The unshuffle only reads `tmp`, so when
+/// the next block has the same kind of stream in the same slot (the high bytes of small
+/// integers: zero in every block) the fill is already done. Keyed by the slot's address and
+/// size; anything else that writes to `tmp` calls [`StreamFills::forget`].
+#[derive(Default)]
+struct StreamFills {
+    /// Address of slot 0 (`tmp` reallocated = everything forgotten).
+    base: usize,
+    neblock: usize,
+    byte: Vec<Option<u8>>,
+}
+
+impl StreamFills {
+    fn forget(&mut self) {
+        self.byte.clear();
+    }
+
+    /// Prepares for `nstreams` slots of `neblock` bytes from `base`.
+    fn start(&mut self, base: usize, neblock: usize, nstreams: usize) {
+        if base != self.base || neblock != self.neblock {
+            self.byte.clear();
+            self.base = base;
+            self.neblock = neblock;
+        }
+        if self.byte.len() < nstreams {
+            self.byte.resize(nstreams, None);
+        }
+    }
 }
 
 /// Alignment of the scratch blocks: a cache line, so the codecs' and the unshuffle kernels'
@@ -274,12 +307,14 @@ fn decode_codec(
     }
 }
 
-/// Decodes the streams of regular block `j` into `dst` (the block's size).
+/// Decodes the streams of regular block `j` into `dst` (the block's size). `fills`: given when
+/// `dst` is the worker's `tmp` (fills already in place are skipped), else `None`.
 fn decode_streams(
     lay: &Layout<'_>,
     state: &mut CodecState,
     j: usize,
     dst: &mut [u8],
+    mut fills: Option<&mut StreamFills>,
 ) -> Result<()> {
     let src = lay.src;
     let bstart = lay.bstart(j);
@@ -298,6 +333,9 @@ fn decode_streams(
             return Err(Error::Data);
         }
         let payload = &p[4..];
+        if let Some(f) = fills {
+            f.forget();
+        }
         if payload.len() == bsize {
             dst.copy_from_slice(payload);
             return Ok(());
@@ -320,8 +358,13 @@ fn decode_streams(
         // block was never stored where this block says it is.
         return Err(Error::Data);
     }
+    if let Some(f) = fills.as_deref_mut() {
+        f.start(dst.as_ptr() as usize, neblock, nstreams);
+    }
     let mut p = &src[bstart..];
-    for d in dst.chunks_exact_mut(neblock) {
+    for (k, d) in dst.chunks_exact_mut(neblock).enumerate() {
+        // The byte slot `k` will hold when it is one repeated byte.
+        let mut fill = None;
         if p.len() < 4 {
             return Err(Error::ReadBuffer);
         }
@@ -331,7 +374,7 @@ fn decode_streams(
             return Err(Error::ReadBuffer);
         }
         if csize == 0 {
-            d.fill(0);
+            fill = Some(0);
         } else if csize < 0 {
             let Some((&token, rest)) = p.split_first() else {
                 return Err(Error::ReadBuffer);
@@ -340,16 +383,31 @@ fn decode_streams(
             if token & 1 == 0 || csize < -255 {
                 return Err(Error::RunLength);
             }
-            d.fill((-csize) as u8);
-        } else {
-            let c = csize as usize;
-            if c == neblock {
-                d.copy_from_slice(&p[..c]);
-            } else {
-                decode_codec(lay, state, &p[..c], d)?;
-            }
-            p = &p[c..];
+            fill = Some((-csize) as u8);
         }
+        let known = fills.as_deref_mut().map(|f| &mut f.byte[k]);
+        if let Some(b) = fill {
+            match known {
+                Some(slot) if *slot == Some(b) => {}
+                Some(slot) => {
+                    d.fill(b);
+                    *slot = Some(b);
+                }
+                None => d.fill(b),
+            }
+            continue;
+        }
+        if let Some(slot) = known {
+            // Forgotten before the write: a failed decode may leave anything there.
+            *slot = None;
+        }
+        let c = csize as usize;
+        if c == neblock {
+            d.copy_from_slice(&p[..c]);
+        } else {
+            decode_codec(lay, state, &p[..c], d)?;
+        }
+        p = &p[c..];
     }
     Ok(())
 }
@@ -367,7 +425,12 @@ fn decode_block(
 ) -> Result<()> {
     let bsize = out.len();
     let post = post && lay.hooks.has_postfilter();
-    let Worker { codec, tmp, block } = w;
+    let Worker {
+        codec,
+        tmp,
+        fills,
+        block,
+    } = w;
     let target: &mut [u8] = if post {
         scratch(block, bsize)
     } else {
@@ -382,11 +445,12 @@ fn decode_block(
     } else if let Some(u) = lay.pipeline.single_unshuffle() {
         // Streams into scratch, then one unshuffle into place (no copy back).
         let t = scratch(tmp, bsize);
-        decode_streams(lay, codec, j, t)?;
+        decode_streams(lay, codec, j, t, Some(fills))?;
         lay.pipeline.unshuffle_into(u, t, target);
     } else {
-        decode_streams(lay, codec, j, target)?;
+        decode_streams(lay, codec, j, target, None)?;
         if lay.pipeline.backward_active() {
+            fills.forget();
             let (offset, _, _) = lay.block(j);
             lay.pipeline
                 .backward(target, scratch(tmp, bsize), dref.map(|d| (offset, d)))?;
@@ -858,5 +922,142 @@ impl Decompressor {
         let mut w = lock(&self.workers[0]);
         decode_block(&lay, &mut w, j, &mut out, None, 0, true)?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{no_hooks, CParams, Compressor, DParams};
+    use super::{rd_i32, Decompressor};
+
+    /// What one byte lane of the u32 test elements holds.
+    #[derive(Clone, Copy)]
+    enum Lane {
+        Zero,
+        Byte(u8),
+        Noise,
+        /// Noise in 0..4 (compressible: LZ4 streams, not raw ones).
+        Small,
+    }
+
+    fn data(lanes: [Lane; 4], len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match lanes[i % 4] {
+                    Lane::Zero => 0,
+                    Lane::Byte(b) => b,
+                    Lane::Noise => x as u8,
+                    Lane::Small => x as u8 & 3,
+                }
+            })
+            .collect()
+    }
+
+    fn chunk(src: &[u8], compcode: u8) -> Vec<u8> {
+        let cp = CParams {
+            compcode,
+            clevel: 5,
+            typesize: 4,
+            blocksize: 16 << 10,
+            filters: [0, 0, 0, 0, 0, 1],
+            ..Default::default()
+        };
+        let mut out = vec![0u8; src.len() + 64];
+        let n = Compressor::new(cp, no_hooks())
+            .unwrap()
+            .compress(src, &mut out)
+            .unwrap();
+        out.truncate(n);
+        out
+    }
+
+    /// Streams stored as a zero (csize 0) or run-length (csize < 0) fill, over all blocks.
+    fn fill_streams(c: &[u8]) -> usize {
+        let nbytes = rd_i32(c, 4) as usize;
+        let bs = rd_i32(c, 8) as usize;
+        let (memcpyed, dont_split) = (c[2] & 0x02 != 0, c[2] & 0x10 != 0);
+        let mut n = 0;
+        for j in (0..nbytes.div_ceil(bs)).filter(|_| !memcpyed) {
+            let size = bs.min(nbytes - j * bs);
+            let nstreams = if size == bs && !dont_split { 4 } else { 1 };
+            let mut p = rd_i32(c, 32 + 4 * j) as usize;
+            for _ in 0..nstreams {
+                let cs = rd_i32(c, p);
+                p += 4 + if cs > 0 {
+                    cs as usize
+                } else {
+                    (cs < 0) as usize
+                };
+                n += (cs <= 0) as usize;
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn fill_streams_left_in_scratch_are_reused_only_when_still_valid() {
+        use Lane::*;
+        let kinds = [
+            [Noise, Zero, Zero, Zero],
+            [Noise, Byte(7), Noise, Zero],
+            [Noise, Byte(9), Zero, Byte(7)],
+            [Noise, Noise, Noise, Noise],
+            [Zero, Byte(7), Byte(7), Noise],
+        ];
+        // Whole blocks only, and a leftover block (one stream, at slot 0).
+        for len in [64 << 10, (64 << 10) + 36] {
+            for compcode in [0u8, 1, 5] {
+                let srcs: Vec<Vec<u8>> = (0..kinds.len())
+                    .map(|i| data(kinds[i], len, 11 + i as u64))
+                    .collect();
+                let chunks: Vec<Vec<u8>> = srcs.iter().map(|s| chunk(s, compcode)).collect();
+                for (i, c) in chunks.iter().enumerate() {
+                    // The fills this test is about are really in the chunks.
+                    assert_eq!(fill_streams(c) > 0, i != 3, "chunk {i} codec {compcode}");
+                }
+                for nthreads in [1i16, 2] {
+                    let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).unwrap();
+                    let mut out = vec![0u8; len];
+                    for &i in &[0usize, 1, 0, 2, 1, 3, 0, 2, 2, 4, 0, 4, 1] {
+                        out.fill(0xEE);
+                        assert_eq!(d.decompress(&chunks[i], &mut out).unwrap(), len);
+                        assert!(out == srcs[i], "chunk {i} codec {compcode} thr {nthreads}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_stream_over_a_cached_fill_is_not_trusted_afterwards() {
+        use Lane::*;
+        let len = 64 << 10;
+        let a = data([Noise, Zero, Zero, Zero], len, 1);
+        let b = data([Small, Small, Small, Small], len, 2);
+        let (ca, cb) = (chunk(&a, 1), chunk(&b, 1));
+        let mut d = Decompressor::new(DParams { nthreads: 1 }, no_hooks()).unwrap();
+        let mut out = vec![0u8; len];
+        d.decompress(&ca, &mut out).unwrap();
+        assert!(out == a);
+        // `b` is stored as streams (not one memcpyed chunk), none of them a fill.
+        assert!(fill_streams(&ca) > 0 && fill_streams(&cb) == 0 && cb[2] & 0x02 == 0);
+        // Garbage in the payload of block 0's stream 1 (headers intact): the decode fails or
+        // writes junk into the slot where `a`'s zero fill was.
+        let p = rd_i32(&cb, 32) as usize;
+        let at = p + 8 + rd_i32(&cb, p) as usize;
+        let cs1 = rd_i32(&cb, at - 4) as usize;
+        for step in [3usize, 7, 13, 101] {
+            let mut bad = cb.clone();
+            for k in (at + cs1 / 4..at + cs1).step_by(step) {
+                bad[k] ^= 0x5A;
+            }
+            let _ = d.decompress(&bad, &mut out);
+            d.decompress(&ca, &mut out).unwrap();
+            assert!(out == a, "step {step}");
+        }
     }
 }
