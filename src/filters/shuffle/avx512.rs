@@ -7,7 +7,13 @@
 //! can trade register bit `t` for any byte bit and reorder the byte bits at will: `log2(es)`
 //! rounds (one 2-source permute per 64 output bytes each) do the whole transpose, against
 //! 4 zip rounds plus lane fix-ups with AVX2. The per-round index vectors are the same for every
-//! pair, so they are computed at compile time ([`plan`]) and stay in registers.
+//! pair, so they are computed at compile time ([`plan`], [`plan_map`]) and stay in registers.
+//!
+//! On Zen 4 a zmm store, `vextracti64x4` to memory and `vinserti64x4` from memory each take
+//! about one `vpermt2b` issue slot, while `vpunpck*` takes a third of one; shuffling 16-byte
+//! elements ([`shuffle_pairs16`]) therefore picks 8-byte halves with unpacks and ends in 32-byte
+//! row pairs ([`row_pairs`]), one round short of whole rows. BENCHMARKS.md ("Filters") has the
+//! measurements and the variants that lost.
 //!
 //! Every load and store of a step is a whole 64-byte register. The steps do not have to tile the
 //! buffer: after the first step at element 0 the next one starts where the row accesses become
