@@ -195,7 +195,7 @@ fn copy_far<const S: usize>(dst: &mut [u8], op: usize, back: usize, len: usize) 
 }
 
 /// Length from which [`copy_far`] hands a non-overlapping match to memcpy.
-const LONG_MATCH: usize = 128;
+const LONG_MATCH: usize = 64;
 
 /// A match of `len <= back` bytes (source and destination disjoint), copied exactly.
 #[inline(never)]
