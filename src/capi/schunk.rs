@@ -42,7 +42,7 @@ const TAG: u64 = 0x6232_6672_5343_484b;
 
 mod sync;
 
-pub(crate) use sync::{exclusive, read_op, Reader};
+pub(crate) use sync::{exclusive, read_op, read_op_plain, Reader};
 
 /// What a `blosc2_schunk*` points to.
 #[repr(C)]
@@ -1028,8 +1028,8 @@ unsafe fn hand_out(
         }
         Ok(len)
     };
-    // SAFETY: forwarded contract.
-    unsafe { read_op(schunk, true, op) }
+    // SAFETY: forwarded contract (`op` runs no user code).
+    unsafe { read_op_plain(schunk, true, op) }
 }
 
 /// Chunk `nchunk` as stored; returns its cbytes.

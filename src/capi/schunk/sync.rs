@@ -513,7 +513,7 @@ pub(crate) struct Reader<'a> {
     p: *mut blosc2_schunk,
     pub(crate) h: &'a Handle,
     sync: &'a HandleSync,
-    /// [`thread_token`] of the reading thread.
+    /// [`thread_token`] of the reading thread; 0 when not looked up yet ([`read_op_plain`]).
     me: usize,
 }
 
@@ -558,7 +558,10 @@ impl Reader<'_> {
     /// Takes the schunk's `dctx` if it is free (or, with `wait`, when it becomes free);
     /// None when busy or used below us on this thread.
     fn claim_dctx(&self, wait: bool) -> Result<Option<DctxUse<'_>>> {
-        let me = self.me;
+        let me = match self.me {
+            0 => thread_token(),
+            me => me,
+        };
         if self.sync.dctx_owner.load(Ordering::Relaxed) == me {
             return if wait { Err(Error::Failure) } else { Ok(None) };
         }
@@ -573,21 +576,27 @@ impl Reader<'_> {
     }
 
     /// Runs `f` on a read buffer for chunk `nchunk`, setting `current_nchunk` (what c-blosc2
-    /// does on every chunk access) when this thread can take the `dctx` right away: it is the
-    /// value the `dctx`'s postfilter reads, so only the `dctx`'s user may write it, and the
+    /// does on every chunk access) when this thread can take the `dctx` mutex right away: it is
+    /// the value the `dctx`'s postfilter reads, so only the `dctx`'s user may write it, and the
     /// buffer is then the one kept with the `dctx` (see [`Reader::decode`]). Under contention
-    /// `current_nchunk` stays at another reader's chunk and `f` gets a fresh buffer.
+    /// (or when this thread is decoding with the `dctx` below us) `current_nchunk` stays at
+    /// the other user's chunk and `f` gets a fresh buffer.
+    ///
+    /// `f` must run no user code (it cannot re-enter): the mutex is taken without recording
+    /// this thread as the `dctx`'s user, which only re-entrant claims would look at.
     pub(crate) fn with_buffer<T>(&self, nchunk: i64, f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-        let Ok(Some(mut u)) = self.claim_dctx(false) else {
-            return f(&mut Vec::new());
+        let mut g = match self.sync.dctx.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return f(&mut Vec::new()),
         };
         if !self.sync.pinned.load(Ordering::Acquire) {
             // SAFETY: we hold the `dctx` mutex, the only writer of this field besides the
             // exclusive lock's holder (which cannot coexist with our shared lock).
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(nchunk) };
         }
-        let r = f(&mut u.g.buf);
-        u.g.trim();
+        let r = f(&mut g.buf);
+        g.trim();
         r
     }
 
@@ -723,6 +732,45 @@ pub(crate) unsafe fn read_op<T>(
         g = b.shared()?;
     }
     op(&g.reader())
+}
+
+/// [`read_op`] for an `op` that runs no user code (no callback can re-enter the super-chunk
+/// while it runs), such as handing out a stored chunk. When the shared lock is free to take
+/// (no writer holds it or waits for it), it is taken without the thread-local hold record:
+/// nothing nested below could look for it, and a successful `try_read` already proves this
+/// thread is not the exclusive holder. Every other case (a writer around, serialised reads, a
+/// stale or replaced frame) goes through [`read_op`].
+///
+/// # Safety
+/// `p` NULL or live.
+pub(crate) unsafe fn read_op_plain<T>(
+    p: *mut blosc2_schunk,
+    revalidate: bool,
+    op: impl FnOnce(&Reader<'_>) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let b = unsafe { block(p) }?;
+    let g = match b.sync.rw.try_read() {
+        Ok(g) => g,
+        Err(TryLockError::Poisoned(e)) => e.into_inner(),
+        // SAFETY: forwarded contract.
+        Err(TryLockError::WouldBlock) => return unsafe { read_op(p, revalidate, op) },
+    };
+    // SAFETY: the read lock excludes writers; readers only take `&Handle`.
+    let h = unsafe { &*b.h };
+    if serial_reads(h) || (revalidate && h.core.is_replaced()) || h.core.frame_is_stale() {
+        drop(g);
+        // SAFETY: forwarded contract.
+        return unsafe { read_op(p, revalidate, op) };
+    }
+    let r = op(&Reader {
+        p,
+        h,
+        sync: b.sync,
+        me: 0,
+    });
+    drop(g);
+    r
 }
 
 /// Runs a mutation (or an operation serialised for another reason) under the exclusive lock.
