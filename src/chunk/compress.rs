@@ -9,6 +9,7 @@
 //! (`cbytes = nbytes + 32`), and when even that does not fit the result is 0.
 
 use super::blocksize::{compute_blocksize, split_block};
+use super::decompress::recycle;
 use super::header::{
     self, blosc2_flags, filters_to_flags, flags, ChunkHeader, SpecialKind, EXTENDED_HEADER_LEN,
     MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_HEADER_TYPESIZE, MAX_TYPESIZE, MIN_BUFFERSIZE,
@@ -146,6 +147,10 @@ pub struct Compressor {
     pool: Option<Arc<Pool>>,
     workers: Vec<Mutex<Worker>>,
     outs: Vec<Mutex<BlockOut>>,
+    /// Sizes of the blocks [`Compressor::layout_parallel`] places (kept for the allocation).
+    lens: Vec<usize>,
+    /// The allocation of the last parallel copy list (empty), reused by the next.
+    pieces: Vec<Mutex<&'static mut [u8]>>,
 }
 
 impl std::fmt::Debug for Compressor {
@@ -154,6 +159,15 @@ impl std::fmt::Debug for Compressor {
             .field("cparams", &self.cp)
             .finish()
     }
+}
+
+/// Where each block of `lens` starts when they are laid out one after another from `start`.
+fn pos(start: usize, lens: &[usize]) -> impl Iterator<Item = usize> + '_ {
+    lens.iter().scan(start, |at, &len| {
+        let here = *at;
+        *at += len;
+        Some(here)
+    })
 }
 
 fn grow(v: &mut Vec<u8>, n: usize) {
@@ -176,6 +190,8 @@ impl Compressor {
             pool: None,
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             outs: Vec::new(),
+            lens: Vec::new(),
+            pieces: Vec::new(),
         })
     }
 
@@ -598,7 +614,8 @@ impl Compressor {
         let n = plan.nblocks;
         let mut all_zero = plan.dict.is_none() && !plan.is_vl();
         let mut nt = start;
-        let mut lens = Vec::with_capacity(n);
+        let mut lens = std::mem::take(&mut self.lens);
+        lens.clear();
         for o in &self.outs[..n] {
             let o = lock(o);
             match o.result {
@@ -620,29 +637,39 @@ impl Compressor {
             dst[bpos..bpos + 4].copy_from_slice(&(at as i32).to_le_bytes());
             at += len;
         }
-        let mut pieces = Vec::with_capacity(n);
+        if nt - start < PARALLEL_COPY_MIN {
+            for (o, (len, at)) in self.outs[..n]
+                .iter()
+                .zip(lens.iter().zip(pos(start, &lens)))
+            {
+                dst[at..at + len].copy_from_slice(lock(o).encoded());
+            }
+            self.lens = lens;
+            return Ok(Some((nt, all_zero)));
+        }
+        let mut pieces: Vec<Mutex<&mut [u8]>> = recycle(std::mem::take(&mut self.pieces));
+        pieces.reserve(n);
         let mut rest = &mut dst[start..nt];
-        for len in lens {
+        for &len in &lens {
             let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len);
             pieces.push(Mutex::new(piece));
             rest = tail;
         }
+        self.lens = lens;
         let outs = &self.outs[..n];
         let job = |j: usize| {
             let o = lock(&outs[j]);
             lock(&pieces[j]).copy_from_slice(o.encoded());
         };
-        if nt - start < PARALLEL_COPY_MIN {
-            (0..n).for_each(job);
-            return Ok(Some((nt, all_zero)));
-        }
-        run_jobs(
+        let r = run_jobs(
             plan.hooks,
             &mut self.pool,
             self.cp.nthreads as usize,
             n,
             &job,
-        )?;
+        );
+        self.pieces = recycle(pieces);
+        r?;
         Ok(Some((nt, all_zero)))
     }
 

@@ -78,6 +78,16 @@ fn rd_i32(b: &[u8], at: usize) -> i32 {
 
 /// A block to decode in parallel: index, destination, outcome.
 type BlockJob<'d> = (usize, &'d mut [u8], Option<Result<()>>);
+/// An empty list with `v`'s allocation, for elements of another lifetime (same layout, so the
+/// standard library collects in place): per-call job lists of borrowed pieces then allocate
+/// only when they outgrow every earlier one.
+pub(super) fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter()
+        .map(|_| unreachable!("the list is empty"))
+        .collect()
+}
+
 /// A VL block decoded in parallel: its buffer and outcome.
 type VlJob = (Vec<u8>, Option<Result<()>>);
 
@@ -491,12 +501,15 @@ fn own_worker(workers: &mut [Mutex<Worker>]) -> &mut Worker {
 }
 
 /// Decodes every (unmasked) block of `lay` into `dst` (nbytes long). `dref_buf`: where block 0
-/// is decoded when DELTA needs it as the reference.
+/// is decoded when DELTA needs it as the reference; `jobs_buf`: the parallel job list's kept
+/// allocation.
+#[allow(clippy::too_many_arguments)]
 fn decode_all(
     dp: &DParams,
     pool: &mut Option<Arc<Pool>>,
     workers: &mut [Mutex<Worker>],
     dref_buf: &mut Vec<u8>,
+    jobs_buf: &mut Vec<Mutex<BlockJob<'static>>>,
     lay: &Layout<'_>,
     dst: &mut [u8],
     mask: Option<&[bool]>,
@@ -542,7 +555,8 @@ fn decode_all(
     let todo = (first..lay.nblocks).filter(|&j| !masked(j)).count();
     if dp.nthreads > 1 && todo > 1 {
         // Split the destination into per-block pieces, one job each.
-        let mut jobs: Vec<Mutex<BlockJob<'_>>> = Vec::with_capacity(todo);
+        let mut jobs: Vec<Mutex<BlockJob<'_>>> = recycle(std::mem::take(jobs_buf));
+        jobs.reserve(todo);
         let mut rest = dst;
         for j in 0..lay.nblocks {
             let (_, size, _) = lay.block(j);
@@ -560,10 +574,15 @@ fn decode_all(
             *res = Some(decode_block(lay, &mut w, *j, piece, dref, tid, true));
         };
         run_jobs(lay.hooks, pool, dp.nthreads as usize, todo, &job)?;
-        for m in jobs {
+        let mut res = Ok(());
+        for m in jobs.drain(..) {
             let (_, _, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
-            r.unwrap_or(Err(Error::Failure))?;
+            if res.is_ok() {
+                res = r.unwrap_or(Err(Error::Failure));
+            }
         }
+        *jobs_buf = recycle(jobs);
+        res?;
     } else {
         // On the calling thread, block after block (no job list, no locks).
         let w = own_worker(workers);
@@ -589,6 +608,8 @@ pub struct Decompressor {
     workers: Vec<Mutex<Worker>>,
     maskout: Option<Vec<bool>>,
     dref: Vec<u8>,
+    /// The allocation of the last parallel job list (empty), reused by the next.
+    jobs: Vec<Mutex<BlockJob<'static>>>,
     scratch: Vec<u8>,
 }
 
@@ -614,6 +635,7 @@ impl Decompressor {
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             maskout: None,
             dref: Vec::new(),
+            jobs: Vec::new(),
             scratch: Vec::new(),
         })
     }
@@ -664,6 +686,7 @@ impl Decompressor {
             pool,
             workers,
             dref,
+            jobs,
             ..
         } = self;
         let Some(lay) = prepare(
@@ -682,6 +705,7 @@ impl Decompressor {
             pool,
             workers,
             dref,
+            jobs,
             &lay,
             &mut dst[..nbytes],
             mask.as_deref(),
