@@ -23,6 +23,11 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let mut ctrl = (first & 31) as usize;
     loop {
         if ctrl >= 32 {
+            if let Some(step) = short_match(src, ip, dst, op, ctrl) {
+                // The common match, copied by one or two fixed-size words.
+                (ip, op, ctrl) = (ip + step.ip, op + step.len, step.next);
+                continue;
+            }
             // Match: 3-bit length code, 13-bit distance (high 5 bits here).
             let mut len = (ctrl >> 5) - 1;
             let hi = (ctrl & 31) << 8;
@@ -100,6 +105,65 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
         }
     }
     Ok(op)
+}
+
+/// What [`short_match`] consumed and produced.
+struct Step {
+    /// Input bytes consumed after the control byte, including the next control byte.
+    ip: usize,
+    /// Bytes output.
+    len: usize,
+    /// The next control byte.
+    next: usize,
+}
+
+/// Copies the match of control byte `ctrl` (`>= 32`, already consumed; `ip` points past it) when
+/// it is one of the common shapes that a fixed-size word copy handles with the output having
+/// room for the whole word: a 3..=8-byte match at distance 8..8191 (one 8-byte word), or a
+/// 9..=32-byte match (one extension byte) at distance 16..8191 (two 16-byte words). Anything
+/// else (long, near, far, invalid, close to either end) returns `None` with nothing written,
+/// for the general path, which also reports errors.
+///
+/// A word covers the match and may write past it, up to the end of the window sliced once
+/// here: those bytes are overwritten by the next instructions or lie past the produced length.
+#[inline(always)]
+fn short_match(src: &[u8], ip: usize, dst: &mut [u8], op: usize, ctrl: usize) -> Option<Step> {
+    let hi = (ctrl & 31) << 8;
+    if ctrl < 7 << 5 {
+        // Length code 1..=6: no extension byte; the next control byte must follow.
+        let &[code, next] = src.get(ip..)?.first_chunk::<2>()?;
+        let back = hi + code as usize + 1;
+        // 8..=8191 (8192 is the far-distance escape).
+        if back.wrapping_sub(8) > MAX_DISTANCE - 8 || back > op {
+            return None;
+        }
+        let win = dst.get_mut(op - back..op + 8)?;
+        let w = *win.first_chunk::<8>()?;
+        *win.last_chunk_mut::<8>()? = w;
+        Some(Step {
+            ip: 2,
+            len: (ctrl >> 5) + 2,
+            next: next as usize,
+        })
+    } else {
+        let &[ext, code, next] = src.get(ip..)?.first_chunk::<3>()?;
+        let len = ext as usize + 9;
+        let back = hi + code as usize + 1;
+        if len > 32 || back.wrapping_sub(16) > MAX_DISTANCE - 16 || back > op {
+            return None;
+        }
+        let win = dst.get_mut(op - back..op + 32)?;
+        // In order: when `back < 32` the second word reads bytes the first one wrote.
+        let w = *win.first_chunk::<16>()?;
+        *win.get_mut(back..back + 16)?.first_chunk_mut::<16>()? = w;
+        let w = *win.get(16..)?.first_chunk::<16>()?;
+        *win.last_chunk_mut::<16>()? = w;
+        Some(Step {
+            ip: 3,
+            len,
+            next: next as usize,
+        })
+    }
 }
 
 /// Copies `len` bytes from `back` bytes behind `op` to `op` (LZ77 semantics: the source may
