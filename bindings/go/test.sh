@@ -22,7 +22,14 @@ if ! go_works; then
   # Debian's go, whatever else is earlier on PATH.
   [ -x /usr/lib/go/bin/go ] && export PATH="/usr/lib/go/bin:$PATH"
   hash -r
-  go_works || { echo "go still does not work after installing golang-go" >&2; exit 1; }
+  if ! go_works; then
+    # Installed but damaged (e.g. files of the Go tree missing): reinstall every golang package.
+    pkgs=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'golang*' 2>/dev/null | awk '$1 == "ii" {print $2}')
+    echo "go still does not work; reinstalling:" ${pkgs:-golang-go}
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --reinstall ${pkgs:-golang-go} >/dev/null
+    hash -r
+  fi
+  go_works || { echo "go still does not work after installing golang-go" >&2; go version >&2 || true; exit 1; }
 fi
 go version
 go env GOROOT CGO_ENABLED CC
