@@ -114,15 +114,12 @@ fn build(
     cp.nthreads = nthreads;
     let mut dp = dparams.unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
     dp.nthreads = nthreads;
-    let mut st = blosc2_storage {
-        contiguous: !matches!(kind, Kind::Plain | Kind::Sparse),
-        urlpath: url
-            .as_ref()
-            .map_or(std::ptr::null_mut(), |u| u.as_ptr() as *mut _),
-        cparams: &mut cp,
-        dparams: &mut dp,
-        io: std::ptr::null_mut(),
-    };
+    let mut st = common::storage(
+        !matches!(kind, Kind::Plain | Kind::Sparse),
+        url.as_deref(),
+        &mut cp,
+        &mut dp,
+    );
     // SAFETY: a valid storage description whose pointers outlive the call.
     let mut sc = unsafe { blosc2_schunk_new(&mut st) };
     assert!(!sc.is_null(), "{kind:?}");
@@ -173,17 +170,8 @@ fn build(
 /// # Safety
 /// `sc` must be a live super-chunk.
 unsafe fn decompress_chunk(sc: *mut blosc2_schunk, i: usize) -> (c_int, Vec<u8>) {
-    let mut out = vec![0u8; CHUNK_BYTES];
-    // SAFETY: live schunk by contract; `out` holds CHUNK_BYTES.
-    let rc = unsafe {
-        blosc2_schunk_decompress_chunk(
-            sc,
-            i as i64,
-            out.as_mut_ptr() as *mut c_void,
-            CHUNK_BYTES as i32,
-        )
-    };
-    (rc, out)
+    // SAFETY: live schunk by contract.
+    unsafe { common::decompress_chunk(sc, i, CHUNK_BYTES) }
 }
 
 /// Appends the CHUNK_BYTES bytes of `d` to `sc` as a new chunk; returns the call's result.
@@ -714,13 +702,7 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
     cp.nthreads = 1;
     cp.prefilter = Some(reentrant_pre);
     cp.preparams = &mut prp;
-    let mut st = blosc2_storage {
-        contiguous: false,
-        urlpath: std::ptr::null_mut(),
-        cparams: &mut cp,
-        dparams: std::ptr::null_mut(),
-        io: std::ptr::null_mut(),
-    };
+    let mut st = common::storage(false, None, &mut cp, std::ptr::null_mut());
     // SAFETY: a valid storage description.
     let sc = unsafe { blosc2_schunk_new(&mut st) };
     assert!(!sc.is_null());

@@ -17,6 +17,8 @@ use std::ffi::{c_int, c_void, CStr, CString};
 use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
+mod common;
+
 const ITEMS: usize = 16 * 1024;
 const CHUNK_BYTES: usize = ITEMS * 4;
 const BLOCK_BYTES: i32 = 4096;
@@ -293,17 +295,12 @@ fn run_case(kind: Kind, nthreads: i16) {
     cp.preparams = &mut pp;
     let mut dp = BLOSC2_DPARAMS_DEFAULTS;
     dp.nthreads = nthreads;
-    let mut st = blosc2_storage {
-        contiguous: !matches!(kind, Kind::Plain),
-        urlpath: if matches!(kind, Kind::File) {
-            url.as_ptr() as *mut _
-        } else {
-            std::ptr::null_mut()
-        },
-        cparams: &mut cp,
-        dparams: &mut dp,
-        io: std::ptr::null_mut(),
-    };
+    let mut st = common::storage(
+        !matches!(kind, Kind::Plain),
+        matches!(kind, Kind::File).then_some(url.as_c_str()),
+        &mut cp,
+        &mut dp,
+    );
     // SAFETY: a valid storage description whose pointers outlive the call.
     let sc = unsafe { blosc2_schunk_new(&mut st) };
     assert!(!sc.is_null());

@@ -10,6 +10,8 @@ use b2frame::capi::types::*;
 use std::ffi::{c_int, c_void, CString};
 use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 
+mod common;
+
 const ITEMS: usize = 8 * 1024;
 const CHUNK_BYTES: usize = ITEMS * 4;
 const NCHUNKS: usize = 5;
@@ -86,17 +88,7 @@ fn run(contiguous: bool, file: bool) {
     dp.nthreads = 1;
     dp.postfilter = Some(nested_get);
     dp.postparams = &mut post;
-    let mut st = blosc2_storage {
-        contiguous,
-        urlpath: if file {
-            url.as_ptr() as *mut _
-        } else {
-            std::ptr::null_mut()
-        },
-        cparams: &mut cp,
-        dparams: &mut dp,
-        io: std::ptr::null_mut(),
-    };
+    let mut st = common::storage(contiguous, file.then_some(url.as_c_str()), &mut cp, &mut dp);
     // SAFETY: a valid storage description whose pointers outlive the call.
     let sc = unsafe { blosc2_schunk_new(&mut st) };
     assert!(!sc.is_null());
@@ -141,16 +133,8 @@ fn run(contiguous: bool, file: bool) {
     cbytes.reverse();
     probe.sc.store(sc, Ordering::Release);
     for i in 0..NCHUNKS {
-        let mut out = vec![0u8; CHUNK_BYTES];
-        // SAFETY: live schunk, `out` writable for its length.
-        let rc = unsafe {
-            blosc2_schunk_decompress_chunk(
-                sc,
-                i as i64,
-                out.as_mut_ptr() as *mut c_void,
-                CHUNK_BYTES as i32,
-            )
-        };
+        // SAFETY: live schunk.
+        let (rc, out) = unsafe { common::decompress_chunk(sc, i, CHUNK_BYTES) };
         assert_eq!(rc, CHUNK_BYTES as c_int, "{tag}: chunk {i}");
         assert!(out == chunk_data(i), "{tag}: chunk {i}");
         assert_eq!(

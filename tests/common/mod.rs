@@ -93,3 +93,43 @@ pub fn data_kind(kind: &str, len: usize, seed: u64) -> Vec<u8> {
     }
     v
 }
+
+/// The C API's storage description: `url` None keeps the super-chunk in memory. The pointers
+/// must outlive the `blosc2_schunk_new` call the storage is passed to.
+pub fn storage(
+    contiguous: bool,
+    url: Option<&std::ffi::CStr>,
+    cparams: *mut b2frame::capi::types::blosc2_cparams,
+    dparams: *mut b2frame::capi::types::blosc2_dparams,
+) -> b2frame::capi::types::blosc2_storage {
+    b2frame::capi::types::blosc2_storage {
+        contiguous,
+        urlpath: url.map_or(std::ptr::null_mut(), |u| u.as_ptr() as *mut _),
+        cparams,
+        dparams,
+        io: std::ptr::null_mut(),
+    }
+}
+
+/// `blosc2_schunk_decompress_chunk` of chunk `i` into a new buffer of `len` bytes; returns the
+/// call's result and the buffer.
+///
+/// # Safety
+/// `sc` must be a live super-chunk.
+pub unsafe fn decompress_chunk(
+    sc: *mut b2frame::capi::types::blosc2_schunk,
+    i: usize,
+    len: usize,
+) -> (std::ffi::c_int, Vec<u8>) {
+    let mut out = vec![0u8; len];
+    // SAFETY: live schunk by contract; `out` holds `len` bytes.
+    let rc = unsafe {
+        b2frame::capi::schunk::blosc2_schunk_decompress_chunk(
+            sc,
+            i as i64,
+            out.as_mut_ptr() as *mut std::ffi::c_void,
+            len as i32,
+        )
+    };
+    (rc, out)
+}
