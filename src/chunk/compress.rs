@@ -21,6 +21,7 @@ use super::{CParams, Hooks, PrefilterArgs};
 use crate::codecs::{self, dict, CodecState};
 use crate::error::{Error, Result};
 use crate::pool::Pool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 /// Per-worker state: codec contexts and scratch buffers, reused across blocks and calls.
@@ -30,10 +31,12 @@ struct Worker {
     buf1: Vec<u8>,
     buf2: Vec<u8>,
     pre: Vec<u8>,
+    /// The block this worker encodes (stays in its cache until copied into the chunk).
+    out: BlockOut,
 }
 
-/// Below this many encoded bytes, blocks encoded in parallel are copied into the chunk by the
-/// caller: another round trip through the pool would cost more than the copy.
+/// From this many bytes on, a memcpyed chunk is copied by the workers when `nthreads > 1`
+/// (below, waking them costs more than the copy).
 const PARALLEL_COPY_MIN: usize = 256 << 10;
 
 /// How one stream of a block was stored.
@@ -146,9 +149,13 @@ pub struct Compressor {
     hooks: Arc<dyn Hooks>,
     pool: Option<Arc<Pool>>,
     workers: Vec<Mutex<Worker>>,
+    /// Per-block outputs of the dictionary training pass.
     outs: Vec<Mutex<BlockOut>>,
-    /// Sizes of the blocks [`Compressor::layout_parallel`] places (kept for the allocation).
-    lens: Vec<usize>,
+    /// Buffers of [`Order`] kept for the next parallel call: blocks encoded but not placed
+    /// (empty between calls), free buffers, block starts.
+    pending: Vec<(usize, BlockOut)>,
+    spares: Vec<BlockOut>,
+    starts: Vec<usize>,
     /// The allocation of the last parallel copy list (empty), reused by the next.
     pieces: Vec<Mutex<&'static mut [u8]>>,
 }
@@ -159,15 +166,6 @@ impl std::fmt::Debug for Compressor {
             .field("cparams", &self.cp)
             .finish()
     }
-}
-
-/// Where each block of `lens` starts when they are laid out one after another from `start`.
-fn pos(start: usize, lens: &[usize]) -> impl Iterator<Item = usize> + '_ {
-    lens.iter().scan(start, |at, &len| {
-        let here = *at;
-        *at += len;
-        Some(here)
-    })
 }
 
 fn grow(v: &mut Vec<u8>, n: usize) {
@@ -190,7 +188,9 @@ impl Compressor {
             pool: None,
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             outs: Vec::new(),
-            lens: Vec::new(),
+            pending: Vec::new(),
+            spares: Vec::new(),
+            starts: Vec::new(),
             pieces: Vec::new(),
         })
     }
@@ -424,7 +424,7 @@ impl Compressor {
         if self.hooks.has_prefilter() {
             self.prefilter_memcpy(src, body, blocksize, typesize)?;
         } else {
-            body.copy_from_slice(src);
+            self.copy_body(src, body)?;
         }
         h.write(dst);
         Ok(h.cbytes as usize)
@@ -540,28 +540,27 @@ impl Compressor {
         start: usize,
         destsize: usize,
     ) -> Result<Option<(usize, bool)>> {
+        debug_assert!(!plan.training);
         let mut nt = start;
         let mut all_zero = plan.dict.is_none() && !plan.is_vl();
-        if self.outs.is_empty() {
-            self.outs.push(Mutex::new(BlockOut::default()));
-        }
-        let parallel = self.cp.nthreads > 1 && plan.nblocks > 1;
-        if parallel {
-            self.encode_blocks(plan)?;
-            if let Some(done) = self.layout_parallel(plan, dst, start, destsize)? {
-                return Ok(Some(done));
+        let mut first = 0;
+        if self.cp.nthreads > 1 && plan.nblocks > 1 {
+            match self.run_parallel(plan, dst, start, destsize)? {
+                Placed::All(n, zero) => return Ok(Some((n, zero))),
+                Placed::NoFit => return Ok(None),
+                Placed::Upto(next, at, zero) => (first, nt, all_zero) = (next, at, zero),
             }
         }
+        // Serial (or the tail of a parallel run from a block that needs a room limit): encode
+        // straight into the chunk, as c-blosc2's serial writer does. With room for the worst
+        // case no stream can fail a fit check; otherwise each stream gets only the room left,
+        // which is what `check_fit` + `Fit::Redo` would end up with (same bytes, one copy
+        // fewer).
         let mut w = lock(&self.workers[0]);
-        for j in 0..plan.nblocks {
-            let mut o = lock(&self.outs[if parallel { j } else { 0 }]);
-            if parallel {
-                o.result.take().unwrap_or(Err(Error::Failure))?;
-            } else if !plan.training {
-                // Serial: encode straight into the chunk, as c-blosc2's serial writer does.
-                // With room for the worst case no stream can fail a fit check; otherwise each
-                // stream gets only the room left, which is what `place` + `Fit::Redo` would
-                // end up with (same bytes, one copy fewer).
+        let w = &mut *w;
+        let mut o = std::mem::take(&mut w.out);
+        let r = (|| {
+            for j in first..plan.nblocks {
                 let bpos = plan.hlen + 4 * j;
                 let limit = if nt.saturating_add(block_bound(plan, j)) <= destsize {
                     None
@@ -572,105 +571,133 @@ impl Compressor {
                 };
                 let BlockOut {
                     streams, neblock, ..
-                } = &mut *o;
+                } = &mut o;
                 let out = &mut dst[nt..destsize];
-                let Some(len) = encode_block(plan, &mut w, j, 0, out, streams, neblock, limit)?
-                else {
+                let Some(len) = encode_block(plan, w, j, 0, out, streams, neblock, limit)? else {
                     return Ok(None);
                 };
                 dst[bpos..bpos + 4].copy_from_slice(&(nt as i32).to_le_bytes());
                 nt += len;
                 all_zero &= o.streams.iter().all(|s| *s == Stream::Zero);
-                continue;
-            } else {
-                encode_block_out(plan, &mut w, j, 0, &mut o, None)?;
             }
-            match place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero, false) {
-                Fit::Yes => {}
-                Fit::No => return Ok(None),
-                Fit::Redo => {
-                    if !encode_block_out(plan, &mut w, j, 0, &mut o, Some((nt, destsize)))? {
-                        return Ok(None);
-                    }
-                    if place(plan, &o, j, dst, &mut nt, destsize, &mut all_zero, true) != Fit::Yes {
-                        return Ok(None);
-                    }
-                }
-            }
-        }
-        Ok(Some((nt, all_zero)))
+            Ok(Some((nt, all_zero)))
+        })();
+        w.out = o;
+        r
     }
 
-    /// Lays out blocks encoded in parallel with the copies on the pool too, when every block
-    /// passes the serial fit checks where it lands (the usual case); `None` otherwise (nothing
-    /// written: the caller then places the blocks one by one, re-encoding where needed).
-    fn layout_parallel(
+    /// Encodes and places the blocks on the workers (see [`Order`]): each worker claims the
+    /// next block, encodes it into its own buffer and, when every earlier block is placed,
+    /// copies it into the chunk, then places any later blocks already waiting; otherwise it
+    /// leaves its buffer waiting and takes a free one. Placement stops at the first block that
+    /// fails (its error), does not fit, or needs a room-limited encode (`Placed::Upto`, for
+    /// the serial writer to go on from there), exactly where the serial writer would.
+    fn run_parallel(
         &mut self,
         plan: &Plan<'_>,
         dst: &mut [u8],
         start: usize,
         destsize: usize,
-    ) -> Result<Option<(usize, bool)>> {
+    ) -> Result<Placed> {
         let n = plan.nblocks;
-        let mut all_zero = plan.dict.is_none() && !plan.is_vl();
-        let mut nt = start;
-        let mut lens = std::mem::take(&mut self.lens);
-        lens.clear();
-        for o in &self.outs[..n] {
-            let o = lock(o);
-            match o.result {
-                Some(Ok(())) => {}
-                Some(Err(e)) => return Err(e),
-                None => return Err(Error::Failure),
+        let nthreads = self.cp.nthreads as usize;
+        let (head, tail) = dst.split_at_mut(start);
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
+        let order = Mutex::new(Order {
+            next: 0,
+            nt: start,
+            rest: &mut tail[..destsize - start],
+            pending: std::mem::take(&mut self.pending),
+            spares: std::mem::take(&mut self.spares),
+            starts,
+            all_zero: plan.dict.is_none() && !plan.is_vl(),
+            stop: None,
+        });
+        let claim = AtomicUsize::new(0);
+        let stopped = AtomicBool::new(false);
+        let workers = &self.workers;
+        // One job per block, as the threads callback is told, but a job claims blocks until
+        // none are left: the first job on each thread does the work, the rest find none.
+        let job = |_: usize| {
+            if claim.load(Relaxed) >= n || stopped.load(Relaxed) {
+                return;
             }
-            let (fit, zero) = check_fit(&o, nt, destsize, false);
-            if fit != Fit::Yes {
-                return Ok(None);
+            let (tid, mut w) = acquire(workers);
+            let w = &mut *w;
+            let mut mine = std::mem::take(&mut w.out);
+            while !stopped.load(Relaxed) {
+                let j = claim.fetch_add(1, Relaxed);
+                if j >= n {
+                    break;
+                }
+                let r = encode_block_out(plan, w, j, tid, &mut mine, None);
+                mine.result = Some(r.map(|_| ()));
+                let mut st = lock(&order);
+                if j != st.next {
+                    // An earlier block is still being encoded: leave this one to whoever
+                    // places that block, and go on with a free buffer.
+                    let spare = st.spares.pop().unwrap_or_default();
+                    st.pending.push((j, std::mem::replace(&mut mine, spare)));
+                    continue;
+                }
+                let piece = st.reserve(&mine, destsize);
+                drop(st);
+                let Some(piece) = piece else {
+                    stopped.store(true, Relaxed);
+                    break;
+                };
+                piece.copy_from_slice(mine.encoded());
+                if !place_waiting(&order, destsize) {
+                    stopped.store(true, Relaxed);
+                }
             }
-            all_zero &= zero;
-            lens.push(o.len);
-            nt += o.len;
-        }
-        let mut at = start;
-        for (j, len) in lens.iter().enumerate() {
-            let bpos = plan.hlen + 4 * j;
-            dst[bpos..bpos + 4].copy_from_slice(&(at as i32).to_le_bytes());
-            at += len;
-        }
-        if nt - start < PARALLEL_COPY_MIN {
-            for (o, (len, at)) in self.outs[..n]
-                .iter()
-                .zip(lens.iter().zip(pos(start, &lens)))
-            {
-                dst[at..at + len].copy_from_slice(lock(o).encoded());
-            }
-            self.lens = lens;
-            return Ok(Some((nt, all_zero)));
-        }
-        let mut pieces: Vec<Mutex<&mut [u8]>> = recycle(std::mem::take(&mut self.pieces));
-        pieces.reserve(n);
-        let mut rest = &mut dst[start..nt];
-        for &len in &lens {
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            pieces.push(Mutex::new(piece));
-            rest = tail;
-        }
-        self.lens = lens;
-        let outs = &self.outs[..n];
-        let job = |j: usize| {
-            let o = lock(&outs[j]);
-            lock(&pieces[j]).copy_from_slice(o.encoded());
+            w.out = mine;
         };
-        let r = run_jobs(
-            plan.hooks,
-            &mut self.pool,
-            self.cp.nthreads as usize,
-            n,
-            &job,
-        );
-        self.pieces = recycle(pieces);
+        let r = run_jobs(plan.hooks, &mut self.pool, nthreads, n, &job);
+        let st = order.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (j, &at) in st.starts.iter().enumerate() {
+            let bpos = plan.hlen + 4 * j;
+            head[bpos..bpos + 4].copy_from_slice(&(at as i32).to_le_bytes());
+        }
+        let placed = match st.stop {
+            None if st.next == n => Ok(Placed::All(st.nt, st.all_zero)),
+            None => Err(Error::Failure),
+            Some(Stop::Failed(e)) => Err(e),
+            Some(Stop::NoFit) => Ok(Placed::NoFit),
+            Some(Stop::Redo) => Ok(Placed::Upto(st.next, st.nt, st.all_zero)),
+        };
+        let Order {
+            mut pending,
+            mut spares,
+            starts,
+            ..
+        } = st;
+        spares.extend(pending.drain(..).map(|(_, o)| o));
+        (self.pending, self.spares, self.starts) = (pending, spares, starts);
         r?;
-        Ok(Some((nt, all_zero)))
+        placed
+    }
+
+    /// Copies `src` into a memcpyed chunk's body, on the workers when it is large.
+    fn copy_body(&mut self, src: &[u8], body: &mut [u8]) -> Result<()> {
+        let nthreads = self.cp.nthreads as usize;
+        if nthreads < 2 || src.len() < PARALLEL_COPY_MIN {
+            body.copy_from_slice(src);
+            return Ok(());
+        }
+        let step = src.len().div_ceil(nthreads);
+        let mut pieces: Vec<Mutex<&mut [u8]>> = recycle(std::mem::take(&mut self.pieces));
+        pieces.extend(body.chunks_mut(step).map(Mutex::new));
+        let job = |k: usize| {
+            let from = &src[k * step..];
+            let mut to = lock(&pieces[k]);
+            let len = to.len();
+            to.copy_from_slice(&from[..len]);
+        };
+        let r = run_jobs(&*self.hooks, &mut self.pool, nthreads, pieces.len(), &job);
+        self.pieces = recycle(pieces);
+        r
     }
 
     /// Compresses one block per source into a VL-block chunk (version 6, never memcpyed,
@@ -872,6 +899,7 @@ fn encode_block(
         buf1,
         buf2,
         pre,
+        ..
     } = w;
     let staged: &[u8] = if plan.hooks.has_prefilter() {
         run_prefilter(plan.hooks, pre, input, offset, j, ts, tid)?
@@ -1018,6 +1046,103 @@ fn compress_stream(
     Ok(if n >= data.len() { 0 } else { n })
 }
 
+/// How far [`Compressor::run_parallel`] got.
+enum Placed {
+    /// Every block: (cbytes, every stream was a zero run).
+    All(usize, bool),
+    /// The chunk does not fit.
+    NoFit,
+    /// Blocks before `.0` are placed, up to byte `.1` (`.2`: all their streams were zero
+    /// runs); block `.0` needs a room-limited encode.
+    Upto(usize, usize, bool),
+}
+
+/// Why in-order placement stopped before the last block.
+enum Stop {
+    /// Block `next` does not fit: neither does the chunk.
+    NoFit,
+    /// Block `next` needs a room-limited encode ([`Fit::Redo`]).
+    Redo,
+    /// Encoding block `next` failed.
+    Failed(Error),
+}
+
+/// What the workers of one [`Compressor::run_parallel`] share, behind one mutex held only to
+/// claim output, never while encoding or copying. Blocks are placed strictly in index order,
+/// so every block lands where the serial writer would put it.
+struct Order<'d> {
+    /// First block not placed yet.
+    next: usize,
+    /// Where it goes.
+    nt: usize,
+    /// The chunk from `nt` up to `destsize`, not handed out yet.
+    rest: &'d mut [u8],
+    /// Blocks encoded while an earlier one was not placed yet, with their index.
+    pending: Vec<(usize, BlockOut)>,
+    /// Free buffers for workers that left theirs in `pending`.
+    spares: Vec<BlockOut>,
+    /// Start of each placed block (bstarts).
+    starts: Vec<usize>,
+    all_zero: bool,
+    stop: Option<Stop>,
+}
+
+impl<'d> Order<'d> {
+    /// Claims the output for block `next`, encoded in `o`, if it passes c-blosc2's serial fit
+    /// checks where it lands; else records why not (for good: nothing is placed after that).
+    fn reserve(&mut self, o: &BlockOut, destsize: usize) -> Option<&'d mut [u8]> {
+        if self.stop.is_some() {
+            return None;
+        }
+        let stop = match o.result {
+            Some(Ok(())) => match check_fit(o, self.nt, destsize, false) {
+                (Fit::Yes, zero) => {
+                    self.all_zero &= zero;
+                    self.starts.push(self.nt);
+                    let (piece, rest) = std::mem::take(&mut self.rest).split_at_mut(o.len);
+                    self.rest = rest;
+                    self.nt += o.len;
+                    self.next += 1;
+                    return Some(piece);
+                }
+                (Fit::No, _) => Stop::NoFit,
+                (Fit::Redo, _) => Stop::Redo,
+            },
+            Some(Err(e)) => Stop::Failed(e),
+            None => Stop::Failed(Error::Failure),
+        };
+        self.stop = Some(stop);
+        None
+    }
+}
+
+/// Places the blocks left waiting in `order` that have become next in line, one by one (each
+/// copied outside the lock, so other workers keep claiming blocks meanwhile); false when
+/// placement stopped.
+fn place_waiting(order: &Mutex<Order<'_>>, destsize: usize) -> bool {
+    let mut done: Option<BlockOut> = None;
+    loop {
+        let mut st = lock(order);
+        if let Some(o) = done.take() {
+            st.spares.push(o);
+        }
+        if st.stop.is_some() {
+            return false;
+        }
+        let next = st.next;
+        let Some(i) = st.pending.iter().position(|&(k, _)| k == next) else {
+            return true;
+        };
+        let (_, o) = st.pending.swap_remove(i);
+        let piece = st.reserve(&o, destsize);
+        drop(st);
+        if let Some(piece) = piece {
+            piece.copy_from_slice(o.encoded());
+        }
+        done = Some(o);
+    }
+}
+
 /// Outcome of laying out one block.
 #[derive(PartialEq, Eq)]
 enum Fit {
@@ -1075,32 +1200,6 @@ fn check_fit(o: &BlockOut, nt: usize, destsize: usize, exact: bool) -> (Fit, boo
     }
     debug_assert_eq!(n - nt, o.len);
     (Fit::Yes, zero)
-}
-
-/// Copies block `j`'s encoded streams to `dst` at `*nt`, applying c-blosc2's serial
-/// fit checks stream by stream ([`check_fit`]).
-#[allow(clippy::too_many_arguments)]
-fn place(
-    plan: &Plan<'_>,
-    o: &BlockOut,
-    j: usize,
-    dst: &mut [u8],
-    nt: &mut usize,
-    destsize: usize,
-    all_zero: &mut bool,
-    exact: bool,
-) -> Fit {
-    let (fit, zero) = check_fit(o, *nt, destsize, exact);
-    if fit != Fit::Yes {
-        return fit;
-    }
-    let bpos = plan.hlen + 4 * j;
-    let len = o.len;
-    dst[bpos..bpos + 4].copy_from_slice(&(*nt as i32).to_le_bytes());
-    dst[*nt..*nt + len].copy_from_slice(o.encoded());
-    *nt += len;
-    *all_zero &= zero;
-    Fit::Yes
 }
 
 /// The pipeline a 16-byte (Blosc1) header can express, in the slots its reader assumes: at most
