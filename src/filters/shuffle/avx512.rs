@@ -1,4 +1,5 @@
-//! AVX-512 (F + BW + VBMI) byte shuffle/unshuffle for element sizes 2, 4, 8 and 16.
+//! AVX-512 (F + BW + VBMI) byte shuffle/unshuffle for element sizes 2, 4, 8 and 16 (unshuffle of
+//! 8 and 16 in [`pairs`]).
 //!
 //! A step moves 64 elements: `es` registers of 64 bytes. Seen as an address `reg * 64 + byte`
 //! (`log2(es) + 6` bits), shuffling and unshuffling are bit permutations of that address (the
@@ -21,6 +22,8 @@
 //! steps write the same bytes again, which is harmless because `src` and `dst` never overlap.
 
 use std::arch::x86_64::*;
+
+mod pairs;
 
 /// One round's two index vectors (`vpermt2b`: bit 6 picks the second register).
 type Round = [[u8; 64]; 2];
@@ -206,17 +209,11 @@ unsafe fn unshuffle_step<const N: usize, const L: usize>(
     i: usize,
     plan: &[Round; L],
 ) {
-    // SAFETY: mirror of `shuffle_step`: row loads at j*n + i, stores at [i*N, (i+64)*N); the
-    // prefetches stay inside the N rows of `src`.
+    // SAFETY: mirror of `shuffle_step`: row loads at j*n + i, stores at [i*N, (i+64)*N).
     unsafe {
         let mut x = [_mm512_setzero_si512(); N];
         for (j, v) in x.iter_mut().enumerate() {
             *v = _mm512_loadu_si512(src.add(j * n + i) as *const __m512i);
-        }
-        if N == 16 {
-            // 16 row lines of a step share one L1 set of 8 ways: fetch them spread out
-            // (64 KiB: ~0.61 -> ~0.65 of memcpy).
-            prefetch_rows::<16>(src, n, i);
         }
         rounds(&mut x, plan);
         for (r, v) in x.iter().enumerate() {
@@ -416,9 +413,11 @@ unsafe fn shuffle_half16<const H: usize>(
     }
 }
 
-/// Elements per tile of [`shuffle_pairs16`]: its source (12 KiB) is read twice, from L1
-/// (512: ~0.53, 768: ~0.58, 1024: ~0.57, 2048: ~0.53 of memcpy on 64 KiB).
-const TILE16: usize = 768;
+/// Elements per tile of [`shuffle_pairs16`]: its source (24 KiB) is read twice, the second time
+/// mostly from L1. Measured on 64 KiB at 5d8a080: 512: ~0.53, 768: ~0.58, 1024: ~0.57, 2048:
+/// ~0.53 of memcpy; re-measured later in one run (geometric mean over 6 placements): 768: 0.54,
+/// 1024: 0.57, 1536: 0.58, 2048: 0.58, 4096: 0.56.
+const TILE16: usize = 1536;
 
 /// Shuffle of 16-byte elements: per tile of [`TILE16`] elements, rows 0..8 and then rows
 /// 8..16 with [`shuffle_half16`].
@@ -465,10 +464,12 @@ macro_rules! whole {
             // SAFETY: every step below starts at some i with i + 64 <= n (n >= 64).
             unsafe {
                 $step::<N, L>(src, dst, n, 0, plan);
-                let mut i = match ($dir, N) {
-                    (true, _) => second_step(dst, 1),
-                    (false, 2 | 4) => second_step(dst, N),
-                    (false, _) => second_step(src as *mut u8, 1),
+                // Unshuffle of 2 or 4 rows aligns its stores (measured better than aligned row
+                // loads, which [`pairs`] uses for 8 and 16 rows).
+                let mut i = if $dir {
+                    second_step(dst, 1)
+                } else {
+                    second_step(dst, N)
                 };
                 while i + 64 <= n {
                     $step::<N, L>(src, dst, n, i, plan);
@@ -483,9 +484,6 @@ macro_rules! whole {
 }
 
 whole!(shuffle_all, shuffle_step, true);
-// Unshuffle of 8 or more rows aligns its row loads rather than its stores: the row lines of a
-// step share one L1 set, and a misaligned load would leave each of them to be fetched again by
-// the next step. (With 2 or 4 rows, aligned stores measured better.)
 whole!(unshuffle_all, unshuffle_step, false);
 
 /// Whether [`shuffle`] handles this element size and count.
@@ -493,12 +491,13 @@ pub(crate) fn covers_shuffle(es: usize, n: usize) -> bool {
     matches!(es, 2 | 4 | 8 | 16) && n >= 64
 }
 
-/// Whether [`unshuffle`] handles this element size and count. Not 8: the AVX2 kernel (32-byte
-/// row loads) measured ~5% faster there than these steps, aligned either way or skewed, and
-/// ~2% faster than two rounds over row pairs loaded with `vinserti64x4` (0.86 vs 0.88 of
-/// memcpy on 64 KiB).
+/// Whether [`unshuffle`] handles this element size and count. 8-byte elements only when the
+/// buffers do not fit L1 together (> 16 KiB each): there the row loads spread over L1 sets by
+/// [`pairs::unshuffle8`] win (64 KiB: 0.91 vs 0.87-0.88 of memcpy in the bench; 32 KiB: 0.98
+/// vs 0.93 stand-alone), while on L1-resident buffers the AVX2 kernel's unpacks cost fewer
+/// cycles (16 KiB: 78 vs 70 GB/s stand-alone).
 pub(crate) fn covers_unshuffle(es: usize, n: usize) -> bool {
-    matches!(es, 2 | 4 | 16) && n >= 64
+    n >= 64 && (matches!(es, 2 | 4 | 16) || (es == 8 && n * 8 > 16384))
 }
 
 /// Shuffles all `n` elements of `es` bytes.
@@ -529,7 +528,8 @@ pub(crate) unsafe fn unshuffle(es: usize, src: *const u8, dst: *mut u8, n: usize
         match es {
             2 => unshuffle_all::<2, 1>(src, dst, n),
             4 => unshuffle_all::<4, 2>(src, dst, n),
-            16 => unshuffle_all::<16, 4>(src, dst, n),
+            8 => pairs::unshuffle8(src, dst, n),
+            16 => pairs::unshuffle16(src, dst, n),
             _ => unreachable!("checked by the caller"),
         }
     }
@@ -592,6 +592,9 @@ mod tests {
         // The two-round row-pair plan of shuffle_half16, and its inverse.
         simulate::<2>(9, qword_halves(), row_pairs(3));
         simulate::<2>(9, row_pairs(3), qword_halves());
+        // The two-round plans of `pairs` (unshuffle 8 and 16 after the row zips).
+        simulate::<2>(9, pairs::zipped_rows(), pairs::element_chunks());
+        simulate::<2>(9, pairs::zipped_rows(), pairs::half_chunks());
     }
 
     /// `plan` is `plan_map` between the element-major and row-major layouts: the rows of a
@@ -606,6 +609,22 @@ mod tests {
                 // Row pair layout: register (j / 2) + 4 * (e / 32), half j % 2, byte e % 32.
                 let want = ((j / 2) + 4 * (e / 32)) * 64 + 32 * (j % 2) + e % 32;
                 assert_eq!(address(e * 8 + j, &row_pairs(3), 9), want);
+                // Zipped rows (`pairs`): register j/2 (+4 for the high unpack: e bit 3), lane
+                // e/16, qword half j % 2, byte e % 8.
+                let want =
+                    ((j / 2) + 4 * ((e >> 3) & 1)) * 64 + 16 * (e >> 4) + 8 * (j % 2) + e % 8;
+                assert_eq!(address(e * 8 + j, &pairs::zipped_rows(), 9), want);
+                // Element chunks: register r holds 64-byte chunk e/8 = (r >> 2) | (r & 3) << 1.
+                let r = ((e / 8) >> 1) | (((e / 8) & 1) << 2);
+                assert_eq!(
+                    address(e * 8 + j, &pairs::element_chunks(), 9),
+                    r * 64 + e % 8 * 8 + j
+                );
+                // Half chunks: e is a 16-byte element of chunk pair e/8 (register r as above);
+                // qword 2L + s holds element 4s + L of the pair, byte j < 8 of its half.
+                let (s, l) = ((e % 8) / 4, e % 4);
+                let want = r * 64 + 8 * (2 * l + s) + j;
+                assert_eq!(address(e * 8 + j, &pairs::half_chunks(), 9), want);
             }
         }
     }

@@ -218,8 +218,9 @@ mod avx2 {
     };
 }
 
-/// AVX-512 level: the `vpermt2b` kernels for element sizes 2, 4, 8 and 16 (unshuffle: 2, 4 and
-/// 16; 64 elements or more); everything else (other sizes, short buffers, bit transposes) runs the AVX2 level.
+/// AVX-512 level: the `vpermt2b` kernels for element sizes 2, 4, 8 and 16 (64 elements or more;
+/// unshuffle of 8 only above 16 KiB); everything else (other sizes, short buffers, bit
+/// transposes) runs the AVX2 level.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use crate::filters::shuffle::avx512 as k;
