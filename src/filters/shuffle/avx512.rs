@@ -1,5 +1,5 @@
-//! AVX-512 (F + BW + VBMI) byte shuffle/unshuffle for element sizes 2, 4, 8 and 16 (unshuffle of
-//! 8 and 16 in [`pairs`]).
+//! AVX-512 (F + BW + VBMI) byte shuffle/unshuffle for element sizes 2, 4, 8 and 16 (shuffle of
+//! 8, unshuffle of 8 and 16 in [`pairs`]).
 //!
 //! A step moves 64 elements: `es` registers of 64 bytes. Seen as an address `reg * 64 + byte`
 //! (`log2(es) + 6` bits), shuffling and unshuffling are bit permutations of that address (the
@@ -243,75 +243,6 @@ unsafe fn prefetch_rows<const N: usize>(rows: *const u8, n: usize, i: usize) {
     }
 }
 
-/// Shuffle with each step's rows stored over four steps: rows `2d` and `2d + 1` of a step are
-/// stored `d` steps later (kept in registers meanwhile), for 8-byte elements.
-///
-/// Why: with the usual power-of-two block sizes the rows are a multiple of 4 KiB apart, so one
-/// step's 8 row stores all land in the same L1 set (8 ways) together with the source lines,
-/// and the line fills for that one set serialise. Spreading them over four consecutive sets
-/// measured ~25% faster on 64 KiB blocks (Zen 4), and [`prefetch_rows`] another ~7%. With 16
-/// rows the extra registers spill and it does not pay; 16-byte elements use [`shuffle_pairs16`].
-///
-/// # Safety
-/// As `shuffle_all` (`n >= 64`, buffers of `n * 8` bytes, CPU features).
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn shuffle_skewed8(src: *const u8, dst: *mut u8, n: usize) {
-    let plan: &[Round; 3] = &const { plan::<3>(true) };
-    /// Stores rows `rows` of a step whose first element is `at`.
-    ///
-    /// # Safety
-    /// `at + 64 <= n`, `dst` writable for `8 * n` bytes.
-    #[inline(always)]
-    unsafe fn put(
-        x: &[__m512i; 8],
-        rows: std::ops::Range<usize>,
-        dst: *mut u8,
-        n: usize,
-        at: usize,
-    ) {
-        for j in rows {
-            // SAFETY: row j < 8 at element `at`, per the contract.
-            unsafe { _mm512_storeu_si512(dst.add(j * n + at) as *mut __m512i, x[j]) };
-        }
-    }
-    // SAFETY: every step starts at some i with i + 64 <= n, and rows are only stored at such
-    // starting elements, so all accesses stay inside the `n * 8`-byte buffers.
-    unsafe {
-        // The steps 1, 2 and 3 back (h1..h3, first elements a1..a3) start out as the step at
-        // element 0: storing its rows again is harmless and keeps the loop free of branches.
-        let mut x = [_mm512_setzero_si512(); 8];
-        let load = |x: &mut [__m512i; 8], i: usize| {
-            for (r, v) in x.iter_mut().enumerate() {
-                *v = _mm512_loadu_si512(src.add(i * 8 + 64 * r) as *const __m512i);
-            }
-        };
-        load(&mut x, 0);
-        rounds(&mut x, plan);
-        put(&x, 0..2, dst, n, 0);
-        let (mut h1, mut h2, mut h3) = (x, x, x);
-        let (mut a1, mut a2, mut a3) = (0, 0, 0);
-        let mut i = second_step(dst, 1);
-        while i + 64 <= n {
-            load(&mut x, i);
-            rounds(&mut x, plan);
-            put(&x, 0..2, dst, n, i);
-            put(&h1, 2..4, dst, n, a1);
-            put(&h2, 4..6, dst, n, a2);
-            put(&h3, 6..8, dst, n, a3);
-            prefetch_rows::<8>(dst, n, i);
-            (h3, h2, h1) = (h2, h1, x);
-            (a3, a2, a1) = (a2, a1, i);
-            i += 64;
-        }
-        put(&h1, 2..8, dst, n, a1);
-        put(&h2, 4..8, dst, n, a2);
-        put(&h3, 6..8, dst, n, a3);
-        if i < n {
-            shuffle_step::<8, 3>(src, dst, n, n - 64, plan);
-        }
-    }
-}
-
 /// The 8-byte halves `H` of the 64 16-byte elements of a step at element `i`, picked from
 /// source registers `2q`, `2q + 1` into register `q` by `vpunpck{l,h}qdq` (an in-lane op, about
 /// a third of a `vpermt2b`), in [`qword_halves`] layout.
@@ -360,7 +291,7 @@ unsafe fn put_pair(x: &[__m512i; 8], m: usize, rows: *mut u8, n: usize, at: usiz
 
 /// Shuffles the halves `H` of the 16-byte elements of the steps at `start, start + 64, .. <
 /// end` into rows `8H..8H + 8`, storing row pair `m` of each step `m` steps late (kept in
-/// registers meanwhile), as [`shuffle_skewed8`] does, and prefetching as [`prefetch_rows`].
+/// registers meanwhile), and prefetching as [`prefetch_rows`].
 ///
 /// Why the [`row_pairs`] layout: it takes 2 rounds instead of 3; its high halves are stored
 /// with `vextracti64x4`, which costs a shuffle slot like a round would, but so does a zmm
@@ -423,7 +354,7 @@ const TILE16: usize = 1536;
 /// 8..16 with [`shuffle_half16`].
 ///
 /// Why: 16 row lines of one step would share one L1 set of 8 ways, and there are not enough
-/// registers to skew 16 rows; a half pass writes 8 rows, skewed like 8-byte elements
+/// registers to skew 16 rows; a half pass writes 8 rows, skewed over 4 L1 sets
 /// (64 KiB: ~0.50 -> ~0.55 of memcpy against 32-bit word rows staged in L1 and written 4 rows
 /// at a time).
 ///
@@ -511,7 +442,7 @@ pub(crate) unsafe fn shuffle(es: usize, src: *const u8, dst: *mut u8, n: usize) 
         match es {
             2 => shuffle_all::<2, 1>(src, dst, n),
             4 => shuffle_all::<4, 2>(src, dst, n),
-            8 => shuffle_skewed8(src, dst, n),
+            8 => pairs::shuffle8(src, dst, n),
             16 => shuffle_pairs16(src, dst, n),
             _ => unreachable!("checked by the caller"),
         }
@@ -592,9 +523,10 @@ mod tests {
         // The two-round row-pair plan of shuffle_half16, and its inverse.
         simulate::<2>(9, qword_halves(), row_pairs(3));
         simulate::<2>(9, row_pairs(3), qword_halves());
-        // The two-round plans of `pairs` (unshuffle 8 and 16 after the row zips).
+        // The two-round plans of `pairs` (unshuffle 8 and 16 after the row zips, shuffle 8 before them).
         simulate::<2>(9, pairs::zipped_rows(), pairs::element_chunks());
         simulate::<2>(9, pairs::zipped_rows(), pairs::half_chunks());
+        simulate::<2>(9, pairs::element_chunks(), pairs::zipped_rows());
     }
 
     /// `plan` is `plan_map` between the element-major and row-major layouts: the rows of a

@@ -1,17 +1,17 @@
-//! AVX-512 unshuffle of 8- and 16-byte elements through zipped row pairs.
+//! AVX-512 shuffle of 8-byte and unshuffle of 8- and 16-byte elements through zipped row pairs.
 //!
-//! A step (64 elements) starts by zipping rows `2m` and `2m + 1` with `vpunpck{l,h}qdq`: the
-//! low result holds, per 16-byte lane, 8 elements of row `2m` then the same 8 of row `2m + 1`
-//! ([`zipped_rows`]). Two `vpermt2b` rounds then give 64-byte chunks of the output
-//! ([`element_chunks`]; 16-byte elements: each half of the rows gives 8-byte halves
-//! ([`half_chunks`]) that a final pair of qword unpacks merges). Per output line that is 2
+//! Unshuffle: a step (64 elements) starts by zipping rows `2m` and `2m + 1` with
+//! `vpunpck{l,h}qdq`: the low result holds, per 16-byte lane, 8 elements of row `2m` then the
+//! same 8 of row `2m + 1` ([`zipped_rows`]). Two `vpermt2b` rounds then give 64-byte chunks of
+//! the output ([`element_chunks`]; 16-byte elements: each half of the rows gives 8-byte halves
+//! ([`half_chunks`]) that a final pair of qword unpacks merges). Shuffle of 8-byte elements runs
+//! the same path backwards (two rounds, then the zips give the rows). Per output line that is 2
 //! permutes, 1 or 2 unpacks and the store, against 3 or 4 permute rounds, and unpacks run on
 //! more execution ports than `vpermt2b` on Zen 4.
 //!
-//! Why rows are loaded ahead: rows are a multiple of 4 KiB apart with the usual block sizes, so
-//! a step's row lines share one L1 set. Loading the rows of different groups at different steps
-//! (held in registers meanwhile) spreads them over several sets. BENCHMARKS.md ("Filters") has
-//! the numbers.
+//! Why rows are loaded ahead or stored late: rows are a multiple of 4 KiB apart with the usual
+//! block sizes, so a step's row lines share one L1 set. Loading (storing) the rows of different
+//! groups at different steps, held in registers meanwhile, spreads them over several sets.
 
 use super::{plan_map, prefetch_rows, rounds, second_step, Round};
 use std::arch::x86_64::*;
@@ -152,6 +152,96 @@ pub(super) unsafe fn unshuffle8(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// The 8 rows of the shuffled step of 8-byte elements at element `i` (row `j` in register `j`):
+/// two rounds from [`element_chunks`] to [`zipped_rows`], then the inverse of [`pair`]'s zip.
+///
+/// # Safety
+/// `i + 64 <= n` for a `src` readable for `8 * n` bytes; CPU as in [`super::rounds`].
+#[inline(always)]
+unsafe fn rows8(src: *const u8, i: usize) -> [__m512i; 8] {
+    let plan: &[Round; 2] = &const { plan_map::<2>(9, element_chunks(), zipped_rows()) };
+    // SAFETY: the loads read bytes [i*8, (i+64)*8) of src; CPU per the contract.
+    unsafe {
+        let mut x = [_mm512_setzero_si512(); 8];
+        for (r, v) in x.iter_mut().enumerate() {
+            *v = _mm512_loadu_si512(src.add(i * 8 + 64 * chunk(r)) as *const __m512i);
+        }
+        rounds(&mut x, plan);
+        let mut rows = x;
+        for m in 0..4 {
+            rows[2 * m] = _mm512_unpacklo_epi64(x[m], x[m + 4]);
+            rows[2 * m + 1] = _mm512_unpackhi_epi64(x[m], x[m + 4]);
+        }
+        rows
+    }
+}
+
+/// How many steps late [`shuffle8`] stores row `j` of a step.
+///
+/// Why: with all 8 row lines of a step going to one L1 set the stores' line fills serialise
+/// (0.61 of memcpy on 64 KiB). Stored late like this, a step's stores touch 6 sets, at most 2
+/// lines each. The pattern was found by measurement on Zen 4 (stand-alone, geometric mean over 6
+/// buffer placements, 64 KiB): rows `2d, 2d + 1` stored `d` steps late 0.79, this one 0.94, the
+/// same delays in reverse row order 0.82, delays summing to 20 0.73 (the held rows no longer
+/// fit the registers: 19 held + 8 working + 4 index vectors = 31 of 32). In the filters bench
+/// (64 KiB) shuffle 8 went from 0.75-0.77 of memcpy (3 rounds, rows `2d, 2d + 1` `d` steps
+/// late, prefetched) to 0.97-0.98; at 4 MiB from 0.77 to 0.83-0.84.
+const DELAY8: [usize; 8] = [0, 1, 2, 3, 4, 5, 1, 3];
+
+/// Steps whose rows [`shuffle8`] holds (the largest delay + 1).
+const HELD8: usize = 6;
+
+/// Shuffles `n >= 64` 8-byte elements, storing row `j` of each step [`DELAY8`]`[j]` steps late.
+///
+/// # Safety
+/// As [`unshuffle8`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(super) unsafe fn shuffle8(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: rows are only stored at elements `at` where a step started (at + 64 <= n), into
+    // the 8 rows of the `8 * n`-byte dst; every step's loads are inside src.
+    unsafe {
+        let put = |x: &__m512i, j: usize, at: usize| {
+            _mm512_storeu_si512(dst.add(j * n + at) as *mut __m512i, *x)
+        };
+        let x = rows8(src, 0);
+        // The held steps start out as the step at 0: its late rows are stored from there
+        // (repeatedly, which is harmless) and the loop needs no branch.
+        let mut held = [x; HELD8];
+        let mut at = [0usize; HELD8];
+        for (j, &d) in DELAY8.iter().enumerate() {
+            if d == 0 {
+                put(&x[j], j, 0);
+            }
+        }
+        let mut i = second_step(dst, 1);
+        while i + 64 <= n {
+            let x = rows8(src, i);
+            for k in (1..HELD8).rev() {
+                held[k] = held[k - 1];
+                at[k] = at[k - 1];
+            }
+            held[0] = x;
+            at[0] = i;
+            for (j, &d) in DELAY8.iter().enumerate() {
+                put(&held[d][j], j, at[d]);
+            }
+            i += 64;
+        }
+        // Rows not stored yet: row j of the last DELAY8[j] steps.
+        for (j, &d) in DELAY8.iter().enumerate() {
+            for k in 0..d {
+                put(&held[k][j], j, at[k]);
+            }
+        }
+        if i < n {
+            let x = rows8(src, n - 64);
+            for (j, v) in x.iter().enumerate() {
+                put(v, j, n - 64);
+            }
+        }
+    }
+}
+
 /// Rows `8h..8h + 8` of 16-byte elements at element `i`, zipped and permuted into
 /// [`half_chunks`].
 ///
@@ -231,7 +321,7 @@ pub(super) unsafe fn unshuffle16(src: *const u8, dst: *mut u8, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filters::shuffle::generic::unshuffle_from;
+    use crate::filters::shuffle::generic::{shuffle_from, unshuffle_from};
 
     fn has_cpu() -> bool {
         is_x86_feature_detected!("avx512f")
@@ -239,11 +329,11 @@ mod tests {
             && is_x86_feature_detected!("avx512vbmi")
     }
 
-    /// Both kernels against the portable unshuffle, called directly (the dispatcher only uses
-    /// the 8-byte one on large buffers), for sizes covering the prologue, the loop, the plain
-    /// steps after it and the overlapping last step, at every alignment of `src` mod 64.
+    /// The kernels against the portable code, called directly (the dispatcher only uses the
+    /// 8-byte unshuffle on large buffers), for sizes covering the prologue, the loop, the plain
+    /// steps after it and the overlapping last step, at many alignments of `src` and `dst`.
     #[test]
-    fn kernels_equal_the_portable_unshuffle() {
+    fn kernels_equal_the_portable_code() {
         if !has_cpu() {
             return;
         }
@@ -263,6 +353,13 @@ mod tests {
                     unshuffle_from(es, n, src, &mut want, 0);
                     let mut got = vec![0u8; n * es + 64];
                     let dst = &mut got[(off * 3) % 64..][..n * es];
+                    if es == 8 {
+                        let mut want = vec![0u8; n * es];
+                        shuffle_from(es, n, src, &mut want, 0);
+                        // SAFETY: as below.
+                        unsafe { shuffle8(src.as_ptr(), dst.as_mut_ptr(), n) };
+                        assert!(dst == &want[..], "shuffle es {es} n {n} off {off}");
+                    }
                     // SAFETY: CPU checked above; buffers of n * es bytes, not overlapping.
                     unsafe {
                         if es == 8 {
