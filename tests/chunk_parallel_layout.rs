@@ -5,7 +5,7 @@
 mod common;
 
 use b2frame::chunk::header::{flags, ChunkHeader};
-use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, Hooks};
+use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, Hooks, PrefilterArgs};
 use b2frame::{Error, Result};
 use common::data_kind;
 use std::sync::Arc;
@@ -264,5 +264,48 @@ fn dictionaries_and_blosc1_headers_match_one_thread() {
         let mut back = vec![0u8; data.len()];
         assert_eq!(d.decompress(&chunks[1], &mut back), Ok(data.len()));
         assert!(back == data);
+    }
+}
+
+/// An identity prefilter that stalls block 0, so the other workers encode every later block
+/// before block 0 is placed: they all wait, incompressible streams included, and are placed
+/// by the worker that finishes block 0.
+struct SlowFirstBlock;
+
+impl Hooks for SlowFirstBlock {
+    fn has_prefilter(&self) -> bool {
+        true
+    }
+    fn prefilter(&self, a: &mut PrefilterArgs<'_>) -> Result<()> {
+        if a.nblock == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+        }
+        a.output.copy_from_slice(a.input);
+        Ok(())
+    }
+}
+
+#[test]
+fn blocks_finished_before_an_earlier_one_are_placed_in_order() {
+    let data = mixed(16 * 8192 + 100, 5);
+    for (codec, filters) in [
+        (1u8, [0, 0, 0, 0, 0, 1]),
+        (0, [0; 6]),
+        (5, [0, 0, 0, 0, 0, 2]),
+    ] {
+        let p = CParams {
+            filters,
+            ..cp(codec, 5, 4, 8192, 1)
+        };
+        let mut one = Compressor::new(p, Arc::new(SlowFirstBlock)).unwrap();
+        let want = run(&mut one, &data, data.len() + 64);
+        assert!(want.0.unwrap() < data.len(), "codec {codec}: compressed");
+        let mut two =
+            Compressor::new(CParams { nthreads: 2, ..p }, Arc::new(SlowFirstBlock)).unwrap();
+        for _ in 0..2 {
+            let got = run(&mut two, &data, data.len() + 64);
+            assert_eq!(got.0, want.0, "codec {codec}");
+            assert!(got.1 == want.1, "codec {codec}");
+        }
     }
 }

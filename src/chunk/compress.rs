@@ -15,7 +15,7 @@ use super::header::{
     MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_HEADER_TYPESIZE, MAX_TYPESIZE, MIN_BUFFERSIZE,
     MIN_USEFUL_DICT,
 };
-use super::par::{acquire, lock, run_jobs};
+use super::par::{acquire, copy_bytes, lock, run_jobs};
 use super::pipeline::Pipeline;
 use super::{CParams, Hooks, PrefilterArgs};
 use crate::codecs::{self, dict, CodecState};
@@ -61,11 +61,66 @@ struct BlockOut {
     streams: Vec<Stream>,
     neblock: usize,
     result: Option<Result<()>>,
+    /// The raw streams' bytes are not in `bytes` yet: they are still in the filtered block
+    /// the encoder returned (see [`BlockOut::copy_to`], [`BlockOut::fill_raw`]).
+    raw_deferred: bool,
 }
 
 impl BlockOut {
     fn encoded(&self) -> &[u8] {
+        debug_assert!(!self.raw_deferred);
         &self.bytes[..self.len]
+    }
+
+    /// (offset in the block, stream index) of each raw stream's bytes.
+    fn raw_spans(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut p = 0;
+        self.streams
+            .iter()
+            .enumerate()
+            .filter_map(move |(s, kind)| {
+                p += 4;
+                let at = p;
+                p += match *kind {
+                    Stream::Zero => 0,
+                    Stream::Run => 1,
+                    Stream::Codec(c) => c,
+                    Stream::Raw => self.neblock,
+                };
+                (*kind == Stream::Raw).then_some((at, s))
+            })
+    }
+
+    /// Copies the block into `piece` (its place in the chunk), raw streams straight from
+    /// `filtered` when they were deferred: incompressible data is copied once, not twice.
+    fn copy_to(&self, piece: &mut [u8], filtered: &[u8]) {
+        if !self.raw_deferred {
+            copy_bytes(piece, self.encoded());
+            return;
+        }
+        let ne = self.neblock;
+        let mut from = 0;
+        for (at, s) in self.raw_spans() {
+            copy_bytes(&mut piece[from..at], &self.bytes[from..at]);
+            copy_bytes(&mut piece[at..at + ne], &filtered[s * ne..(s + 1) * ne]);
+            from = at + ne;
+        }
+        copy_bytes(&mut piece[from..self.len], &self.bytes[from..self.len]);
+    }
+
+    /// Copies deferred raw streams from `filtered` into `bytes`, for a block that waits for
+    /// an earlier one while its worker goes on (and reuses its filter buffers).
+    fn fill_raw(&mut self, filtered: &[u8]) {
+        if !self.raw_deferred {
+            return;
+        }
+        let ne = self.neblock;
+        let mut bytes = std::mem::take(&mut self.bytes);
+        for (at, s) in self.raw_spans() {
+            copy_bytes(&mut bytes[at..at + ne], &filtered[s * ne..(s + 1) * ne]);
+        }
+        self.bytes = bytes;
+        self.raw_deferred = false;
     }
 }
 
@@ -442,7 +497,7 @@ impl Compressor {
         let mut w = lock(&self.workers[0]);
         for (j, (out, inp)) in body.chunks_mut(bs).zip(src.chunks(bs)).enumerate() {
             let staged = run_prefilter(&*hooks, &mut w.pre, inp, j * bs, j, ts, 0)?;
-            out.copy_from_slice(&staged[..out.len()]);
+            copy_bytes(out, &staged[..out.len()]);
         }
         Ok(())
     }
@@ -502,7 +557,7 @@ impl Compressor {
         let job = |j: usize| {
             let (tid, mut w) = acquire(workers);
             let mut o = lock(&outs[j]);
-            let r = encode_block_out(plan, &mut w, j, tid, &mut o, None).map(|_| ());
+            let r = encode_block_out(plan, &mut w, j, tid, &mut o, None, false).map(|_| ());
             o.result = Some(r);
         };
         if self.cp.nthreads > 1 && n > 1 {
@@ -573,7 +628,8 @@ impl Compressor {
                     streams, neblock, ..
                 } = &mut o;
                 let out = &mut dst[nt..destsize];
-                let Some(len) = encode_block(plan, w, j, 0, out, streams, neblock, limit)? else {
+                let r = encode_block(plan, w, j, 0, out, streams, neblock, limit, false)?;
+                let Some((len, _)) = r else {
                     return Ok(None);
                 };
                 dst[bpos..bpos + 4].copy_from_slice(&(nt as i32).to_le_bytes());
@@ -631,9 +687,17 @@ impl Compressor {
                 if j >= n {
                     break;
                 }
-                let r = encode_block_out(plan, w, j, tid, &mut mine, None);
-                mine.result = Some(r.map(|_| ()));
+                let (r, filtered) = match encode_block_out(plan, w, j, tid, &mut mine, None, true) {
+                    Ok(f) => (Ok(()), f.unwrap_or_default()),
+                    Err(e) => (Err(e), &[][..]),
+                };
+                mine.result = Some(r);
                 let mut st = lock(&order);
+                if j != st.next && mine.raw_deferred {
+                    drop(st);
+                    mine.fill_raw(filtered);
+                    st = lock(&order);
+                }
                 if j != st.next {
                     // An earlier block is still being encoded: leave this one to whoever
                     // places that block, and go on with a free buffer.
@@ -647,7 +711,7 @@ impl Compressor {
                     stopped.store(true, Relaxed);
                     break;
                 };
-                piece.copy_from_slice(mine.encoded());
+                mine.copy_to(piece, filtered);
                 if !place_waiting(&order, destsize) {
                     stopped.store(true, Relaxed);
                 }
@@ -683,7 +747,7 @@ impl Compressor {
     fn copy_body(&mut self, src: &[u8], body: &mut [u8]) -> Result<()> {
         let nthreads = self.cp.nthreads as usize;
         if nthreads < 2 || src.len() < PARALLEL_COPY_MIN {
-            body.copy_from_slice(src);
+            copy_bytes(body, src);
             return Ok(());
         }
         let step = src.len().div_ceil(nthreads);
@@ -693,7 +757,7 @@ impl Compressor {
             let from = &src[k * step..];
             let mut to = lock(&pieces[k]);
             let len = to.len();
-            to.copy_from_slice(&from[..len]);
+            copy_bytes(&mut to, &from[..len]);
         };
         let r = run_jobs(&*self.hooks, &mut self.pool, nthreads, pieces.len(), &job);
         self.pieces = recycle(pieces);
@@ -846,14 +910,19 @@ fn run_prefilter<'p>(
 /// (some codecs give up with less room even when their output would fit), and the result is
 /// `Ok(false)` as soon as the block does not fit. Without a limit every stream may use
 /// `neblock` bytes (blocks are then independent of their position, hence parallel).
-fn encode_block_out(
-    plan: &Plan<'_>,
-    w: &mut Worker,
+///
+/// On success returns the filtered block; with `defer_raw` the raw streams are left out of
+/// `out` (only their room is kept) for [`BlockOut::copy_to`] / [`BlockOut::fill_raw`] to copy
+/// from it.
+fn encode_block_out<'s>(
+    plan: &Plan<'s>,
+    w: &'s mut Worker,
     j: usize,
     tid: usize,
     out: &mut BlockOut,
     limit: Option<(usize, usize)>,
-) -> Result<bool> {
+    defer_raw: bool,
+) -> Result<Option<&'s [u8]>> {
     let need = if plan.training {
         plan.block(j).0.len()
     } else {
@@ -865,31 +934,34 @@ fn encode_block_out(
         len,
         streams,
         neblock,
+        raw_deferred,
         ..
     } = out;
     *len = 0;
-    match encode_block(plan, w, j, tid, bytes, streams, neblock, limit)? {
-        Some(n) => {
-            *len = n;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+    *raw_deferred = false;
+    let r = encode_block(plan, w, j, tid, bytes, streams, neblock, limit, defer_raw)?;
+    Ok(r.map(|(n, filtered)| {
+        *len = n;
+        *raw_deferred = defer_raw && streams.contains(&Stream::Raw);
+        filtered
+    }))
 }
 
 /// [`encode_block_out`] into `out` (at least [`block_bound`] bytes, or the block size when
-/// training); returns the bytes written, `None` when the block does not fit `limit`.
+/// training); returns the bytes written and the filtered block, `None` when the block does not
+/// fit `limit`.
 #[allow(clippy::too_many_arguments)]
-fn encode_block(
-    plan: &Plan<'_>,
-    w: &mut Worker,
+fn encode_block<'s>(
+    plan: &Plan<'s>,
+    w: &'s mut Worker,
     j: usize,
     tid: usize,
     out: &mut [u8],
     streams: &mut Vec<Stream>,
     neblock_out: &mut usize,
     limit: Option<(usize, usize)>,
-) -> Result<Option<usize>> {
+    defer_raw: bool,
+) -> Result<Option<(usize, &'s [u8])>> {
     let (input, offset, is_left) = plan.block(j);
     let bsize = input.len();
     let ts = plan.typesize;
@@ -919,8 +991,8 @@ fn encode_block(
         staged
     };
     if plan.training {
-        out[..filtered.len()].copy_from_slice(filtered);
-        return Ok(Some(filtered.len()));
+        copy_bytes(&mut out[..filtered.len()], filtered);
+        return Ok(Some((filtered.len(), filtered)));
     }
     let (mut n, destsize) = limit.unwrap_or((0, usize::MAX));
     let vl = plan.is_vl();
@@ -979,7 +1051,9 @@ fn encode_block(
         let csize = if c == 0 || vl { neblock } else { c };
         out[p..body].copy_from_slice(&(csize as i32).to_le_bytes());
         if c == 0 {
-            out[body..body + neblock].copy_from_slice(data);
+            if !defer_raw {
+                copy_bytes(&mut out[body..body + neblock], data);
+            }
             p = body + neblock;
             streams.push(Stream::Raw);
         } else {
@@ -987,7 +1061,7 @@ fn encode_block(
             streams.push(Stream::Codec(c));
         }
     }
-    Ok(Some(p))
+    Ok(Some((p, filtered)))
 }
 
 /// All bytes equal (c-blosc2's `get_run`; any length ≥ 1). Checks 32 bytes per step (most
@@ -1137,7 +1211,7 @@ fn place_waiting(order: &Mutex<Order<'_>>, destsize: usize) -> bool {
         let piece = st.reserve(&o, destsize);
         drop(st);
         if let Some(piece) = piece {
-            piece.copy_from_slice(o.encoded());
+            copy_bytes(piece, o.encoded());
         }
         done = Some(o);
     }
