@@ -7,7 +7,7 @@
 //! stream size against the bytes that are really there.
 
 use super::header::{ChunkHeader, SpecialKind, MAX_DICT_SIZE};
-use super::par::{acquire, lock, run_jobs};
+use super::par::{acquire, copy_bytes, lock, run_jobs};
 use super::pipeline::Pipeline;
 use super::{special, DParams, Hooks, PostfilterArgs};
 use crate::codecs::{self, dict::DecompressDict, CodecState};
@@ -347,7 +347,7 @@ fn decode_streams(
             f.forget();
         }
         if payload.len() == bsize {
-            dst.copy_from_slice(payload);
+            copy_bytes(dst, payload);
             return Ok(());
         }
         return decode_codec(lay, state, payload, dst);
@@ -413,7 +413,10 @@ fn decode_streams(
         }
         let c = csize as usize;
         if c == neblock {
-            d.copy_from_slice(&p[..c]);
+            // A raw stream: its place in the chunk relative to the scratch slot is arbitrary,
+            // and glibc's memcpy crawls when the destination starts just after the source
+            // modulo 4096 (see `copy_bytes`).
+            copy_bytes(d, &p[..c]);
         } else {
             decode_codec(lay, state, &p[..c], d)?;
         }
@@ -451,7 +454,7 @@ fn decode_block(
     } else if lay.memcpyed {
         let from = lay.hlen + j * lay.blocksize;
         let s = lay.src.get(from..from + bsize).ok_or(Error::ReadBuffer)?;
-        target.copy_from_slice(s);
+        copy_bytes(target, s);
     } else if let Some(u) = lay.pipeline.single_unshuffle() {
         // Streams into scratch, then one unshuffle into place (no copy back).
         let t = scratch(tmp, bsize);
@@ -522,7 +525,7 @@ fn decode_all(
             .src
             .get(lay.hlen..lay.hlen + dst.len())
             .ok_or(Error::ReadBuffer)?;
-        dst.copy_from_slice(s);
+        copy_bytes(dst, s);
         return Ok(());
     }
     let mut first = 0;
@@ -546,7 +549,7 @@ fn decode_all(
                     .postfilter(&mut args)
                     .map_err(|_| Error::Postfilter)?;
             } else {
-                dst[..bs0].copy_from_slice(dref_buf);
+                copy_bytes(&mut dst[..bs0], dref_buf);
             }
         }
         first = 1;
@@ -801,7 +804,7 @@ impl Decompressor {
                 Some(SpecialKind::None) => {
                     let from = hlen + start_b;
                     let s = src.get(from..from + nb).ok_or(Error::ReadBuffer)?;
-                    out.copy_from_slice(s);
+                    copy_bytes(out, s);
                 }
                 Some(kind) => special::fill(kind, src, h, out)?,
             }
@@ -835,7 +838,7 @@ impl Decompressor {
             decode_block(&lay, &mut w, j, &mut self.scratch, dref, 0, true)?;
             let a = start_b.max(off) - off;
             let b = stop_b.min(off + size) - off;
-            out[written..written + (b - a)].copy_from_slice(&self.scratch[a..b]);
+            copy_bytes(&mut out[written..written + (b - a)], &self.scratch[a..b]);
             written += b - a;
         }
         if written != nb {
@@ -1082,6 +1085,58 @@ mod tests {
             let _ = d.decompress(&bad, &mut out);
             d.decompress(&ca, &mut out).unwrap();
             assert!(out == a, "step {step}");
+        }
+    }
+
+    #[test]
+    fn raw_copies_are_exact_wherever_the_chunk_and_destination_sit() {
+        use Lane::*;
+        // Raw streams (noise lanes) next to LZ4 ones, and a memcpyed chunk (all noise), read
+        // from every offset 0..80 of one buffer: the copies meet every distance modulo 4096
+        // (`copy_bytes` cuts those at 1..63 into pieces), whole chunks, getitem ranges.
+        let len = (64 << 10) + 36;
+        for (lanes, memcpyed) in [([Noise, Small, Noise, Zero], false), ([Noise; 4], true)] {
+            let src = data(lanes, len, 5);
+            let c = chunk(&src, 1);
+            assert_eq!(c[2] & 0x02 != 0, memcpyed);
+            if !memcpyed {
+                // Block 0 (16 KiB, 4 streams of 4 KiB) holds raw streams.
+                let mut p = rd_i32(&c, 32) as usize;
+                let mut raw = 0;
+                for _ in 0..4 {
+                    let cs = rd_i32(&c, p);
+                    raw += (cs == 4096) as usize;
+                    p += 4 + cs.max(0) as usize + (cs < 0) as usize;
+                }
+                assert_eq!(raw, 2);
+            }
+            let mut d = Decompressor::new(DParams { nthreads: 1 }, no_hooks()).unwrap();
+            let mut buf = vec![0u8; c.len() + 80];
+            let mut out = vec![0u8; len + 80];
+            for shift in 0..80 {
+                buf[shift..shift + c.len()].copy_from_slice(&c);
+                out.fill(0xEE);
+                let n = d
+                    .decompress(&buf[shift..shift + c.len()], &mut out[79 - shift..][..len])
+                    .unwrap();
+                assert_eq!(n, len);
+                assert!(out[79 - shift..][..len] == src[..], "shift {shift}");
+                let (start, nitems) = (shift as i32 * 97, 5000);
+                let at = start as usize * 4;
+                let got = d
+                    .getitem(
+                        &buf[shift..shift + c.len()],
+                        start,
+                        nitems,
+                        &mut out[shift..],
+                    )
+                    .unwrap();
+                assert_eq!(got, 20000);
+                assert!(
+                    out[shift..shift + got] == src[at..at + got],
+                    "getitem {shift}"
+                );
+            }
         }
     }
 }
