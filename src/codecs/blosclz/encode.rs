@@ -161,8 +161,9 @@ fn match_end(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
 }
 
 /// For a candidate `r < anchor` with `anchor + 8 < bound`: `None` when the first 4 bytes
-/// differ, else [`match_end`] from `anchor`. One 8-byte comparison does both the 4-byte check
-/// and, usually, the whole extension (most candidates stop within 8 bytes).
+/// differ or the match is too short to take (see [`short_end`]), else [`match_end`] from
+/// `anchor`. One 8-byte comparison does both the 4-byte check and, usually, the whole
+/// extension (most candidates stop within 8 bytes).
 /// `word` is the 8 bytes at `anchor`, already loaded by the caller for the hash.
 #[inline(always)]
 fn candidate_end(s: &[u8], anchor: usize, word: u64, r: usize, bound: usize) -> Option<usize> {
@@ -171,9 +172,27 @@ fn candidate_end(s: &[u8], anchor: usize, word: u64, r: usize, bound: usize) -> 
         return None;
     }
     if x != 0 {
-        return Some(anchor + (x.trailing_zeros() / 8) as usize + 1);
+        return short_end(anchor, x);
     }
     Some(match_end(s, anchor + 8, r + 8, bound))
+}
+
+/// [`match_end`] for a match whose first differing byte is among bytes 4..8 of `anchor`
+/// (`x`, the XOR of the two 8-byte words, is non-zero with its low 4 bytes zero), or `None`
+/// when that match is shorter than [`MINLEN`] after the [`IPSHIFT`] back-off, which both
+/// parses skip like a failed candidate. Only a mismatch at byte 7 survives (end `anchor + 8`,
+/// length 4), so the end is a constant offset behind one branch instead of a `trailing_zeros`
+/// of loaded data: with the latter every later load of the parse waited on this candidate's
+/// load (no speculation across a data dependency), with the branch the CPU predicts and runs
+/// ahead, as with the reference's byte loop. Same stream, fewer instructions.
+#[inline(always)]
+fn short_end(anchor: usize, x: u64) -> Option<usize> {
+    const _: () = assert!(IPSHIFT == 4 && MINLEN == 4);
+    if x << 8 == 0 {
+        Some(anchor + 8)
+    } else {
+        None
+    }
 }
 
 /// The probe's literal scan from `ip`: the first position `< ip_end` whose hash candidate
@@ -233,7 +252,11 @@ fn probe_ratio<const N: usize>(win: &[u8], htab: &mut [u16; N]) -> f64 {
         };
         ip = anchor;
         let end = if x != 0 {
-            anchor + (x.trailing_zeros() / 8) as usize + 1
+            let Some(end) = short_end(anchor, x) else {
+                ip += 1;
+                continue;
+            };
+            end
         } else {
             match_end(win, anchor + 8, r + 8, bound)
         };
@@ -446,6 +469,23 @@ mod slot_tests {
         }
         v.truncate(len);
         v
+    }
+
+    /// `short_end` gives what the full rule gives: end = first differing byte + 1, backed off
+    /// by IPSHIFT, kept only when at least MINLEN long.
+    #[test]
+    fn short_end_is_the_backed_off_match_end() {
+        let anchor = 100;
+        for byte in 4..8 {
+            for diff in 1..=255u64 {
+                for above in [0u64, 1, 0xff, 0xa5a5_a5a5] {
+                    let x = (diff << (8 * byte)) | above.checked_shl(8 * (byte + 1)).unwrap_or(0);
+                    let end = anchor + (x.trailing_zeros() / 8) as usize + 1 - IPSHIFT;
+                    let taken = end - anchor >= MINLEN;
+                    assert_eq!(short_end(anchor, x), taken.then_some(end + IPSHIFT));
+                }
+            }
+        }
     }
 
     /// The 16-bit table (inputs up to 64 KiB) parses exactly like the 32-bit one, up to the
