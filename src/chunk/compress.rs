@@ -9,13 +9,14 @@
 //! (`cbytes = nbytes + 32`), and when even that does not fit the result is 0.
 
 use super::blocksize::{compute_blocksize, split_block};
+use super::copy::copy_bytes;
 use super::decompress::recycle;
 use super::header::{
     self, blosc2_flags, filters_to_flags, flags, ChunkHeader, SpecialKind, EXTENDED_HEADER_LEN,
     MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_HEADER_TYPESIZE, MAX_TYPESIZE, MIN_BUFFERSIZE,
     MIN_USEFUL_DICT,
 };
-use super::par::{acquire, copy_bytes, lock, run_jobs};
+use super::par::{acquire, lock, run_jobs};
 use super::pipeline::Pipeline;
 use super::{CParams, Hooks, PrefilterArgs};
 use crate::codecs::{self, dict, CodecState};

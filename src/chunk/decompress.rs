@@ -6,8 +6,9 @@
 //! the offsets tables once (with c-blosc2's error codes); the block decoder then checks every
 //! stream size against the bytes that are really there.
 
+use super::copy::copy_bytes;
 use super::header::{ChunkHeader, SpecialKind, MAX_DICT_SIZE};
-use super::par::{acquire, copy_bytes, lock, run_jobs};
+use super::par::{acquire, lock, run_jobs};
 use super::pipeline::Pipeline;
 use super::{special, DParams, Hooks, PostfilterArgs};
 use crate::codecs::{self, dict::DecompressDict, CodecState};

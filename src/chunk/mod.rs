@@ -50,6 +50,7 @@
 
 pub mod blocksize;
 mod compress;
+mod copy;
 mod decompress;
 pub mod header;
 pub mod instr;
