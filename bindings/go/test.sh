@@ -43,7 +43,14 @@ echo "pkg-config b2frame: $(pkg-config --cflags --libs b2frame)"
 export B2FRAME_PYTHON="${B2FRAME_PYTHON:-$root/.venv/bin/python}"
 # No network: the bindings have no third-party modules.
 export GOFLAGS="-mod=mod -buildvcs=false" GOPROXY=off CGO_ENABLED=1
-export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/b2frame-go-cache}"
+# A build cache of its own for each run, unless the caller chose one: Go's cache key for a cgo
+# package leaves out the `pkg-config` output, so a cache shared between runs links this run's test
+# binary with an earlier run's -L (a prefix since deleted): "cannot find -lb2frame".
+if [ -z "${GOCACHE:-}" ]; then
+  GOCACHE=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-go-cache.XXXXXX")
+  trap 'rm -rf "$GOCACHE"' EXIT
+fi
+export GOCACHE
 export GOPATH="${TMPDIR:-/tmp}/b2frame-gopath"
 cd "$here"
 go vet ./...
