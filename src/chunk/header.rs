@@ -155,8 +155,10 @@ pub struct ChunkHeader {
     pub blosc2_flags: u8,
 }
 
-fn rd_i32(b: &[u8], at: usize) -> i32 {
-    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+/// The little-endian i32 at `at` (panics when `b` is too short: callers check lengths first).
+pub(super) fn rd_i32(b: &[u8], at: usize) -> i32 {
+    // One bounds check for the four bytes, not one per byte: this runs per stream.
+    i32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
 impl ChunkHeader {
