@@ -14,28 +14,10 @@ use b2frame::codecs::blosclz;
 use std::ffi::c_void;
 use std::hint::black_box;
 
-/// Best throughput (GB/s of `bytes`, thread CPU time) of `a` and of `b`, timed in alternating
-/// batches so that both see the same machine load.
-fn measure_pair(bytes: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
-    let batch = |f: &mut dyn FnMut()| {
-        let mut iters = 0u64;
-        let t = timing::thread_cpu_secs();
-        let mut el = 0.0;
-        while el < 0.04 {
-            f();
-            iters += 1;
-            el = timing::thread_cpu_secs() - t;
-        }
-        el / iters as f64
-    };
-    a();
-    b();
-    let (mut best_a, mut best_b) = (f64::MAX, f64::MAX);
-    for _ in 0..9 {
-        best_a = best_a.min(batch(&mut a));
-        best_b = best_b.min(batch(&mut b));
-    }
-    (bytes as f64 / best_a / 1e9, bytes as f64 / best_b / 1e9)
+/// Best throughput (GB/s of `bytes`, thread CPU time) of `a` and of `b`, best of 9 alternating
+/// batches of 0.04 s (so that both see the same machine load).
+fn measure_pair(bytes: usize, a: impl FnMut(), b: impl FnMut()) -> (f64, f64) {
+    timing::measure_pair(bytes, true, 9, 0.04, a, b)
 }
 
 fn data(kind: &str, len: usize) -> Vec<u8> {

@@ -4,7 +4,10 @@
 //!
 //! `cargo bench --bench chunk` (release). Env: `B2_BENCH_ROUNDS` (best-of rounds, default 7),
 //! `B2_BENCH_BATCH` (seconds per timed batch, default 0.03), `B2_BENCH_FILTER` (only rows
-//! whose label contains it).
+//! whose label contains it), `B2_BENCH_SIZES` (comma-separated chunk sizes in bytes instead of
+//! 64 KiB, 1 MiB and 4 MiB; e.g. `256,4096` shows the fixed cost per chunk),
+//! `B2_BENCH_CHUNK_AT` / `B2_BENCH_OUT_AT` (offset after a 4 KiB boundary of the chunk and
+//! decompression buffers, default 0 and 0; both sides always get the same offsets).
 //!
 //! Instruction counts (load-independent): `B2_BENCH_PROFILE=<iters>` skips timing and runs
 //! each selected row's compress and decompress `iters` times on each side, inside
@@ -24,7 +27,7 @@ use b2frame::capi::types::{BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS};
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
 use std::ffi::c_void;
 use std::hint::black_box;
-use timing::{env_or, measure_pair};
+use timing::{env_or, measure_pair, Placed};
 
 struct Ref {
     cctx: *mut c_void,
@@ -126,6 +129,8 @@ fn main() {
     let batch: f64 = env_or("B2_BENCH_BATCH", 0.03);
     let filter: String = env_or("B2_BENCH_FILTER", String::new());
     let profile: usize = env_or("B2_BENCH_PROFILE", 0);
+    let chunk_at: usize = env_or("B2_BENCH_CHUNK_AT", 0);
+    let out_at: usize = env_or("B2_BENCH_OUT_AT", 0);
     // (label, compcode, clevel, filter in slot 5: 1 shuffle, 2 bitshuffle)
     let configs = [
         ("blosclz/5 shuf", 0u8, 5u8, 1u8),
@@ -136,17 +141,25 @@ fn main() {
     ];
     // (data kind, typesize)
     let kinds = [("f64_series", 8), ("small_int", 4), ("random", 4)];
-    let sizes = [64usize << 10, 1 << 20, 4 << 20];
+    let sizes: Vec<usize> = std::env::var("B2_BENCH_SIZES")
+        .map(|s| {
+            s.split(',')
+                .map(|x| x.trim().parse().expect("B2_BENCH_SIZES: sizes in bytes"))
+                .collect()
+        })
+        .unwrap_or_else(|_| vec![64 << 10, 1 << 20, 4 << 20]);
     println!("| codec/filter | data | chunk | thr | ours C GB/s | ref C GB/s | C x | ours D GB/s | ref D GB/s | D x | ours ratio | ref ratio |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let (mut worst_c, mut worst_d) = (f64::MAX, f64::MAX);
     let mut below = Vec::new();
     for (label, compcode, clevel, filt) in configs {
         for (kind, typesize) in kinds {
-            for size in sizes {
+            for &size in &sizes {
                 let src = common::data_kind(kind, size, 42);
                 for nthreads in [1i16, 2] {
-                    let size_s = if size < 1 << 20 {
+                    let size_s = if size < 1 << 10 {
+                        format!("{size}B")
+                    } else if size < 1 << 20 {
                         format!("{}K", size >> 10)
                     } else {
                         format!("{}M", size >> 20)
@@ -166,17 +179,18 @@ fn main() {
                     let mut c = Compressor::new(cp, no_hooks()).unwrap();
                     let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).unwrap();
                     let rf = Ref::new(&cp);
-                    let mut chunk = vec![0u8; size + 32];
-                    let mut ref_chunk = vec![0u8; size + 32];
+                    // Both sides' buffers at the same page offsets (see `timing::Placed`).
+                    let mut chunk = Placed::new(size + 32, chunk_at);
+                    let mut ref_chunk = Placed::new(size + 32, chunk_at);
                     let n = c.compress(&src, &mut chunk).unwrap();
                     assert!(n > 0);
                     let rn = rf.compress(&src, &mut ref_chunk);
-                    let mut out = vec![0u8; size];
-                    let mut ref_out = vec![0u8; size];
+                    let mut out = Placed::new(size, out_at);
+                    let mut ref_out = Placed::new(size, out_at);
                     d.decompress(&chunk[..n], &mut out).unwrap();
-                    assert!(out == src, "round trip {row}");
+                    assert!(*out == *src, "round trip {row}");
                     rf.decompress(&ref_chunk[..rn], &mut ref_out);
-                    assert!(ref_out == src);
+                    assert!(*ref_out == *src);
                     if profile > 0 {
                         profile_ours(profile, &mut c, &mut d, &src, &mut chunk, n, &mut out);
                         profile_ref(profile, &rf, &src, &mut ref_chunk, rn, &mut ref_out);

@@ -22,8 +22,27 @@ pub fn wall_secs() -> f64 {
     T0.with(|t| t.elapsed().as_secs_f64())
 }
 
+/// Calls per clock read: enough calls of `f` that one group takes at least ~100 us of `clock`.
+/// Reading the clock once per call is not an option: the thread CPU clock is a system call
+/// here (~650 ns per read on this VM, `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` in a C loop),
+/// which would add that much to every call of both sides and pull every ratio towards 1.
+fn group_size(clock: fn() -> f64, f: &mut dyn FnMut()) -> u64 {
+    let mut reps = 1u64;
+    loop {
+        let t = clock();
+        for _ in 0..reps {
+            f();
+        }
+        if clock() - t >= 100e-6 || reps >= 1 << 20 {
+            return reps;
+        }
+        reps *= 2;
+    }
+}
+
 /// Best seconds per call of `a` and of `b` over `rounds` alternating batches, each batch
-/// calling its side until at least `batch` seconds of `clock` have passed.
+/// calling its side (in groups of calls between clock reads, see [`group_size`]) until at
+/// least `batch` seconds of `clock` have passed.
 pub fn best_secs_pair(
     clock: fn() -> f64,
     rounds: usize,
@@ -31,23 +50,25 @@ pub fn best_secs_pair(
     mut a: impl FnMut(),
     mut b: impl FnMut(),
 ) -> (f64, f64) {
-    let run = |f: &mut dyn FnMut()| {
+    let run = |f: &mut dyn FnMut(), reps: u64| {
         let mut iters = 0u64;
         let t = clock();
         let mut el = 0.0;
         while el < batch {
-            f();
-            iters += 1;
+            for _ in 0..reps {
+                f();
+            }
+            iters += reps;
             el = clock() - t;
         }
         el / iters as f64
     };
-    a();
-    b();
+    let reps_a = group_size(clock, &mut a);
+    let reps_b = group_size(clock, &mut b);
     let (mut best_a, mut best_b) = (f64::MAX, f64::MAX);
     for _ in 0..rounds {
-        best_a = best_a.min(run(&mut a));
-        best_b = best_b.min(run(&mut b));
+        best_a = best_a.min(run(&mut a, reps_a));
+        best_b = best_b.min(run(&mut b, reps_b));
     }
     (best_a, best_b)
 }
@@ -85,4 +106,35 @@ pub fn load_average() -> String {
         .ok()
         .and_then(|s| s.split_whitespace().next().map(str::to_owned))
         .unwrap_or_else(|| "?".into())
+}
+
+/// A zeroed `len`-byte buffer that starts `offset` bytes after a 4 KiB boundary. The benches give
+/// our side and the reference's side buffers at the same offsets, so that neither library's copies
+/// get a luckier source/destination distance than the other's: where the heap happens to put
+/// plain `Vec`s moves glibc's `memcpy` (and so both libraries) by up to ~20% between processes.
+pub struct Placed {
+    buf: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Placed {
+    pub fn new(len: usize, offset: usize) -> Placed {
+        let buf = vec![0u8; len + 8192];
+        let start = (offset % 4096).wrapping_sub(buf.as_ptr() as usize) % 4096;
+        Placed { buf, start, len }
+    }
+}
+
+impl std::ops::Deref for Placed {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[self.start..self.start + self.len]
+    }
+}
+
+impl std::ops::DerefMut for Placed {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
 }
