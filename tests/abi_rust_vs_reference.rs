@@ -26,7 +26,9 @@ fn build_and_run_dump() -> Vec<String> {
         "reference headers missing at {include:?}"
     );
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let exe = std::env::temp_dir().join(format!("b2frame-abi-dump-{}", std::process::id()));
+    // Removed when this returns (see `common::scratch`).
+    let dir = common::scratch::dir("b2frame-abi-dump-");
+    let exe = dir.join("abi_dump");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&cc)
         .args(["-std=gnu11", "-O1", "-w", "-I"])
@@ -42,7 +44,6 @@ fn build_and_run_dump() -> Vec<String> {
         "building abi_dump.c against the reference failed"
     );
     let out = Command::new(&exe).output().expect("run abi_dump");
-    let _ = std::fs::remove_file(&exe);
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()

@@ -8,23 +8,22 @@ use b2frame::capi::types::{blosc2_metalayer, blosc2_schunk, BLOSC2_DPARAMS_DEFAU
 use b2frame::chunk::header::ChunkHeader;
 use b2frame::chunk::{compress_vec, no_hooks, CParams, Compressor, DParams, Decompressor};
 use b2frame::frame::{meta, Frame, Target};
+use common::scratch::Scratch;
 use serde_json::Value;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, Weak};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_b2frame")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("b2frame-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory for one test, removed when the test passes (see `common::scratch`).
+fn scratch(name: &str) -> Scratch {
+    common::scratch::dir(&format!("b2frame-cli-{name}-"))
 }
 
 /// Frames written once by python-blosc2, with their raw contents beside them.
@@ -86,13 +85,19 @@ fn python_ok(script: &str, args: &[&Path]) {
     );
 }
 
-fn py_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = scratch("py");
-        python_ok(PY, &[&d]);
-        d
-    })
+/// The directory of frames written by python-blosc2 (`PY`), shared by the tests that run at the
+/// same time: each holds it while it runs, and the last one to finish removes it (a test that
+/// starts later writes it anew), so no directory outlives the tests.
+fn py_dir() -> Arc<Scratch> {
+    static DIR: Mutex<Weak<Scratch>> = Mutex::new(Weak::new());
+    let mut shared = DIR.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = shared.upgrade() {
+        return d;
+    }
+    let d = Arc::new(scratch("py"));
+    python_ok(PY, &[&d]);
+    *shared = Arc::downgrade(&d);
+    d
 }
 
 fn run(args: &[&str]) -> Output {

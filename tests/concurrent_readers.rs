@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 mod common;
+use common::scratch::Scratch;
 use common::Rng;
 
 const ITEMS: usize = 4096;
@@ -78,15 +79,16 @@ const KINDS: [Kind; 6] = [
     Kind::Reopened,
 ];
 
-fn scratch(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("b2f-conc-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    let _ = std::fs::remove_dir_all(&p);
-    p
+/// A path `name` in a fresh directory, which the returned guard removes when it is dropped
+/// after the test passes (see `common::scratch`).
+fn scratch(name: &str) -> (Scratch, PathBuf) {
+    let d = common::scratch::dir(&format!("b2f-conc-{name}-"));
+    let p = d.join(name);
+    (d, p)
 }
 
-fn cleanup(p: &Option<PathBuf>) {
-    if let Some(p) = p {
+fn cleanup(p: &Option<(Scratch, PathBuf)>) {
+    if let Some((_, p)) = p {
         let _ = std::fs::remove_file(p);
         let _ = std::fs::remove_dir_all(p);
     }
@@ -99,7 +101,7 @@ fn build(
     tag: &str,
     nthreads: i16,
     dparams: Option<blosc2_dparams>,
-) -> (Sc, Option<PathBuf>) {
+) -> (Sc, Option<(Scratch, PathBuf)>) {
     blosc2_init();
     let path = match kind {
         Kind::File | Kind::Sparse | Kind::Reopened => Some(scratch(&format!("{tag}-{kind:?}"))),
@@ -107,7 +109,7 @@ fn build(
     };
     let url = path
         .as_ref()
-        .map(|p| CString::new(p.to_str().unwrap()).unwrap());
+        .map(|(_, p)| CString::new(p.to_str().unwrap()).unwrap());
     let mut cp = BLOSC2_CPARAMS_DEFAULTS;
     cp.typesize = 4;
     cp.clevel = 5;
@@ -732,7 +734,7 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
 fn concurrent_readers_resync_a_stale_handle() {
     for kind in [Kind::File, Kind::Sparse] {
         let (writer, path) = build(kind, "stale", 1, None);
-        let url = CString::new(path.as_ref().unwrap().to_str().unwrap()).unwrap();
+        let url = CString::new(path.as_ref().unwrap().1.to_str().unwrap()).unwrap();
         // SAFETY: a NUL-terminated path.
         let reader = Sc(unsafe { blosc2_schunk_open(url.as_ptr()) });
         assert!(!reader.p().is_null());

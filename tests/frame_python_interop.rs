@@ -10,9 +10,10 @@ use b2frame::frame::chunkinfo::special;
 use b2frame::frame::{Frame, Target};
 use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, Weak};
 
 mod common;
+use common::scratch::Scratch;
 
 /// A chunk as the reference returns it and decompressed; `None` where the reference fails.
 type ChunkPair = (Option<Vec<u8>>, Option<Vec<u8>>);
@@ -42,68 +43,83 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
     )
 }
 
-/// Runs the generator once per test binary and parses its report.
-fn expected() -> &'static [Expected] {
-    static CELL: OnceLock<Vec<Expected>> = OnceLock::new();
-    CELL.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("b2frame-pyinterop-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/make_frames.py");
-        let out = Command::new(common::python())
-            .arg(&script)
-            .arg(&dir)
-            .output()
-            .expect("run python");
-        assert!(
-            out.status.success(),
-            "make_frames.py failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        let mut frames = Vec::new();
-        let mut cur: Option<Expected> = None;
-        for line in text.lines() {
-            let t: Vec<&str> = line.split(' ').collect();
-            match t[0] {
-                "frame" => {
-                    cur = Some(Expected {
-                        path: t[1].to_string(),
-                        offset: t[2].parse().unwrap(),
-                        nchunks: t[3].parse().unwrap(),
-                        chunks: Vec::new(),
-                        meta: Vec::new(),
-                        vlmeta: Vec::new(),
-                        ops: Vec::new(),
-                    })
-                }
-                "chunk" => cur
-                    .as_mut()
-                    .unwrap()
-                    .chunks
-                    .push((unhex(t[2]), unhex(t[3]))),
-                "meta" => cur
-                    .as_mut()
-                    .unwrap()
-                    .meta
-                    .push((t[1].to_string(), unhex(t.get(2).unwrap_or(&"")).unwrap())),
-                "vlmeta" => cur
-                    .as_mut()
-                    .unwrap()
-                    .vlmeta
-                    .push((t[1].to_string(), unhex(t.get(2).unwrap_or(&"")).unwrap())),
-                "op" => cur
-                    .as_mut()
-                    .unwrap()
-                    .ops
-                    .push(t[1..].iter().map(|x| x.to_string()).collect()),
-                "end" => frames.push(cur.take().unwrap()),
-                _ => panic!("unexpected line {line}"),
+/// The frames the generator wrote, in a directory that lives as long as this value.
+struct Generated {
+    frames: Vec<Expected>,
+    /// Removed when the last holder drops it after passing (see `common::scratch`).
+    _dir: Scratch,
+}
+
+/// Runs the generator and parses its report. Tests that run at the same time share one run:
+/// each holds it while it runs and the last one to finish removes its directory (a test that
+/// starts later runs the generator anew), so no directory outlives the tests.
+fn expected() -> Arc<Generated> {
+    static SHARED: Mutex<Weak<Generated>> = Mutex::new(Weak::new());
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(g) = shared.upgrade() {
+        return g;
+    }
+    let g = Arc::new(generate());
+    *shared = Arc::downgrade(&g);
+    g
+}
+
+fn generate() -> Generated {
+    let dir = common::scratch::dir("b2frame-pyinterop-");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/make_frames.py");
+    let out = Command::new(common::python())
+        .arg(&script)
+        .arg(dir.path())
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "make_frames.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut frames = Vec::new();
+    let mut cur: Option<Expected> = None;
+    for line in text.lines() {
+        let t: Vec<&str> = line.split(' ').collect();
+        match t[0] {
+            "frame" => {
+                cur = Some(Expected {
+                    path: t[1].to_string(),
+                    offset: t[2].parse().unwrap(),
+                    nchunks: t[3].parse().unwrap(),
+                    chunks: Vec::new(),
+                    meta: Vec::new(),
+                    vlmeta: Vec::new(),
+                    ops: Vec::new(),
+                })
             }
+            "chunk" => cur
+                .as_mut()
+                .unwrap()
+                .chunks
+                .push((unhex(t[2]), unhex(t[3]))),
+            "meta" => cur
+                .as_mut()
+                .unwrap()
+                .meta
+                .push((t[1].to_string(), unhex(t.get(2).unwrap_or(&"")).unwrap())),
+            "vlmeta" => cur
+                .as_mut()
+                .unwrap()
+                .vlmeta
+                .push((t[1].to_string(), unhex(t.get(2).unwrap_or(&"")).unwrap())),
+            "op" => cur
+                .as_mut()
+                .unwrap()
+                .ops
+                .push(t[1..].iter().map(|x| x.to_string()).collect()),
+            "end" => frames.push(cur.take().unwrap()),
+            _ => panic!("unexpected line {line}"),
         }
-        assert!(frames.len() >= 20, "only {} frames", frames.len());
-        frames
-    })
+    }
+    assert!(frames.len() >= 20, "only {} frames", frames.len());
+    Generated { frames, _dir: dir }
 }
 
 fn open(e: &Expected) -> Frame {
@@ -119,7 +135,8 @@ fn open(e: &Expected) -> Frame {
 #[test]
 fn chunks_and_metalayers_match_the_reference() {
     let mut nchunks = 0;
-    for e in expected() {
+    let generated = expected();
+    for e in &generated.frames {
         let f = open(e);
         assert_eq!(f.nchunks(), e.nchunks, "{}", e.path);
         for (i, (raw, _)) in e.chunks.iter().enumerate() {
@@ -149,7 +166,8 @@ fn chunks_and_metalayers_match_the_reference() {
 
 #[test]
 fn cframes_reserialise_byte_identically() {
-    for e in expected() {
+    let generated = expected();
+    for e in &generated.frames {
         let p = Path::new(&e.path);
         if p.is_dir() {
             continue;
@@ -174,7 +192,8 @@ fn cframes_reserialise_byte_identically() {
 /// Needs the chunk engine (`crate::chunk::decompress_vec`).
 #[test]
 fn chunks_and_vlmetalayers_decompress_like_the_reference() {
-    for e in expected() {
+    let generated = expected();
+    for e in &generated.frames {
         let f = open(e);
         for (i, (_, dec)) in e.chunks.iter().enumerate() {
             if let Some(dec) = dec {
@@ -240,7 +259,7 @@ fn assert_same_dirs(ours: &Path, theirs: &Path) {
 #[test]
 fn replayed_mutations_write_the_same_bytes() {
     let mut replayed = 0;
-    for e in expected().iter().filter(|e| !e.ops.is_empty()) {
+    for e in expected().frames.iter().filter(|e| !e.ops.is_empty()) {
         let reference = open(e);
         let p = Path::new(&e.path);
         let out = p.with_extension("replay");
@@ -274,7 +293,8 @@ fn replayed_mutations_write_the_same_bytes() {
 #[test]
 fn in_place_mutations_of_reference_frames_match() {
     let mut done = 0;
-    for e in expected() {
+    let generated = expected();
+    for e in &generated.frames {
         let Some(at) = e.ops.iter().position(|op| op[0] == "snapshot") else {
             continue;
         };

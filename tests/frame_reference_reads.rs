@@ -216,9 +216,8 @@ fn reference_reads_our_frames_in_memory() {
 #[test]
 fn reference_reads_our_frames_on_disk() {
     let api = api();
-    let dir = std::env::temp_dir().join(format!("b2frame-refreads-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test passes (see `common::scratch`).
+    let dir = common::scratch::dir("b2frame-refreads-");
     for seed in 0..20 {
         let file = dir.join(format!("f{seed}.b2frame"));
         let sdir = dir.join(format!("s{seed}.b2frame"));
@@ -238,7 +237,6 @@ fn reference_reads_our_frames_on_disk() {
             assert_eq!(t.chunk(i).unwrap(), s.chunk(i).unwrap());
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 type AppendChunk = unsafe extern "C" fn(*mut blosc2_schunk, *mut u8, bool) -> i64;
@@ -269,9 +267,8 @@ fn reference_and_we_mutate_our_files_identically() {
             std::mem::transmute::<*mut c_void, VlmetaDelete>(r.sym("blosc2_vlmeta_delete")),
         )
     };
-    let dir = std::env::temp_dir().join(format!("b2frame-refmut-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test passes (see `common::scratch`).
+    let dir = common::scratch::dir("b2frame-refmut-");
     let mut steps = 0;
     for seed in 100..130 {
         let ours_path = dir.join(format!("ours{seed}.b2frame"));
@@ -374,5 +371,4 @@ fn reference_and_we_mutate_our_files_identically() {
         unsafe { (api.free)(s) };
     }
     assert_eq!(steps, 30 * 12);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

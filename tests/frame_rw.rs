@@ -1,11 +1,13 @@
 //! Frame reading and writing with hand-built chunks: exact bytes, mutations, storage backends,
 //! and hostile input (never a panic, always an error code).
 
+mod common;
+
 use b2frame::chunk::{CParams, DParams};
 use b2frame::frame::offsets::{ChunkLoc, SpecialKind};
 use b2frame::frame::{header, Frame};
 use b2frame::Error;
-use std::path::PathBuf;
+use common::scratch::Scratch;
 
 /// A memcpyed Blosc2 chunk holding `data` (valid for any reader; needs no codec).
 fn memcpyed(data: &[u8], typesize: u8) -> Vec<u8> {
@@ -60,11 +62,10 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("b2frame-rw-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory for one test, removed when the guard is dropped after the test passes
+/// (see `common::scratch`).
+fn tmpdir(name: &str) -> Scratch {
+    common::scratch::dir(&format!("b2frame-rw-{name}-"))
 }
 
 fn new_mem() -> Frame {
@@ -301,7 +302,6 @@ fn memory_file_and_sframe_agree() {
     sw.delete_chunk(0).unwrap();
     assert!(!sdir.join("00000000.chunk").exists());
     assert_eq!(sw.header().cbytes, 0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -325,7 +325,6 @@ fn frames_inside_larger_files() {
     // A frame whose frame_len runs past the end of the file.
     std::fs::write(&p, &frame[..frame.len() - 1]).unwrap();
     assert_eq!(Frame::open(&p).unwrap_err(), Error::ReadBuffer);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A 3-chunk frame with metalayers, vlmetalayers and a special chunk, for corruption tests.
@@ -468,7 +467,6 @@ fn hostile_sframes_are_errors() {
     assert!(Frame::open(&sdir).is_ok());
     // A cframe file is not an sframe, and vice versa.
     assert_eq!(Frame::open_file_at(&idx, 0).unwrap_err(), Error::FrameType);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

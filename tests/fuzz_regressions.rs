@@ -330,11 +330,9 @@ fn plain_schunk_with_empty_chunk_refuses_serialisation() {
     assert_eq!(sc.append_buffer(&[]), Ok(2));
     assert_eq!(sc.decompress_chunk_vec(1), Ok(Vec::new()));
     assert_eq!(sc.to_cframe(), Err(b2frame::Error::InvalidParam));
-    let p = std::env::temp_dir().join(format!(
-        "b2frame-empty-chunk-{}.b2frame",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&p);
+    // Removed when the test passes (see `common::scratch`); nothing should be written into it.
+    let scratch = common::scratch::dir("b2frame-empty-chunk-");
+    let p = scratch.join("f.b2frame");
     assert_eq!(sc.to_file(&p), Err(b2frame::Error::InvalidParam));
     assert!(!p.exists(), "nothing written");
     assert_eq!(sc.append_file(&p), Err(b2frame::Error::InvalidParam));

@@ -228,7 +228,8 @@ fn path_helpers_match() {
     let ref_rm: PathFn = sym("blosc2_remove_urlpath");
     let ref_rmdir: PathFn = sym("blosc2_remove_dir");
     let ref_mv: RenameFn = sym("blosc2_rename_urlpath");
-    let base = std::env::temp_dir().join(format!("b2frame-info-ref-{}", std::process::id()));
+    // Removed when the test passes (see `common::scratch`).
+    let base = common::scratch::dir("b2frame-info-ref-");
     let builders: [Builder; 4] = [
         ("cframe with lock", &|d: &Path| {
             std::fs::write(d.join("a.b2frame"), b"x").unwrap();
@@ -290,5 +291,4 @@ fn path_helpers_match() {
             ref_rmdir(c"".as_ptr())
         );
     }
-    std::fs::remove_dir_all(&base).unwrap();
 }

@@ -16,6 +16,7 @@ use b2frame::capi::globals::blosc2_init;
 use b2frame::capi::schunk as ours;
 use b2frame::capi::types::*;
 use common::reference::{ref_compress, reference};
+use common::scratch::Scratch;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,16 +55,12 @@ fn r() -> Ref {
     }
 }
 
-/// A fresh path `name` in a directory of its own (tests run in parallel).
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("b2frame-io-ref-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+/// A fresh path `name` in a directory of its own (tests run in parallel), removed when the
+/// returned guard is dropped after the test passes (see `common::scratch`).
+fn scratch(name: &str) -> (Scratch, PathBuf) {
+    let d = common::scratch::dir(&format!("b2frame-io-ref-{name}-"));
     let p = d.join(name);
-    let _ = std::fs::remove_file(&p);
-    let mut side = p.clone().into_os_string();
-    side.push(".b2lock");
-    let _ = std::fs::remove_file(side);
-    p
+    (d, p)
 }
 
 fn cstring(p: &std::path::Path) -> CString {
@@ -147,8 +144,8 @@ fn mmap_frames_are_byte_identical_to_the_reference_and_open_there() {
     blosc2_init();
     let rf = r();
     let cs = chunks(6, 5);
-    let mine = scratch("ours_mmap.b2frame");
-    let theirs = scratch("ref_mmap.b2frame");
+    let (_mine_dir, mine) = scratch("ours_mmap.b2frame");
+    let (_theirs_dir, theirs) = scratch("ref_mmap.b2frame");
     let mode = CString::new("w+").unwrap();
     let name = CString::new("filesystem_mmap").unwrap();
     for initial in [1usize, 1 << 30] {
@@ -200,8 +197,6 @@ fn mmap_frames_are_byte_identical_to_the_reference_and_open_there() {
             (rf.free)(sc);
         }
     }
-    let _ = std::fs::remove_dir_all(mine.parent().unwrap());
-    let _ = std::fs::remove_dir_all(theirs.parent().unwrap());
 }
 
 /// Runs `read` on another thread while `hold` is locked by `lock`/`unlock`; returns whether
@@ -234,7 +229,7 @@ unsafe impl Send for SendSc {}
 fn the_b2lock_protocol_interoperates_with_the_reference() {
     blosc2_init();
     let rf = r();
-    let path = scratch("lock_interop.b2frame");
+    let (_dir, path) = scratch("lock_interop.b2frame");
     let url = cstring(&path);
     let cs = chunks(3, 0); // memcpyed: every chunk has the same size
     let mut params = blosc2_stdio_params { locking: true };
@@ -318,5 +313,4 @@ fn the_b2lock_protocol_interoperates_with_the_reference() {
     let mut side = path.clone().into_os_string();
     side.push(".b2lock");
     assert!(std::path::Path::new(&side).exists());
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }

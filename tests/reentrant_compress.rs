@@ -277,11 +277,9 @@ fn run_case(kind: Kind, nthreads: i16) {
     PROBE.decoder_calls.store(0, Ordering::Relaxed);
     PROBE.mutation_rc.store(i64::MIN, Ordering::Release);
     *PROBE.main.lock().unwrap() = Some(std::thread::current().id());
-    let path = std::env::temp_dir().join(format!(
-        "b2frame-reentrant-{}-{kind:?}-{nthreads}.b2frame",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&path);
+    // Removed when the case passes (see `common::scratch`).
+    let dir = common::scratch::dir(&format!("b2frame-reentrant-{kind:?}-{nthreads}-"));
+    let path = dir.join("f.b2frame");
     let url = CString::new(path.to_str().unwrap()).unwrap();
     let mut pp = blosc2_prefilter_params::default();
     let mut cp = BLOSC2_CPARAMS_DEFAULTS;
@@ -379,7 +377,6 @@ fn run_case(kind: Kind, nthreads: i16) {
         assert!(errors.is_empty(), "{errors:?}");
         blosc2_schunk_free(sc);
     }
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]

@@ -64,12 +64,9 @@ unsafe extern "C" fn nested_get(p: *mut blosc2_postfilter_params) -> c_int {
 
 fn run(contiguous: bool, file: bool) {
     blosc2_init();
-    let path = std::env::temp_dir().join(format!(
-        "b2frame-get-chunk-nchunk-{}-{contiguous}-{file}.b2frame",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&path);
-    let _ = std::fs::remove_file(&path);
+    // Removed when the case passes (see `common::scratch`).
+    let dir = common::scratch::dir(&format!("b2frame-get-chunk-nchunk-{contiguous}-{file}-"));
+    let path = dir.join("f.b2frame");
     let url = CString::new(path.to_str().unwrap()).unwrap();
     let probe = Box::new(Probe {
         sc: AtomicPtr::new(std::ptr::null_mut()),
@@ -148,8 +145,6 @@ fn run(contiguous: bool, file: bool) {
     assert_eq!(probe.bad.load(Ordering::Relaxed), 0, "{tag}");
     // SAFETY: no one uses it any more.
     unsafe { blosc2_schunk_free(sc) };
-    let _ = std::fs::remove_dir_all(&path);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]

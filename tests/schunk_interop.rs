@@ -12,6 +12,7 @@ use b2frame::capi::meta::*;
 use b2frame::capi::schunk::*;
 use b2frame::capi::types::*;
 use common::reference::reference;
+use common::scratch::Scratch;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::PathBuf;
 
@@ -89,13 +90,12 @@ fn data(seed: u32, items: usize) -> Vec<u8> {
         .collect()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("b2f-schunk-interop-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+/// A path `name` in a fresh directory, which is removed when the returned guard is dropped
+/// after the test passes (see `common::scratch`).
+fn scratch(name: &str) -> (Scratch, PathBuf) {
+    let d = common::scratch::dir("b2f-schunk-interop-");
     let p = d.join(name);
-    let _ = std::fs::remove_file(&p);
-    let _ = std::fs::remove_dir_all(&p);
-    p
+    (d, p)
 }
 
 /// Builds a super-chunk with `api` at `path` (contiguous or sparse) through a fixed sequence
@@ -209,7 +209,7 @@ fn check(api: &Api, sc: Sc, model: &[Vec<u8>]) {
 fn frames_we_write_open_in_the_reference() {
     let (o, r) = (ours(), theirs());
     for contiguous in [true, false] {
-        let p = scratch(if contiguous {
+        let (_dir, p) = scratch(if contiguous {
             "ours.b2frame"
         } else {
             "ours-dir.b2frame"
@@ -242,7 +242,7 @@ fn frames_we_write_open_in_the_reference() {
 fn frames_the_reference_writes_open_in_ours() {
     let (o, r) = (ours(), theirs());
     for contiguous in [true, false] {
-        let p = scratch(if contiguous {
+        let (_dir, p) = scratch(if contiguous {
             "ref.b2frame"
         } else {
             "ref-dir.b2frame"
@@ -284,7 +284,7 @@ fn frames_the_reference_writes_open_in_ours() {
 #[test]
 fn to_buffer_is_identical_for_plain_and_reopened_file() {
     let o = ours();
-    let p = scratch("det.b2frame");
+    let (_dir, p) = scratch("det.b2frame");
     let cp = CString::new(p.to_str().unwrap()).unwrap();
     let (plain, _) = build(&o, None, false);
     // SAFETY: C calls on live handles.

@@ -181,9 +181,8 @@ fn storage(contiguous: bool, url: Option<&CString>) -> blosc2_storage {
 #[test]
 fn zero_byte_chunk_never_reaches_a_frame() {
     b2frame::capi::globals::blosc2_init();
-    let dir = std::env::temp_dir().join(format!("b2frame-minhdr-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test passes (see `common::scratch`).
+    let dir = common::scratch::dir("b2frame-minhdr-");
     let cpath = |n: &str| CString::new(dir.join(n).to_str().unwrap()).unwrap();
     // SAFETY: every schunk is live where used; chunks are complete and copied; paths are
     // NUL-terminated; storage descriptions are valid for the calls.
@@ -271,5 +270,4 @@ fn zero_byte_chunk_never_reaches_a_frame() {
         libc::free(buf as *mut c_void);
         blosc2_schunk_free(sc);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,8 +3,11 @@
 //! python-blosc2 with the same chunks, metalayer and vlmetalayer; frames python-blosc2 writes are
 //! read by [`SChunk`]. Fails loudly when the venv is missing.
 
+mod common;
+
 use b2frame::chunk::{CParams, DParams};
 use b2frame::schunk::{NewStorage, SChunk};
+use common::scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -35,13 +38,12 @@ fn run_py(script: &str, args: &[&str]) -> String {
     stdout
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("b2f-schunk-py-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+/// A path `name` in a fresh directory, which the returned guard removes when it is dropped
+/// after the test passes (see `common::scratch`).
+fn scratch(name: &str) -> (Scratch, PathBuf) {
+    let d = common::scratch::dir("b2f-schunk-py-");
     let p = d.join(name);
-    let _ = std::fs::remove_file(&p);
-    let _ = std::fs::remove_dir_all(&p);
-    p
+    (d, p)
 }
 
 /// int32 items `seed * 10000 + i` for `i in 0..n`, little-endian.
@@ -105,7 +107,7 @@ fn write_ours(path: &Path, sparse: bool) {
 #[test]
 fn python_blosc2_reads_our_frames() {
     for sparse in [false, true] {
-        let p = scratch(if sparse {
+        let (_dir, p) = scratch(if sparse {
             "ours-s.b2frame"
         } else {
             "ours.b2frame"
@@ -115,7 +117,7 @@ fn python_blosc2_reads_our_frames() {
         assert!(out.starts_with("OK 5"), "{out}");
         // Our to_file output of the reopened frame reads the same.
         let sc = SChunk::open(&p, 1).unwrap();
-        let q = scratch(if sparse {
+        let (_qdir, q) = scratch(if sparse {
             "copy-s.b2frame"
         } else {
             "copy.b2frame"
@@ -142,7 +144,7 @@ print("OK")
 #[test]
 fn our_schunk_reads_python_blosc2_frames() {
     for contiguous in [true, false] {
-        let p = scratch(if contiguous {
+        let (_dir, p) = scratch(if contiguous {
             "py.b2frame"
         } else {
             "py-s.b2frame"

@@ -18,9 +18,10 @@ mod common;
 use b2frame::capi::globals::blosc2_init;
 use b2frame::capi::types::*;
 use common::reference::reference;
+use common::scratch::Scratch;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 type Sc = *mut blosc2_schunk;
@@ -340,12 +341,10 @@ fn cparams() -> blosc2_cparams {
     cp
 }
 
-/// A fresh scratch directory (tests run in parallel).
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("b2frame-udio-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch directory (tests run in parallel), removed when the guard is dropped after
+/// the test passes (see `common::scratch`).
+fn scratch(name: &str) -> Scratch {
+    common::scratch::dir(&format!("b2frame-udio-{name}-"))
 }
 
 fn cstring(p: &Path) -> CString {
@@ -592,7 +591,6 @@ fn copy_into_a_backend_cframe_goes_through_its_callbacks_like_the_reference() {
             "{name} (source contiguous: {contiguous_src})"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -632,7 +630,6 @@ fn copy_into_a_backend_sframe_goes_through_its_callbacks_like_the_reference() {
             assert_eq!(bytes, theirs, "{name}");
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `writer` grows a backend frame that a `reader` handle has open; the reader sees the new
@@ -688,7 +685,6 @@ fn refresh_after_growth(writer: &Api, reader: &Api, contiguous: bool, tag: &str)
         left, expect,
         "{tag}: nothing but the sframe directory on disk"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -737,7 +733,6 @@ fn a_backend_whose_open_never_fails_still_gets_an_sframe() {
             api.name
         );
         assert_eq!(on_disk(&url), Vec::<String>::new());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
 
@@ -784,5 +779,4 @@ fn saving_an_in_memory_frame_with_a_backend_goes_through_it_like_the_reference()
         header_fields_masked(&saved[0]),
         header_fields_masked(&saved[1])
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -14,6 +14,7 @@
 use b2frame::chunk::{compress_vec, CParams, DParams};
 use b2frame::schunk::{NewStorage, SChunk};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::shared::CODECS;
 
@@ -97,8 +98,51 @@ fn holds_empty_chunk(sc: &SChunk) -> bool {
     (0..sc.nchunks()).any(|i| sc.chunk_nbytes(i) == Ok(0))
 }
 
-fn tmp_path(tag: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("b2frame-fuzz-{}-{tag}.b2frame", std::process::id()))
+/// The scratch files of one `run`: named after the process and a per-process counter (the
+/// regression tests call `run` from parallel threads) and removed, with their `.b2lock`
+/// sidecars, when the run ends, including its early returns. A run that panics keeps them for
+/// diagnosis (under the fuzzer a panic aborts the process anyway).
+struct Scratch {
+    base: PathBuf,
+}
+
+/// The tags of the files a run may write: the file-backed super-chunk and the `to_file`
+/// targets.
+const SCRATCH_TAGS: [&str; 3] = ["a", "b", "c"];
+
+impl Scratch {
+    fn new() -> Self {
+        static RUNS: AtomicU64 = AtomicU64::new(0);
+        let n = RUNS.fetch_add(1, Ordering::Relaxed);
+        let base = std::env::temp_dir().join(format!("b2frame-fuzz-{}-{n}", std::process::id()));
+        let s = Scratch { base };
+        s.remove_all();
+        s
+    }
+
+    fn path(&self, tag: &str) -> PathBuf {
+        let mut p = self.base.clone().into_os_string();
+        p.push(format!("-{tag}.b2frame"));
+        PathBuf::from(p)
+    }
+
+    fn remove_all(&self) {
+        for tag in SCRATCH_TAGS {
+            let p = self.path(tag);
+            let mut lock = p.clone().into_os_string();
+            lock.push(".b2lock");
+            let _ = std::fs::remove_file(lock);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.remove_all();
+        }
+    }
 }
 
 /// Runs one fuzz input; panics on a violated property.
@@ -114,8 +158,8 @@ pub fn run(input: &[u8]) {
         filters: [0, 0, 0, 0, 0, (h[3] >> 4) % 4],
         ..CParams::default()
     };
-    let file = tmp_path("a");
-    let _ = std::fs::remove_file(&file);
+    let scratch = Scratch::new();
+    let file = scratch.path(SCRATCH_TAGS[0]);
     let storage = match h[0] % 3 {
         0 => NewStorage::Plain,
         1 => NewStorage::Memory,
@@ -290,7 +334,7 @@ pub fn run(input: &[u8]) {
             11 => {
                 what = "to_file + open";
                 reopens += 1;
-                let p = tmp_path(["b", "c"][reopens % 2]);
+                let p = scratch.path(SCRATCH_TAGS[1 + reopens % 2]);
                 let _ = std::fs::remove_file(&p);
                 match sc.to_file(&p) {
                     Err(e) if holds_empty_chunk(&sc) => {
@@ -328,8 +372,6 @@ pub fn run(input: &[u8]) {
         }
         check(&mut sc, &model, step, what);
     }
+    // The super-chunk is closed before `scratch` removes its files.
     drop(sc);
-    let _ = std::fs::remove_file(&file);
-    let _ = std::fs::remove_file(tmp_path("b"));
-    let _ = std::fs::remove_file(tmp_path("c"));
 }

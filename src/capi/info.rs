@@ -600,10 +600,12 @@ mod tests {
         unsafe { blosc2_unidim_to_multidim(17, std::ptr::null_mut(), 0, std::ptr::null_mut()) };
     }
 
-    fn tmpdir(tag: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("b2frame-info-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
+    /// A fresh directory, removed with everything in it when the guard is dropped.
+    fn tmpdir(tag: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("b2frame-info-{tag}-"))
+            .tempdir()
+            .unwrap()
     }
 
     fn c(p: &Path) -> std::ffi::CString {
@@ -612,8 +614,8 @@ mod tests {
 
     #[test]
     fn remove_and_rename() {
-        let d = tmpdir("rm");
-        std::fs::create_dir_all(&d).unwrap();
+        let dir = tmpdir("rm");
+        let d = dir.path();
         let f = d.join("a.b2frame");
         std::fs::write(&f, b"x").unwrap();
         std::fs::write(d.join("a.b2frame.b2lock"), b"").unwrap();
@@ -651,6 +653,5 @@ mod tests {
             assert_eq!(blosc2_remove_dir(std::ptr::null()), -12);
             assert_eq!(blosc2_remove_dir(c"".as_ptr()), -12);
         }
-        std::fs::remove_dir_all(&d).unwrap();
     }
 }

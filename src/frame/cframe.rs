@@ -224,9 +224,12 @@ mod tests {
 
     #[test]
     fn fetch_chunk_reads_the_same_bytes_for_any_hint() {
-        let dir = std::env::temp_dir().join(format!("b2f-fetch-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("f.b2frame");
+        // Removed with everything in it when `dir` is dropped.
+        let dir = tempfile::Builder::new()
+            .prefix("b2f-fetch-")
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join("f.b2frame");
         let cp = CParams {
             typesize: 4,
             ..CParams::default()
@@ -266,6 +269,5 @@ mod tests {
                 assert!(fetch_chunk(store, frame.header(), at, 64, &mut buf).is_err());
             }
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -285,9 +285,12 @@ mod tests {
 
     #[test]
     fn file_store_uses_base_offset() {
-        let dir = std::env::temp_dir().join(format!("b2frame-io-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("f.bin");
+        // Removed with everything in it when `dir` is dropped.
+        let dir = tempfile::Builder::new()
+            .prefix("b2frame-io-")
+            .tempdir()
+            .unwrap();
+        let p = dir.path().join("f.bin");
         std::fs::write(&p, b"prefix0123456789").unwrap();
         let file = std::fs::OpenOptions::new()
             .read(true)
@@ -303,6 +306,5 @@ mod tests {
         assert_eq!(s.read_at(0, 8).unwrap(), b"01234567");
         s.truncate(4).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"prefix0123");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

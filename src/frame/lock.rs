@@ -186,15 +186,20 @@ impl FrameLock {
 mod tests {
     use super::*;
 
-    fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("b2frame-lock-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d.join("f.b2frame")
+    /// A frame path in a fresh directory, removed with everything in it when the returned
+    /// guard is dropped.
+    fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("b2frame-lock-{name}-"))
+            .tempdir()
+            .unwrap();
+        let p = d.path().join("f.b2frame");
+        (d, p)
     }
 
     #[test]
     fn exclusive_acquisitions_bump_the_counter_at_offset_8() {
-        let p = tmp("seq");
+        let (_dir, p) = tmp("seq");
         let mut a = FrameLock::new(&p, false);
         let mut b = FrameLock::new(&p, false);
         assert_eq!(a.path(), sidecar_path(&p, false));
@@ -230,7 +235,7 @@ mod tests {
     fn exclusive_holders_exclude_each_other_across_threads() {
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::Arc;
-        let p = tmp("excl");
+        let (_dir, p) = tmp("excl");
         let mut a = FrameLock::new(&p, false);
         a.acquire(true).unwrap();
         let released = Arc::new(AtomicBool::new(false));

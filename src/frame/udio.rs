@@ -332,8 +332,12 @@ mod tests {
     fn sframe_files_go_through_the_backend_and_reopen() {
         let io = Arc::new(MemIo::default());
         let (c, d) = params();
-        let dir = std::env::temp_dir().join(format!("b2f-udio-sframe-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed with everything in it when `scratch` is dropped.
+        let scratch = tempfile::Builder::new()
+            .prefix("b2f-udio-sframe-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().join("s.b2frame");
         let mut f = Frame::new_sframe_udio(io.clone(), &dir, &c, &d).unwrap();
         let mut m = Frame::new_sframe(&dir.join("native"), &c, &d).unwrap();
         let data: Vec<u8> = (0..4000u32).flat_map(|v| v.to_le_bytes()).collect();
@@ -360,7 +364,6 @@ mod tests {
             Frame::open_sframe_udio(io, &dir.join("missing")).unwrap_err(),
             Error::FileOpen
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -14,12 +14,14 @@ fn cp() -> CParams {
 }
 
 fn each_kind(mut f: impl FnMut(SChunk, &str)) {
-    let dir = std::env::temp_dir().join(format!("b2f-schunk-unit-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    // One directory per call (tests run in parallel), removed with everything in it when
+    // `dir` is dropped.
+    let dir = tempfile::Builder::new()
+        .prefix("b2f-schunk-unit-")
+        .tempdir()
+        .unwrap();
     for kind in ["plain", "memory", "file", "sparse"] {
-        let p = dir.join(format!("{kind}-{:?}", std::thread::current().id()));
-        let _ = std::fs::remove_file(&p);
-        let _ = std::fs::remove_dir_all(&p);
+        let p = dir.path().join(kind);
         let st = match kind {
             "plain" => NewStorage::Plain,
             "memory" => NewStorage::Memory,
@@ -28,8 +30,6 @@ fn each_kind(mut f: impl FnMut(SChunk, &str)) {
         };
         let sc = SChunk::new(st, cp(), DParams::default()).unwrap();
         f(sc, kind);
-        let _ = std::fs::remove_file(&p);
-        let _ = std::fs::remove_dir_all(&p);
     }
 }
 
@@ -310,9 +310,12 @@ fn reads_into_one_reused_buffer_match_fresh_reads_in_any_layout() {
 
 #[test]
 fn a_cframe_file_renamed_over_is_noticed_and_reopened() {
-    let dir = std::env::temp_dir().join(format!("b2f-replaced-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (a, b) = (dir.join("a.b2frame"), dir.join("b.b2frame"));
+    // Removed with everything in it when `dir` is dropped.
+    let dir = tempfile::Builder::new()
+        .prefix("b2f-replaced-")
+        .tempdir()
+        .unwrap();
+    let (a, b) = (dir.path().join("a.b2frame"), dir.path().join("b.b2frame"));
     let make = |p: &Path, k: u32, n: u32| {
         let mut s = SChunk::new(NewStorage::File(p), cp(), DParams::default()).unwrap();
         for _ in 0..n {
@@ -334,5 +337,4 @@ fn a_cframe_file_renamed_over_is_noticed_and_reopened() {
     assert!(!sc.is_replaced());
     assert_eq!(sc.nchunks(), 3);
     assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(1000, 3));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod reference;
+pub mod scratch;
 
 use std::path::{Path, PathBuf};
 

@@ -236,11 +236,15 @@ mod tests {
         assert_eq!(g.vlmeta.len(), 1);
     }
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let p = std::env::temp_dir().join(format!("b2frame-undo-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        let _ = std::fs::remove_file(&p);
-        p
+    /// A path `name` in a fresh directory, removed with everything in it when the returned
+    /// guard is dropped.
+    fn scratch(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("b2frame-undo-{name}-"))
+            .tempdir()
+            .unwrap();
+        let p = d.path().join(name);
+        (d, p)
     }
 
     #[test]
@@ -252,22 +256,20 @@ mod tests {
 
     #[test]
     fn file_frame_rolls_back() {
-        let p = scratch("file.b2frame");
+        let (_dir, p) = scratch("file.b2frame");
         rolls_back(Target::File(&p), &|_| Frame::open(&p).unwrap());
-        std::fs::remove_file(&p).unwrap();
     }
 
     #[test]
     fn sparse_frame_rolls_back() {
-        let p = scratch("dir.b2frame");
+        let (_dir, p) = scratch("dir.b2frame");
         rolls_back(Target::Sparse(&p), &|_| Frame::open(&p).unwrap());
-        std::fs::remove_dir_all(&p).unwrap();
     }
 
     /// A deferred removal happens once the commit succeeded (sframe delete).
     #[test]
     fn sparse_delete_removes_the_chunk_file_after_commit() {
-        let p = scratch("del.b2frame");
+        let (_dir, p) = scratch("del.b2frame");
         let (mut f, chunks) = frame_at(Target::Sparse(&p));
         let ChunkLoc::Stored(id) = f.locs[0] else {
             panic!("chunk 0 is stored")
@@ -278,6 +280,5 @@ mod tests {
         assert!(!file.exists());
         let g = Frame::open(Path::new(&p)).unwrap();
         assert_eq!(&*g.chunk(1).unwrap(), &chunks[2][..]);
-        std::fs::remove_dir_all(&p).unwrap();
     }
 }
