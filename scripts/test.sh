@@ -19,6 +19,10 @@ results=()
 # Each stage's output is also kept in a log, so that the end of the run can repeat the last lines
 # of every failed stage: a CI system that only shows the tail of the output then still shows why.
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-test-logs.XXXXXX")
+# Removed however the run ends (the failed stages' tails are printed before that); an interrupted
+# run too. Install prefixes of failed stages are kept for diagnosis (see the stages).
+trap 'rm -rf "$logdir"' EXIT
+trap 'exit 130' INT TERM
 failed_logs=()
 stage() { # stage NAME CMD...: runs CMD, records the result
   local name=$1
@@ -89,6 +93,7 @@ install_and_consumers() {
     rc=1
   fi
   bash "$root/tests/consumers/run.sh" "$prefix" || rc=1
+  # A failed stage keeps its install prefix for diagnosis.
   [ "$rc" = 0 ] && rm -rf "$prefix"
   return $rc
 }
@@ -100,6 +105,7 @@ dropin_stage() {
   B2FRAME_BUILD_DIR="$build-install" bash "$root/scripts/install.sh" "$prefix" -DB2FRAME_INSTALL_BLOSC2_COMPAT=ON \
     >"$prefix.install.log" 2>&1 || { tail -n 30 "$prefix.install.log"; return 1; }
   required_script scripts/dropin-check.sh "$prefix" || rc=$?
+  # A failed stage keeps its install prefix and log for diagnosis.
   [ "$rc" = 0 ] && rm -rf "$prefix" "$prefix.install.log"
   return $rc
 }
@@ -157,5 +163,4 @@ for entry in ${failed_logs[@]+"${failed_logs[@]}"}; do
 done
 echo
 echo "$passed passed, $failed failed"
-rm -rf "$logdir"
 [ "$failed" = 0 ]

@@ -8,7 +8,8 @@
 #   UPSTREAM_TESTS_DIR  c-blosc2's tests/ folder (e.g. `git archive HEAD tests | tar -x -C /tmp/up`)
 #   OURS_LIB            libb2frame.so (default: $CARGO_TARGET_DIR/release or target/release)
 # Env: UPSTREAM_ONLY="test_a test_b" restricts the run; UPSTREAM_TIMEOUT (seconds, default 120);
-#      UPSTREAM_EXAMPLES_DIR=<c-blosc2>/examples also runs the examples on both libraries.
+#      UPSTREAM_EXAMPLES_DIR=<c-blosc2>/examples also runs the examples on both libraries;
+#      UPSTREAM_KEEP=1 keeps the work directory (results.tsv, logs) after a passing run too.
 #
 # Each top-level tests/test_*.c is compiled with `gcc -std=gnu11 -I<include> -I<tests> -I<shim>`
 # (public headers plus a shim of format constants for frame.h/blosc-private.h/config.h; no
@@ -16,7 +17,8 @@
 # it; CSV-driven tests run once per CSV line (header dropped, commas -> argv). A program passes when
 # every run exits 0. Prints one line per program and library and `ours: N of M pass` / `reference:
 # N of M pass`; the table is also written to $work/results.tsv. Exit status: 0 when every program
-# that passes against the reference also passes against libb2frame.
+# that passes against the reference also passes against libb2frame. The temporary $work is
+# removed at the end of a passing run; a failing run keeps it (and says where) for diagnosis.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 up=$(cd "${1:?usage: upstream-tests.sh UPSTREAM_TESTS_DIR [OURS_LIB]}" && pwd)
@@ -29,6 +31,10 @@ if [ -z "$refpkg" ] || [ ! -f "$refpkg/lib/libblosc2.so.9" ]; then
 fi
 [ -f "$ours" ] || { echo "libb2frame not found at $ours (cargo build --release)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-upstream.XXXXXX")
+# Removed when the script ends, interrupted runs included, unless keep_work is set below.
+keep_work="${UPSTREAM_KEEP:-0}"
+trap '[ "$keep_work" = 1 ] || rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
 # One private lib dir per library, so that LD_LIBRARY_PATH picks exactly that one.
 mkdir -p "$work/ours/lib" "$work/ref/lib"
@@ -206,5 +212,11 @@ echo
 echo "reference c-blosc2 ($refpkg/lib/libblosc2.so.9): $np_ref of $total pass"
 echo "ours ($ours_real): $np_ours of $total pass"
 echo "pass on the reference but not on libb2frame (${#regress[@]}): ${regress[*]:-none}"
-echo "results: $work/results.tsv (logs: $work/{ours,ref}/*.log*)"
-[ "${#regress[@]}" = 0 ] && [ "${#ex_bad[@]}" = 0 ]
+if [ "${#regress[@]}" = 0 ] && [ "${#ex_bad[@]}" = 0 ]; then
+  [ "$keep_work" = 1 ] && echo "results: $work/results.tsv (logs: $work/{ours,ref}/*.log*)"
+  exit 0
+fi
+# A failed run keeps its results and logs for diagnosis.
+keep_work=1
+echo "results kept: $work/results.tsv (logs: $work/{ours,ref}/*.log*)"
+exit 1

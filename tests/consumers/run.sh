@@ -13,6 +13,10 @@ root=$(cd "$here/../.." && pwd)
 prefix=$(cd "${1:?usage: run.sh PREFIX [REFERENCE_BLOSC2_DIR]}" && pwd)
 ref="${2:-$root/.venv/lib/python3.11/site-packages/blosc2}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-consumers.XXXXXX")
+# $work is removed when the script ends, unless a check failed: then its logs stay for diagnosis.
+keep_work=0
+trap '[ "$keep_work" = 1 ] || rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 libdir="$prefix/lib"
 [ -d "$libdir/pkgconfig" ] || libdir=$(dirname "$(find "$prefix" -name b2frame.pc -print -quit)")/..
 libdir=$(cd "$libdir" && pwd)
@@ -118,5 +122,10 @@ else
   explain_link_failure "$log"
 fi
 
-echo "consumers: $passed passed, $failed failed (logs in $work)"
-[ "$failed" = 0 ]
+if [ "$failed" = 0 ]; then
+  echo "consumers: $passed passed, $failed failed"
+  exit 0
+fi
+keep_work=1
+echo "consumers: $passed passed, $failed failed (logs kept in $work)"
+exit 1
