@@ -7,7 +7,8 @@
 //! whose label contains it), `B2_BENCH_SIZES` (comma-separated chunk sizes in bytes instead of
 //! 64 KiB, 1 MiB and 4 MiB; e.g. `256,4096` shows the fixed cost per chunk),
 //! `B2_BENCH_CHUNK_AT` / `B2_BENCH_OUT_AT` (offset after a 4 KiB boundary of the chunk and
-//! decompression buffers, default 0 and 0; both sides always get the same offsets).
+//! decompression buffers, default 0 and 0; both sides always get the same offsets),
+//! `B2_BENCH_GETITEM` (set: the decompress columns time `getitem` of 8 items in the middle).
 //!
 //! Instruction counts (load-independent): `B2_BENCH_PROFILE=<iters>` skips timing and runs
 //! each selected row's compress and decompress `iters` times on each side, inside
@@ -85,6 +86,25 @@ impl Ref {
     }
 }
 
+impl Ref {
+    fn getitem(&self, chunk: &[u8], start: i32, nitems: i32, dst: &mut [u8]) {
+        let r = common::reference::reference();
+        // SAFETY: live context; `chunk` and `dst` with their exact lengths.
+        let n = unsafe {
+            (r.getitem_ctx)(
+                self.dctx,
+                chunk.as_ptr() as *const c_void,
+                chunk.len() as i32,
+                start,
+                nitems,
+                dst.as_mut_ptr() as *mut c_void,
+                dst.len() as i32,
+            )
+        };
+        assert!(n > 0, "reference getitem");
+    }
+}
+
 impl Drop for Ref {
     fn drop(&mut self) {
         let r = common::reference::reference();
@@ -131,6 +151,7 @@ fn main() {
     let profile: usize = env_or("B2_BENCH_PROFILE", 0);
     let chunk_at: usize = env_or("B2_BENCH_CHUNK_AT", 0);
     let out_at: usize = env_or("B2_BENCH_OUT_AT", 0);
+    let getitem = std::env::var_os("B2_BENCH_GETITEM").is_some();
     // (label, compcode, clevel, filter in slot 5: 1 shuffle, 2 bitshuffle)
     let configs = [
         ("blosclz/5 shuf", 0u8, 5u8, 1u8),
@@ -210,16 +231,34 @@ fn main() {
                             black_box(rf.compress(black_box(&src), &mut ref_chunk));
                         },
                     );
-                    let (od, rd) = measure_pair(
-                        size,
-                        cpu,
-                        rounds,
-                        batch,
-                        || {
-                            black_box(d.decompress(black_box(&chunk[..n]), &mut out).unwrap());
-                        },
-                        || rf.decompress(black_box(&ref_chunk[..rn]), &mut ref_out),
-                    );
+                    // The decompress columns time getitem of 8 items in the middle of the chunk
+                    // instead when `B2_BENCH_GETITEM` is set (GB/s then relative to the chunk size:
+                    // compare ratios, not absolute speeds).
+                    let mid = (size / typesize as usize / 2) as i32;
+                    let (od, rd) = if getitem {
+                        measure_pair(
+                            size,
+                            cpu,
+                            rounds,
+                            batch,
+                            || {
+                                let k = d.getitem(black_box(&chunk[..n]), mid, 8, &mut out);
+                                black_box(k.unwrap());
+                            },
+                            || rf.getitem(black_box(&ref_chunk[..rn]), mid, 8, &mut ref_out),
+                        )
+                    } else {
+                        measure_pair(
+                            size,
+                            cpu,
+                            rounds,
+                            batch,
+                            || {
+                                black_box(d.decompress(black_box(&chunk[..n]), &mut out).unwrap());
+                            },
+                            || rf.decompress(black_box(&ref_chunk[..rn]), &mut ref_out),
+                        )
+                    };
                     let (xc, xd) = (oc / rc, od / rd);
                     worst_c = worst_c.min(xc);
                     worst_d = worst_d.min(xd);

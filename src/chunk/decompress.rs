@@ -814,35 +814,42 @@ impl Decompressor {
             }
             return Ok(nb);
         }
-        let hooks = self.hooks.clone();
-        let Some(lay) = prepare(src, &*hooks, None, None)? else {
-            return Err(Error::Data);
+        // Field borrows (no `Arc` clone of the hooks), the layout borrowed in place and scratch
+        // blocks reused without zeroing: getitem of a few items is all fixed cost.
+        let Decompressor {
+            hooks,
+            workers,
+            dref: dref_buf,
+            scratch: block_buf,
+            ..
+        } = self;
+        let prepared = prepare(src, &**hooks, None, None);
+        let lay = match &prepared {
+            Ok(Some(lay)) => lay,
+            Ok(None) => return Err(Error::Data),
+            Err(e) => return Err(*e),
         };
         let bs = lay.blocksize;
         let first = start_b / bs;
         let last = (stop_b - 1) / bs;
-        let mut w = lock(&self.workers[0]);
+        let mut w = lock(&workers[0]);
         let has_dref = lay.needs_dref() && last > 0;
+        let mut dref_block: &[u8] = &[];
         if has_dref {
             let (_, bs0, _) = lay.block(0);
-            self.dref.clear();
-            self.dref.resize(bs0, 0);
-            decode_block(&lay, &mut w, 0, &mut self.dref, None, 0, false)?;
+            let d = scratch(dref_buf, bs0);
+            decode_block(lay, &mut w, 0, d, None, 0, false)?;
+            dref_block = d;
         }
         let mut written = 0;
         for j in first..=last {
             let (off, size, _) = lay.block(j);
-            self.scratch.clear();
-            self.scratch.resize(size, 0);
-            let dref = if has_dref && j > 0 {
-                Some(&self.dref[..])
-            } else {
-                None
-            };
-            decode_block(&lay, &mut w, j, &mut self.scratch, dref, 0, true)?;
+            let block = scratch(block_buf, size);
+            let dref = (has_dref && j > 0).then_some(dref_block);
+            decode_block(lay, &mut w, j, block, dref, 0, true)?;
             let a = start_b.max(off) - off;
             let b = stop_b.min(off + size) - off;
-            copy_bytes(&mut out[written..written + (b - a)], &self.scratch[a..b]);
+            copy_bytes(&mut out[written..written + (b - a)], &block[a..b]);
             written += b - a;
         }
         if written != nb {
