@@ -79,7 +79,8 @@ def main():
             if not measured[j] or any(v is None for v in vals):
                 cells.append(cell)
                 continue
-            cells.append(f"{statistics.median(vals):.2f}")
+            m = statistics.median(vals)
+            cells.append(f"{m:.2f}" if is_ratio(header[j]) or m >= 10 else f"{m:.3g}")
             if is_ratio(header[j]):
                 below.append(f"{header[j]} {sum(v < 1.0 for v in vals)}/{len(vals)}")
         print("| " + " | ".join(cells) + " | " + ", ".join(below) + " |")
