@@ -427,3 +427,40 @@ fn zero_chunk_equivalent_with_hostile_frame_typesize_stays_small() {
         "oom-zeros-chunk-hostile-typesize",
     ));
 }
+
+/// frame_mutate finding (fixed): in a frame with variable chunk sizes a NaN special chunk (32
+/// bytes, any nbytes up to 2 GiB) was stored as a memcpyed chunk of nbytes NaNs, so a hostile
+/// append allocated gigabytes (libFuzzer out-of-memory at 2 GiB). The regular equivalent is now
+/// byte-shuffled blocks of zero streams and one-byte runs; both libraries decode it to NaNs.
+#[test]
+fn nan_chunk_equivalent_stays_small_and_decodes_on_both_libraries() {
+    use b2frame::frame::offsets::{regular_equivalent, SpecialKind};
+    for (ts, nb) in [
+        (4, 4 << 20),
+        (8, 8 << 20),
+        (4, 4 * 1001),
+        (8, 8 * 100_003),
+        (8, 8),
+    ] {
+        let c = regular_equivalent(SpecialKind::Nan, ts, nb).unwrap();
+        // Bounded by the blocks (18 or 34 bytes each) plus one raw leftover block (< 512 KiB).
+        let bound = if nb as usize % (ts as usize * 65536) == 0 {
+            4096
+        } else {
+            600 * 1024
+        };
+        assert!(c.len() < bound, "{} bytes for {nb} bytes of NaNs", c.len());
+        let ours = b2frame::chunk::decompress_vec(&c).unwrap();
+        let theirs = ref_decompress(&c, nb as usize, 1).expect("the reference decodes it");
+        assert_eq!(ours, theirs, "typesize {ts}, nbytes {nb}");
+        let nan = |x: &[u8]| match ts {
+            4 => f32::from_le_bytes(x.try_into().unwrap()).is_nan(),
+            _ => f64::from_le_bytes(x.try_into().unwrap()).is_nan(),
+        };
+        assert!(ours.len() == nb as usize && ours.chunks(ts as usize).all(nan));
+    }
+    // 2 GiB of NaNs (nbytes just below the 2 GiB limit): a few hundred KiB, never the nbytes.
+    let big = regular_equivalent(SpecialKind::Nan, 8, (i32::MAX - 32) & !7).unwrap();
+    assert!(big.len() < 1 << 20, "{} bytes", big.len());
+    frame_mutate_check::run(&regression("frame_mutate", "oom-nan-chunk-equivalent"));
+}

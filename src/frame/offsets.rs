@@ -319,8 +319,9 @@ pub fn special_blocksize(typesize: i32, nbytes: i32, requested: i32) -> i32 {
 /// path fail (it refuses to even open a file frame whose chunk 0 is one).
 ///
 /// Zeros (and uninit, whose contents are undefined) become blocks whose single stream has
-/// `csize == 0` ("all zero"), 8 bytes per block; NaNs become a memcpyed chunk of the NaN
-/// pattern (typesize 4 or 8, as the special chunk requires).
+/// `csize == 0` ("all zero"), 8 bytes per block; NaNs (typesize 4 or 8, as the special chunk
+/// requires) become byte-shuffled blocks whose split streams are zero streams or one-byte runs
+/// (18 or 34 bytes per block), not a memcpyed chunk of nbytes.
 pub fn regular_equivalent(kind: SpecialKind, typesize: i32, nbytes: i32) -> Result<Vec<u8>> {
     if nbytes <= 0 {
         return Err(Error::InvalidParam);
@@ -364,12 +365,42 @@ pub fn regular_equivalent(kind: SpecialKind, typesize: i32, nbytes: i32) -> Resu
             if !(nbytes as usize).is_multiple_of(pattern.len()) {
                 return Err(Error::Data);
             }
-            let cbytes = nbytes
-                .checked_add(EXTENDED_HEADER_LEN as i32)
-                .ok_or(Error::TwoGbLimit)?;
-            let bs = special_blocksize(typesize, nbytes, 0).max(1);
-            let mut c = header(0x17, bs, cbytes);
-            c.extend_from_slice(&pattern.repeat(nbytes as usize / pattern.len()));
+            // Byte-shuffled, every byte plane of a NaN block is one repeated byte: each full
+            // block is `typesize` split streams, each a zero stream or a one-byte run, so the
+            // chunk stays small whatever nbytes says (a 32-byte NaN chunk may claim 2 GiB).
+            // The leftover block is never split: one raw stream of its shuffled bytes.
+            let ts = pattern.len();
+            let bs = special_blocksize(typesize, nbytes, 0).max(1) as usize;
+            let nbytes_u = nbytes as usize;
+            let (nfull, left) = (nbytes_u / bs, nbytes_u % bs);
+            let nblocks = nfull + usize::from(left > 0);
+            let full_block: Vec<u8> = pattern
+                .iter()
+                .flat_map(|&b| match b {
+                    0 => 0i32.to_le_bytes().to_vec(),
+                    _ => [(-i32::from(b)).to_le_bytes().as_slice(), &[1]].concat(),
+                })
+                .collect();
+            let streams = EXTENDED_HEADER_LEN + 4 * nblocks;
+            let len = streams + nfull * full_block.len() + if left > 0 { 4 + left } else { 0 };
+            let cbytes = i32::try_from(len).map_err(|_| Error::TwoGbLimit)?;
+            // Extended header with splitting allowed, SHUFFLE in the last filter slot.
+            let mut c = header(0x05, bs as i32, cbytes);
+            c[16 + 5] = 1;
+            for j in 0..nblocks {
+                let at = streams + j * full_block.len();
+                c.extend_from_slice(&(at as i32).to_le_bytes());
+            }
+            for _ in 0..nfull {
+                c.extend_from_slice(&full_block);
+            }
+            if left > 0 {
+                c.extend_from_slice(&(left as i32).to_le_bytes());
+                for &b in pattern {
+                    c.extend(std::iter::repeat_n(b, left / ts));
+                }
+            }
+            debug_assert_eq!(c.len(), len);
             Ok(c)
         }
     }
