@@ -444,7 +444,7 @@ fn nan_chunk_equivalent_stays_small_and_decodes_on_both_libraries() {
     ] {
         let c = regular_equivalent(SpecialKind::Nan, ts, nb).unwrap();
         // Bounded by the blocks (18 or 34 bytes each) plus one raw leftover block (< 512 KiB).
-        let bound = if nb as usize % (ts as usize * 65536) == 0 {
+        let bound = if (nb as usize).is_multiple_of(ts as usize * 65536) {
             4096
         } else {
             600 * 1024
