@@ -84,9 +84,7 @@ impl Ref {
         };
         assert_eq!(n as usize, dst.len(), "reference decompress");
     }
-}
 
-impl Ref {
     fn getitem(&self, chunk: &[u8], start: i32, nitems: i32, dst: &mut [u8]) {
         let r = common::reference::reference();
         // SAFETY: live context; `chunk` and `dst` with their exact lengths.

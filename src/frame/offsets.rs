@@ -374,19 +374,21 @@ pub fn regular_equivalent(kind: SpecialKind, typesize: i32, nbytes: i32) -> Resu
             let nbytes_u = nbytes as usize;
             let (nfull, left) = (nbytes_u / bs, nbytes_u % bs);
             let nblocks = nfull + usize::from(left > 0);
-            let full_block: Vec<u8> = pattern
-                .iter()
-                .flat_map(|&b| match b {
-                    0 => 0i32.to_le_bytes().to_vec(),
-                    _ => [(-i32::from(b)).to_le_bytes().as_slice(), &[1]].concat(),
-                })
-                .collect();
+            // Per byte plane: a zero stream (csize 0), or a run (csize -byte, token 1).
+            let mut full_block = Vec::new();
+            for &b in pattern {
+                full_block.extend_from_slice(&(-i32::from(b)).to_le_bytes());
+                if b != 0 {
+                    full_block.push(1);
+                }
+            }
             let streams = EXTENDED_HEADER_LEN + 4 * nblocks;
             let len = streams + nfull * full_block.len() + if left > 0 { 4 + left } else { 0 };
             let cbytes = i32::try_from(len).map_err(|_| Error::TwoGbLimit)?;
-            // Extended header with splitting allowed, SHUFFLE in the last filter slot.
+            // Extended header with splitting allowed, SHUFFLE in the last of the six filter
+            // slots (header bytes 16..22).
             let mut c = header(0x05, bs as i32, cbytes);
-            c[16 + 5] = 1;
+            c[21] = crate::filters::SHUFFLE;
             for j in 0..nblocks {
                 let at = streams + j * full_block.len();
                 c.extend_from_slice(&(at as i32).to_le_bytes());
