@@ -8,12 +8,16 @@
 //! 64 KiB, 1 MiB and 4 MiB; e.g. `256,4096` shows the fixed cost per chunk),
 //! `B2_BENCH_CHUNK_AT` / `B2_BENCH_OUT_AT` (offset after a 4 KiB boundary of the chunk and
 //! decompression buffers, default 0 and 0; both sides always get the same offsets),
-//! `B2_BENCH_GETITEM` (set: the decompress columns time `getitem` of 8 items in the middle).
+//! `B2_BENCH_GETITEM` (set: the decompress columns time `getitem` of 8 items in the middle),
+//! `B2_BENCH_SWAP` (set: each side gets the buffers the other side would have had, to tell a
+//! placement effect from a code one).
 //!
 //! Instruction counts (load-independent): `B2_BENCH_PROFILE=<iters>` skips timing and runs
 //! each selected row's compress and decompress `iters` times on each side, inside
 //! `profile_ours` / `profile_ref`, e.g. `valgrind --tool=callgrind
-//! --toggle-collect='*profile_ours*' target/release/deps/chunk-*` (then `*profile_ref*`).
+//! --toggle-collect='*profile_ours*' target/release/deps/chunk-*` (then `*profile_ref*`);
+//! `B2_BENCH_PROFILE_ONLY=c` or `=d` runs only compression or decompression (for `perf record`,
+//! which cannot toggle).
 //!
 //! The machine this was written on is shared, so: ours and the reference are timed in
 //! alternating batches (both see the same load) and the best batch counts. With one thread the
@@ -115,6 +119,7 @@ impl Drop for Ref {
 }
 
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn profile_ours(
     iters: usize,
     c: &mut Compressor,
@@ -123,21 +128,30 @@ fn profile_ours(
     chunk: &mut [u8],
     n: usize,
     out: &mut [u8],
+    (cs, ds): (bool, bool),
 ) {
-    for _ in 0..iters {
+    for _ in 0..iters * cs as usize {
         black_box(c.compress(black_box(src), chunk).unwrap());
     }
-    for _ in 0..iters {
+    for _ in 0..iters * ds as usize {
         black_box(d.decompress(black_box(&chunk[..n]), out).unwrap());
     }
 }
 
 #[inline(never)]
-fn profile_ref(iters: usize, rf: &Ref, src: &[u8], chunk: &mut [u8], rn: usize, out: &mut [u8]) {
-    for _ in 0..iters {
+fn profile_ref(
+    iters: usize,
+    rf: &Ref,
+    src: &[u8],
+    chunk: &mut [u8],
+    rn: usize,
+    out: &mut [u8],
+    (cs, ds): (bool, bool),
+) {
+    for _ in 0..iters * cs as usize {
         black_box(rf.compress(black_box(src), chunk));
     }
-    for _ in 0..iters {
+    for _ in 0..iters * ds as usize {
         rf.decompress(black_box(&chunk[..rn]), out);
     }
 }
@@ -149,6 +163,8 @@ fn main() {
     let profile: usize = env_or("B2_BENCH_PROFILE", 0);
     let chunk_at: usize = env_or("B2_BENCH_CHUNK_AT", 0);
     let out_at: usize = env_or("B2_BENCH_OUT_AT", 0);
+    let swap = std::env::var_os("B2_BENCH_SWAP").is_some();
+    let only: String = env_or("B2_BENCH_PROFILE_ONLY", String::new());
     let getitem = std::env::var_os("B2_BENCH_GETITEM").is_some();
     // (label, compcode, clevel, filter in slot 5: 1 shuffle, 2 bitshuffle)
     let configs = [
@@ -199,20 +215,28 @@ fn main() {
                     let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).unwrap();
                     let rf = Ref::new(&cp);
                     // Both sides' buffers at the same page offsets (see `timing::Placed`).
-                    let mut chunk = Placed::new(size + 32, chunk_at);
-                    let mut ref_chunk = Placed::new(size + 32, chunk_at);
+                    // `B2_BENCH_SWAP`: each side gets the buffers the other would have had, to
+                    // tell a placement effect (it follows the buffers) from a code one.
+                    let (a, b) = (
+                        Placed::new(size + 32, chunk_at),
+                        Placed::new(size + 32, chunk_at),
+                    );
+                    let (mut chunk, mut ref_chunk) = if swap { (b, a) } else { (a, b) };
                     let n = c.compress(&src, &mut chunk).unwrap();
                     assert!(n > 0);
                     let rn = rf.compress(&src, &mut ref_chunk);
-                    let mut out = Placed::new(size, out_at);
-                    let mut ref_out = Placed::new(size, out_at);
+                    let (a, b) = (Placed::new(size, out_at), Placed::new(size, out_at));
+                    let (mut out, mut ref_out) = if swap { (b, a) } else { (a, b) };
                     d.decompress(&chunk[..n], &mut out).unwrap();
                     assert!(*out == *src, "round trip {row}");
                     rf.decompress(&ref_chunk[..rn], &mut ref_out);
                     assert!(*ref_out == *src);
                     if profile > 0 {
-                        profile_ours(profile, &mut c, &mut d, &src, &mut chunk, n, &mut out);
-                        profile_ref(profile, &rf, &src, &mut ref_chunk, rn, &mut ref_out);
+                        let sides = (only != "d", only != "c");
+                        profile_ours(
+                            profile, &mut c, &mut d, &src, &mut chunk, n, &mut out, sides,
+                        );
+                        profile_ref(profile, &rf, &src, &mut ref_chunk, rn, &mut ref_out, sides);
                         println!("profiled {row}");
                         continue;
                     }
