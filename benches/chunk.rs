@@ -296,6 +296,9 @@ fn main() {
             }
         }
     }
+    if profile > 0 {
+        return;
+    }
     println!("\nworst ours/ref: compress {worst_c:.2}, decompress {worst_d:.2}");
     println!("rows below 1.0 ({}):", below.len());
     for b in below {
