@@ -5,7 +5,8 @@
 //! `B2FRAME_REF_LIB` or the project's `.venv`). `B2FRAME_SIMD` selects our level as usual.
 //! Each figure is the best of many short batches timed with the thread's CPU clock, so time the
 //! thread spends descheduled on a busy machine does not count (GB/s = 1e9 input bytes per
-//! second).
+//! second). `B2_BENCH_SIZES` (comma-separated buffer sizes in bytes) replaces the default
+//! 64 KiB and 4 MiB, e.g. `524288` for the block size c-blosc2 picks for 4 MiB chunks.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -64,7 +65,11 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let mut worst = f64::INFINITY;
-    for size in [64 << 10, 4 << 20] {
+    let sizes: Vec<usize> = std::env::var("B2_BENCH_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![64 << 10, 4 << 20]);
+    for size in sizes {
         let mut src = vec![0u8; size];
         common::Rng::new(size as u64).fill(&mut src);
         let mut dst = vec![0u8; size];
