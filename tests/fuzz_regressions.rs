@@ -464,3 +464,46 @@ fn nan_chunk_equivalent_stays_small_and_decodes_on_both_libraries() {
     assert!(big.len() < 1 << 20, "{} bytes", big.len());
     frame_mutate_check::run(&regression("frame_mutate", "oom-nan-chunk-equivalent"));
 }
+
+/// schunk_ops finding (campaign of 2026-11-22): a plain super-chunk took an 18-byte chunk with
+/// a 16-byte (Blosc1) header, then `to_cframe` built the frame and failed (`Data`) only when
+/// its own reader refused it: frame readers, c-blosc2's too, need room for a 32-byte header at
+/// every stored offset. Now any serialisation into a frame refuses such a chunk up front with
+/// `InvalidParam`, like a 0-byte chunk, and a frame-backed super-chunk refuses it on insert.
+#[test]
+fn short_chunk_in_plain_schunk_refuses_serialisation() {
+    schunk_ops_check::run(&regression("schunk_ops", "to_cframe-data"));
+    let input = regression("schunk_ops", "to_cframe-data");
+    let short = &input[8..62];
+    assert_eq!(
+        u32::from_le_bytes(short[12..16].try_into().unwrap()),
+        18,
+        "cbytes"
+    );
+    let mut sc = SChunk::new(NewStorage::Plain, CParams::default(), DParams::default()).unwrap();
+    sc.append_buffer(&[7u8; 100]).unwrap();
+    assert_eq!(sc.insert_chunk(1, short), Ok(2));
+    assert_eq!(sc.to_cframe(), Err(b2frame::Error::InvalidParam));
+    let scratch = common::scratch::dir("b2frame-short-chunk-");
+    let p = scratch.join("f.b2frame");
+    assert_eq!(sc.to_file(&p), Err(b2frame::Error::InvalidParam));
+    assert!(!p.exists(), "nothing written");
+    assert!(sc.copy_to(NewStorage::File(&p), None, None).is_err());
+    assert!(!p.exists(), "nothing copied");
+    assert_eq!(
+        sc.decompress_chunk_vec(0),
+        Ok(vec![7u8; 100]),
+        "chunks kept"
+    );
+    let mut framed =
+        SChunk::new(NewStorage::Memory, CParams::default(), DParams::default()).unwrap();
+    assert_eq!(
+        framed.append_chunk(short),
+        Err(b2frame::Error::InvalidParam)
+    );
+    // Without it the super-chunk saves again.
+    assert_eq!(sc.delete_chunk(1), Ok(1));
+    let bytes = sc.to_cframe().unwrap();
+    let mut back = SChunk::from_cframe(&bytes, true, 1).unwrap();
+    assert_eq!(back.decompress_chunk_vec(0), Ok(vec![7u8; 100]));
+}

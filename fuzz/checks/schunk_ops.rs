@@ -4,8 +4,8 @@
 //! every step the super-chunk must decode to exactly the model; an operation that fails must
 //! leave everything unchanged; operations that cannot fail (append, delete/reorder with valid
 //! arguments, serialising, reopening what was serialised) must succeed. A plain super-chunk
-//! takes a 0-byte chunk (as c-blosc2 does) but no frame can hold one: serialising must then
-//! fail with `InvalidParam`, write nothing and change nothing.
+//! takes a 0-byte chunk or one shorter than 32 bytes (as c-blosc2 does) but no frame can hold
+//! one: serialising must then fail with `InvalidParam`, write nothing and change nothing.
 //!
 //! Input: 4 header bytes (storage, codec, typesize, clevel/filter), then ops of the form
 //! `op, a, b, len, <len bytes>`.
@@ -92,10 +92,12 @@ fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
     );
 }
 
-/// Whether the super-chunk holds a 0-byte chunk: only a plain one takes such a chunk (as
+/// Whether the super-chunk holds a 0-byte chunk or one shorter than a 32-byte header (frame
+/// readers need room for one at every stored offset): only a plain one takes such a chunk (as
 /// c-blosc2 does), and serialising it into a frame must then fail and change nothing.
-fn holds_empty_chunk(sc: &SChunk) -> bool {
-    (0..sc.nchunks()).any(|i| sc.chunk_nbytes(i) == Ok(0))
+fn holds_unframeable_chunk(sc: &SChunk) -> bool {
+    (0..sc.nchunks())
+        .any(|i| sc.chunk_nbytes(i) == Ok(0) || sc.chunk(i).is_ok_and(|c| c.len() < 32))
 }
 
 /// The scratch files of one `run`: named after the process and a per-process counter (the
@@ -320,14 +322,22 @@ pub fn run(input: &[u8]) {
             10 => {
                 what = "to_cframe + from_cframe";
                 let bytes = match sc.to_cframe() {
-                    Err(e) if holds_empty_chunk(&sc) => {
+                    Err(e) if holds_unframeable_chunk(&sc) => {
                         assert_eq!(e, b2frame::Error::InvalidParam);
-                        check(&mut sc, &model, step, "to_cframe refused a 0-byte chunk");
+                        check(
+                            &mut sc,
+                            &model,
+                            step,
+                            "to_cframe refused a short or 0-byte chunk",
+                        );
                         continue;
                     }
                     r => r.expect("to_cframe"),
                 };
-                assert!(!holds_empty_chunk(&sc), "a 0-byte chunk went into a cframe");
+                assert!(
+                    !holds_unframeable_chunk(&sc),
+                    "a short or 0-byte chunk went into a cframe"
+                );
                 sc = SChunk::from_cframe(&bytes, a & 1 == 0, 1)
                     .unwrap_or_else(|e| panic!("reopening our own cframe failed: {e:?}"));
             }
@@ -337,15 +347,23 @@ pub fn run(input: &[u8]) {
                 let p = scratch.path(SCRATCH_TAGS[1 + reopens % 2]);
                 let _ = std::fs::remove_file(&p);
                 match sc.to_file(&p) {
-                    Err(e) if holds_empty_chunk(&sc) => {
+                    Err(e) if holds_unframeable_chunk(&sc) => {
                         assert_eq!(e, b2frame::Error::InvalidParam);
                         assert!(!p.exists(), "to_file wrote a frame it refused");
-                        check(&mut sc, &model, step, "to_file refused a 0-byte chunk");
+                        check(
+                            &mut sc,
+                            &model,
+                            step,
+                            "to_file refused a short or 0-byte chunk",
+                        );
                         continue;
                     }
                     r => r.expect("to_file"),
                 };
-                assert!(!holds_empty_chunk(&sc), "a 0-byte chunk went into a file");
+                assert!(
+                    !holds_unframeable_chunk(&sc),
+                    "a short or 0-byte chunk went into a file"
+                );
                 sc = SChunk::open(&p, 1).unwrap_or_else(|e| panic!("open our own file: {e:?}"));
             }
             12 => {

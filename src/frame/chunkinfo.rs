@@ -81,6 +81,15 @@ impl ChunkInfo {
         })
     }
 
+    /// Whether a frame can hold this chunk: it has bytes (c-blosc2 derives a frame's nchunks
+    /// from nbytes) and it is at least a 32-byte header long, because readers (c-blosc2's too)
+    /// require every stored offset to leave room for one. Short Blosc1 chunks (16-byte header)
+    /// fail the second rule. Plain super-chunks take such chunks, as c-blosc2's do; saving one
+    /// into a frame then fails up front.
+    pub fn frame_storable(&self) -> bool {
+        self.nbytes != 0 && self.cbytes as usize >= EXTENDED_HEADER_LEN
+    }
+
     /// Whether a frame stores this chunk as a special offset instead of a payload.
     pub fn is_offset_special(&self) -> bool {
         matches!(self.special, special::ZERO | special::NAN | special::UNINIT)

@@ -12,7 +12,7 @@
 
 mod undo;
 
-use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
+use super::chunkinfo::ChunkInfo;
 use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
@@ -171,12 +171,7 @@ impl Frame {
     /// Checks a chunk before it enters the frame and returns its header fields.
     fn check_incoming(&self, chunk: &[u8]) -> Result<ChunkInfo> {
         let info = ChunkInfo::parse(chunk)?;
-        // Readers (c-blosc2's too) require every stored offset to leave room for a 32-byte
-        // header, so shorter (Blosc1) chunks cannot be stored.
-        if info.cbytes as usize > chunk.len()
-            || (info.cbytes as usize) < EXTENDED_HEADER_LEN
-            || info.nbytes == 0
-        {
+        if info.cbytes as usize > chunk.len() || !info.frame_storable() {
             return Err(Error::InvalidParam);
         }
         let vl_frame = self.header.vl_blocks;

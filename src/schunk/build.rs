@@ -36,7 +36,7 @@ pub(super) fn build_cframe<C: AsRef<[u8]>>(
     for (n, c) in chunks.iter().enumerate() {
         let c = c.as_ref();
         let info = ChunkInfo::parse(c)?;
-        if info.cbytes as usize > c.len() || info.nbytes == 0 {
+        if info.cbytes as usize > c.len() || !info.frame_storable() {
             return Err(Error::InvalidParam);
         }
         if n > 0 && info.vl_blocks != infos.first().is_some_and(|i: &ChunkInfo| i.vl_blocks) {

@@ -66,10 +66,10 @@ impl Plain {
     /// Checks an incoming chunk; returns its header and the exact chunk bytes.
     fn incoming<'a>(&self, chunk: &'a [u8], replacing_only: bool) -> Result<(ChunkInfo, &'a [u8])> {
         let info = ChunkInfo::parse(chunk)?;
-        // A chunk of 0 bytes is taken, as c-blosc2 takes it (a 16-byte Blosc1 memcpyed chunk,
-        // its test_schunk_min_header_chunk). A frame cannot hold one (c-blosc2 derives a
-        // frame's nchunks from nbytes), so serialising such a super-chunk into a frame fails
-        // before anything is written ([`SChunk::check_frame_storable`](super::SChunk)).
+        // A chunk of 0 bytes, or shorter than 32 bytes, is taken, as c-blosc2 takes it (a
+        // 16-byte Blosc1 memcpyed chunk, its test_schunk_min_header_chunk). A frame cannot hold
+        // one ([`ChunkInfo::frame_storable`]), so serialising such a super-chunk into a frame
+        // fails before anything is written ([`SChunk::check_frame_storable`](super::SChunk)).
         if info.cbytes as usize > chunk.len() {
             return Err(Error::InvalidParam);
         }

@@ -53,16 +53,17 @@ impl Recoder {
 }
 
 impl SChunk {
-    /// Fails (`InvalidParam`) when a chunk holds 0 bytes: only a plain super-chunk takes one
-    /// (as c-blosc2 does), and no frame can hold it (its nchunks comes from nbytes; c-blosc2
-    /// writes such a frame and then cannot reopen it). Every serialisation into a frame checks
-    /// this first, so nothing is written and the super-chunk keeps its chunks.
+    /// Fails (`InvalidParam`) when a chunk cannot go into a frame
+    /// ([`ChunkInfo::frame_storable`]: 0 bytes, or shorter than a 32-byte header): only a
+    /// plain super-chunk takes one (as c-blosc2 does; c-blosc2 then writes a frame it cannot
+    /// reopen). Every serialisation into a frame checks this first, so nothing is written and
+    /// the super-chunk keeps its chunks.
     pub fn check_frame_storable(&self) -> Result<()> {
         if self.frame().is_some() {
             return Ok(());
         }
         for i in 0..self.nchunks() {
-            if self.chunk_nbytes(i)? == 0 {
+            if !ChunkInfo::parse(&self.chunk(i)?)?.frame_storable() {
                 return Err(Error::InvalidParam);
             }
         }
