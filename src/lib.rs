@@ -29,5 +29,7 @@ pub mod frame;
 pub mod msgpack;
 pub mod pool;
 pub mod schunk;
+#[cfg(test)]
+mod test_util;
 
 pub use error::{Error, Result};

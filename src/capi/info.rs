@@ -602,10 +602,7 @@ mod tests {
 
     /// A fresh directory, removed with everything in it when the guard is dropped.
     fn tmpdir(tag: &str) -> tempfile::TempDir {
-        tempfile::Builder::new()
-            .prefix(&format!("b2frame-info-{tag}-"))
-            .tempdir()
-            .unwrap()
+        crate::test_util::temp_dir(&format!("b2frame-info-{tag}-"))
     }
 
     fn c(p: &Path) -> std::ffi::CString {

@@ -225,10 +225,7 @@ mod tests {
     #[test]
     fn fetch_chunk_reads_the_same_bytes_for_any_hint() {
         // Removed with everything in it when `dir` is dropped.
-        let dir = tempfile::Builder::new()
-            .prefix("b2f-fetch-")
-            .tempdir()
-            .unwrap();
+        let dir = crate::test_util::temp_dir("b2f-fetch-");
         let path = dir.path().join("f.b2frame");
         let cp = CParams {
             typesize: 4,

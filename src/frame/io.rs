@@ -286,10 +286,7 @@ mod tests {
     #[test]
     fn file_store_uses_base_offset() {
         // Removed with everything in it when `dir` is dropped.
-        let dir = tempfile::Builder::new()
-            .prefix("b2frame-io-")
-            .tempdir()
-            .unwrap();
+        let dir = crate::test_util::temp_dir("b2frame-io-");
         let p = dir.path().join("f.bin");
         std::fs::write(&p, b"prefix0123456789").unwrap();
         let file = std::fs::OpenOptions::new()

@@ -189,10 +189,7 @@ mod tests {
     /// A frame path in a fresh directory, removed with everything in it when the returned
     /// guard is dropped.
     fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
-        let d = tempfile::Builder::new()
-            .prefix(&format!("b2frame-lock-{name}-"))
-            .tempdir()
-            .unwrap();
+        let d = crate::test_util::temp_dir(&format!("b2frame-lock-{name}-"));
         let p = d.path().join("f.b2frame");
         (d, p)
     }

@@ -333,10 +333,7 @@ mod tests {
         let io = Arc::new(MemIo::default());
         let (c, d) = params();
         // Removed with everything in it when `scratch` is dropped.
-        let scratch = tempfile::Builder::new()
-            .prefix("b2f-udio-sframe-")
-            .tempdir()
-            .unwrap();
+        let scratch = crate::test_util::temp_dir("b2f-udio-sframe-");
         let dir = scratch.path().join("s.b2frame");
         let mut f = Frame::new_sframe_udio(io.clone(), &dir, &c, &d).unwrap();
         let mut m = Frame::new_sframe(&dir.join("native"), &c, &d).unwrap();

@@ -16,10 +16,7 @@ fn cp() -> CParams {
 fn each_kind(mut f: impl FnMut(SChunk, &str)) {
     // One directory per call (tests run in parallel), removed with everything in it when
     // `dir` is dropped.
-    let dir = tempfile::Builder::new()
-        .prefix("b2f-schunk-unit-")
-        .tempdir()
-        .unwrap();
+    let dir = crate::test_util::temp_dir("b2f-schunk-unit-");
     for kind in ["plain", "memory", "file", "sparse"] {
         let p = dir.path().join(kind);
         let st = match kind {
@@ -311,10 +308,7 @@ fn reads_into_one_reused_buffer_match_fresh_reads_in_any_layout() {
 #[test]
 fn a_cframe_file_renamed_over_is_noticed_and_reopened() {
     // Removed with everything in it when `dir` is dropped.
-    let dir = tempfile::Builder::new()
-        .prefix("b2f-replaced-")
-        .tempdir()
-        .unwrap();
+    let dir = crate::test_util::temp_dir("b2f-replaced-");
     let (a, b) = (dir.path().join("a.b2frame"), dir.path().join("b.b2frame"));
     let make = |p: &Path, k: u32, n: u32| {
         let mut s = SChunk::new(NewStorage::File(p), cp(), DParams::default()).unwrap();

@@ -239,10 +239,7 @@ mod tests {
     /// A path `name` in a fresh directory, removed with everything in it when the returned
     /// guard is dropped.
     fn scratch(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-        let d = tempfile::Builder::new()
-            .prefix(&format!("b2frame-undo-{name}-"))
-            .tempdir()
-            .unwrap();
+        let d = crate::test_util::temp_dir(&format!("b2frame-undo-{name}-"));
         let p = d.path().join(name);
         (d, p)
     }
