@@ -8,7 +8,9 @@
 //!
 //! Implementation: the elements go through in tiles (a few KiB, reused thread-local scratch, no
 //! allocation per call): byte shuffle of the tile, then a bit transpose of each byte row into
-//! (or out of) its 8 bit rows. Typesize 1 needs no byte shuffle and skips the tile.
+//! (or out of) its 8 bit rows. Typesize 1 needs no byte shuffle and skips the tile. Blocks of
+//! fewer than 128 elements (bit rows under 16 bytes) instead transpose all their byte rows in one
+//! call through 8 "virtual" bit rows (`bitshuffle_short`), so that the SIMD steps still apply.
 
 pub(crate) mod generic;
 pub(crate) mod simd;
@@ -70,6 +72,66 @@ fn body_len(ts: usize, len: usize) -> (usize, usize) {
     (n8, n8 * ts)
 }
 
+/// Bit rows shorter than this many bytes (blocks of fewer than 128 elements) take the
+/// "short rows" paths: the SIMD bit transposes work on 16 or 32 groups of a bit row at a time,
+/// so with short rows the per-byte-row path would leave all the work to the portable tail, a few
+/// groups per call, once per byte of the element.
+const SHORT_ROW: usize = 16;
+
+/// Copies `len < 16` bytes with at most two overlapping word moves (the short pieces of the
+/// short-row paths; `copy_from_slice` of a length unknown at compile time is a `memcpy` call).
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8], len: usize) {
+    let (dst, src) = (&mut dst[..len], &src[..len]);
+    if len >= 8 {
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[len - 8..].copy_from_slice(&src[len - 8..]);
+    } else if len >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[len - 4..].copy_from_slice(&src[len - 4..]);
+    } else {
+        dst.copy_from_slice(src);
+    }
+}
+
+/// Short rows, encode: the block is byte-shuffled into `rows` (byte row `b` = byte `b` of every
+/// element), the concatenated byte rows are bit-transposed as one long row into 8 *virtual* bit
+/// rows of `ts * r` bytes in `stage` (virtual row `k` = bit row `k` of byte row 0, then of byte
+/// row 1, ...), and each piece of `r` bytes goes to its bit row `8b + k`. So the SIMD bit
+/// transpose sees `ts * r` groups per row instead of `r`.
+fn bitshuffle_short(k: &Kernels, ts: usize, n8: usize, src: &[u8], dst: &mut [u8]) {
+    let (r, body) = (n8 / 8, n8 * ts);
+    let v = ts * r;
+    with_tile(2 * body, |scratch| {
+        let (rows, stage) = scratch.split_at_mut(body);
+        (k.shuffle)(ts, n8, &src[..body], rows);
+        (k.bit_t)(rows, stage, 0, v);
+        for (kk, vrow) in stage.chunks_exact(v).enumerate() {
+            for (b, piece) in vrow.chunks_exact(r).enumerate() {
+                let at = (8 * b + kk) * r;
+                copy_short(&mut dst[at..at + r], piece, r);
+            }
+        }
+    });
+}
+
+/// Short rows, decode: the inverse of [`bitshuffle_short`].
+fn bitunshuffle_short(k: &Kernels, ts: usize, n8: usize, src: &[u8], dst: &mut [u8]) {
+    let (r, body) = (n8 / 8, n8 * ts);
+    let v = ts * r;
+    with_tile(2 * body, |scratch| {
+        let (rows, stage) = scratch.split_at_mut(body);
+        for (kk, vrow) in stage.chunks_exact_mut(v).enumerate() {
+            for (b, piece) in vrow.chunks_exact_mut(r).enumerate() {
+                let at = (8 * b + kk) * r;
+                copy_short(piece, &src[at..at + r], r);
+            }
+        }
+        (k.bit_u)(stage, 0, v, rows);
+        (k.unshuffle)(ts, n8, rows, &mut dst[..body]);
+    });
+}
+
 fn bitshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
     assert_eq!(
         src.len(),
@@ -81,6 +143,8 @@ fn bitshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
     if n8 > 0 {
         if ts == 1 {
             (k.bit_t)(&src[..n8], &mut dst[..n8], 0, r);
+        } else if r < SHORT_ROW {
+            bitshuffle_short(k, ts, n8, src, dst);
         } else {
             let tile = tile_elems(ts).min(n8);
             with_tile(tile * ts, |scratch| {
@@ -111,6 +175,8 @@ fn bitunshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
     if n8 > 0 {
         if ts == 1 {
             (k.bit_u)(&src[..n8], 0, r, &mut dst[..n8]);
+        } else if r < SHORT_ROW {
+            bitunshuffle_short(k, ts, n8, src, dst);
         } else {
             let tile = tile_elems(ts).min(n8);
             let staged = ts >= 16 && r >= STAGE_ROW_DISTANCE;
