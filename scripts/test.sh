@@ -139,6 +139,8 @@ pytest_stage() {
 stage "setup-env" bash "$root/scripts/setup-env.sh"
 stage "cargo build --release" cargo build --release
 stage "cargo test --release" cargo test --release --no-fail-fast
+# The API docs build without a warning (broken or private intra-doc links).
+stage "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 stage "abi-check" required_script scripts/abi-check.sh "$lib"
 stage "exports-check" required_script scripts/exports-check.sh "$lib"
 stage "cmake build + ctest" cmake_build_and_ctest

@@ -15,7 +15,7 @@
 //! | [`frame`] | cframes and sframes: header, offsets index, trailer, I/O, locking |
 //! | [`b2nd_meta`] | the `b2nd` (and `caterva`) array metalayer |
 //! | [`schunk`] | the super-chunk: storage-agnostic operations over chunks and frames |
-//! | [`env`] | the `BLOSC_*` environment variables, parsed once into typed values |
+//! | [`env`](mod@env) | the `BLOSC_*` environment variables, parsed once into typed values |
 //! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types: the only FFI layer |
 
 pub mod b2nd_meta;

@@ -7,7 +7,7 @@
 //! * Errors from the core ([`Error`]) become their negative `BLOSC2_ERROR_*` code.
 //! * Buffers handed to callers who will `free()` them are allocated with libc `malloc`
 //!   ([`malloc_copy`], [`malloc_zeroed`]), never by Rust's allocator.
-//! * Raw pointers are turned into references/slices only here (see [`slice`], [`slice_mut`],
+//! * Raw pointers are turned into references/slices only here (see [`slice`](fn@slice), [`slice_mut`],
 //!   [`cstr`]), after a NULL check.
 
 use crate::error::{Error, Result};

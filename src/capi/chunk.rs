@@ -4,7 +4,7 @@
 //!
 //! A `blosc2_context*` is a `Box<Context>`: the safe [`Compressor`] or [`Decompressor`], the
 //! parameters as the caller sees them through `blosc2_ctx_get_cparams/dparams` (after the
-//! `BLOSC_*` environment overrides c-blosc2 applies at creation), and [`CHooks`], the bridge
+//! `BLOSC_*` environment overrides c-blosc2 applies at creation), and `CHooks`, the bridge
 //! that lets the chunk engine call user codecs, user filters and the pre/postfilter callbacks.
 //!
 //! Deliberate differences from the reference, all where it would crash or write garbage: NULL

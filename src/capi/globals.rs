@@ -5,7 +5,7 @@
 //! c-blosc2 keeps a handful of globals for its Blosc1-style API (`blosc2_compress`,
 //! `blosc1_*`): the thread count, the compressor, a forced blocksize, the split mode, the DELTA
 //! switch, the threads callback and whether the library is initialised. They all live in the one
-//! [`GLOBALS`] mutex below; the registries of user codecs/filters/tuners live in
+//! `GLOBALS` mutex below; the registries of user codecs/filters/tuners live in
 //! [`super::registry`]. Nothing else in the crate holds mutable global state.
 //!
 //! Semantics follow the reference: `blosc2_init` is idempotent, `blosc2_destroy` ends the

@@ -1,8 +1,8 @@
 //! The super-chunk C API (`blosc2_schunk_*`, `blosc2_frame_get_offsets`,
 //! `blosc2_get_slice_nchunks`) over the safe [`SChunk`].
 //!
-//! A `blosc2_schunk*` points to a libc-`calloc`ed [`SchunkBlock`]: the C struct first (so the
-//! pointer is the struct callers read), then a tag and the pointer to the Rust [`Handle`] (the
+//! A `blosc2_schunk*` points to a libc-`calloc`ed `SchunkBlock`: the C struct first (so the
+//! pointer is the struct callers read), then a tag and the pointer to the Rust `Handle` (the
 //! safe super-chunk plus the C-side mirrors it owns). After every call the public fields
 //! (counters, `data`, `frame`, `metalayers`, `vlmetalayers`, `change_tick`) are re-mirrored from
 //! the core, so they are always true. `frame` is an opaque non-NULL token iff the super-chunk is
@@ -15,7 +15,7 @@
 //! copy). `get_lazychunk` returns a complete normal chunk, whose size is what callers pass to
 //! `blosc2_decompress_ctx`.
 //!
-//! Threads: one super-chunk may be used from any number of threads at once ([`sync`]): reads
+//! Threads: one super-chunk may be used from any number of threads at once (`sync`): reads
 //! run in parallel under a shared lock, mutations one at a time (compressing outside the
 //! exclusive lock, so their callbacks may read the super-chunk) and commit under an exclusive
 //! one; the C struct's fields change only under the exclusive lock. Borrowed chunks (`needs_free == false`) and the
@@ -830,7 +830,7 @@ fn adopt_chunksize(sc: &blosc2_schunk, h: &mut Handle) -> Result<()> {
 /// Appends a chunk; returns the new nchunks.
 ///
 /// # Safety
-/// See [`with_chunk`].
+/// See `with_chunk`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     schunk: *mut blosc2_schunk,
@@ -844,7 +844,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
 /// Inserts a chunk at `nchunk` (`0..=nchunks`); returns the new nchunks.
 ///
 /// # Safety
-/// See [`with_chunk`].
+/// See `with_chunk`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     schunk: *mut blosc2_schunk,
@@ -861,7 +861,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
 /// Replaces chunk `nchunk`; returns nchunks.
 ///
 /// # Safety
-/// See [`with_chunk`].
+/// See `with_chunk`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     schunk: *mut blosc2_schunk,
@@ -1035,7 +1035,7 @@ unsafe fn hand_out(
 /// Chunk `nchunk` as stored; returns its cbytes.
 ///
 /// # Safety
-/// See [`hand_out`].
+/// See `hand_out`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     schunk: *mut blosc2_schunk,
@@ -1050,7 +1050,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
 /// Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
 ///
 /// # Safety
-/// See [`hand_out`].
+/// See `hand_out`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     schunk: *mut blosc2_schunk,

@@ -9,7 +9,7 @@
 //! decodes them as plain raw streams; blosc2_flags bit 7 tells it to skip the filter pipeline.
 //!
 //! Record fields (c-blosc2 3.3.5): cratio = neblock / (compressed size + 4) (the compressed
-//! size is neblock when the codec gave up); run streams get flags[0] = 1 and cratio =
+//! size is neblock when the codec gave up); run streams get `flags[0] = 1` and cratio =
 //! neblock / 4 (zero run) or neblock / 5 (other byte); cspeed = neblock / codec seconds;
 //! filter_speed = neblock / seconds spent in the prefilter and filter pipeline for the block.
 //! Speeds vary between runs by nature; everything else is fixed by the input.
@@ -29,7 +29,7 @@
 //!   write the plain memcpyed chunk (same size, flags byte and body; nbytes, blocksize and
 //!   blosc2_flags of a regular memcpyed chunk), which decodes to the input.
 //! * `use_dict`: c-blosc2's training pass writes each record's csize 4 bytes before the
-//!   sample, the first one over header bytes 28..31 (filters_meta[4] = 16, flags2 = 0,
+//!   sample, the first one over header bytes 28..31 (`filters_meta[4] = 16`, flags2 = 0,
 //!   blosc2_flags = 0: the instr and dictionary flags are lost, so its readers unshuffle the
 //!   records), and trains the dictionary on records instead of data. We keep the header and
 //!   train on the data; the layout (bstarts, dict size, dict, 20-byte streams) is the same.

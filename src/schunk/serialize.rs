@@ -73,7 +73,7 @@ impl SChunk {
     /// A copy of this super-chunk at `storage`, with `cparams`/`dparams` (default: this one's).
     /// Metalayers first, then chunks (stored unchanged when the parameters are compatible, for
     /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
-    /// Contiguous frames are built in one pass ([`build::build_cframe`]).
+    /// Contiguous frames are built in one pass (`build::build_cframe`).
     pub fn copy_to(
         &self,
         storage: NewStorage<'_>,

@@ -1,9 +1,9 @@
 //! I/O backends: the registry (`blosc2_register_io_cb`, `blosc2_get_io_cb`), the two built-in
 //! backends ([`stdio`]: id 0 filesystem, [`mmap`]: id 1), the bridge that lets the frame layer
-//! do all its I/O through a backend's C callbacks ([`CallbackIo`], implementing
+//! do all its I/O through a backend's C callbacks (`CallbackIo`, implementing
 //! [`UserIo`]), the `blosc2_schunk_open_udio` / `open_offset_udio` entry points, and the
 //! per-handle file locking and stale-handle re-sync that every super-chunk operation goes
-//! through ([`bracket`]).
+//! through (`bracket`).
 //!
 //! Registry semantics (c-blosc2 3.3): user ids must be >= 160 (`BLOSC2_IO_REGISTERED`, else
 //! `BLOSC2_ERROR_PLUGIN_IO`); the struct is copied; registering an id again under the same name

@@ -11,8 +11,8 @@
 //!
 //! The encoder reproduces c-blosc2's choices (hash sizes, match/length rules, the "entropy
 //! probing" that gives up on poorly compressible input) so chunk sizes match the reference;
-//! see [`encode`]. The decoder follows the reference's acceptance rules exactly; see
-//! [`decode`].
+//! see `encode`. The decoder follows the reference's acceptance rules exactly; see
+//! `decode`.
 
 mod decode;
 mod encode;

@@ -2,7 +2,7 @@
 //!
 //! For `n = len / es` whole elements, `out[j*n + i] = in[i*es + j]`; the last `len % es` bytes
 //! are copied verbatim (c-blosc2's format). Kernels: portable, SSE2, AVX2, AVX-512 (x86-64) and NEON
-//! (aarch64), chosen once at run time (see [`dispatch`]).
+//! (aarch64), chosen once at run time (see `dispatch`).
 
 // The AVX-512 intrinsics are stable since Rust 1.89, the crate's `rust-version`.
 #[cfg(target_arch = "x86_64")]
