@@ -8,6 +8,7 @@ mod common;
 use b2frame::capi::types::BLOSC2_CPARAMS_DEFAULTS;
 use b2frame::chunk::{compress_vec, no_hooks, special, CParams, Compressor, DParams, Decompressor};
 use b2frame::codecs;
+use b2frame::error::Error;
 use b2frame::schunk::{NewStorage, SChunk};
 use common::reference::{ref_compress, ref_decompress};
 use std::path::{Path, PathBuf};
@@ -506,4 +507,24 @@ fn short_chunk_in_plain_schunk_refuses_serialisation() {
     let bytes = sc.to_cframe().unwrap();
     let mut back = SChunk::from_cframe(&bytes, true, 1).unwrap();
     assert_eq!(back.decompress_chunk_vec(0), Ok(vec![7u8; 100]));
+}
+
+/// chunk_decompress finding (a fault of the check, not of the library): for a valid VL-block
+/// chunk and a negative block number the check looked up block `max(start, 0)` but asked
+/// `vldecompress_block` for block `start`, which rightly refused it (`InvalidParam`). The
+/// check now compares blocks that exist and expects an error for any other number.
+#[test]
+fn vl_block_number_out_of_range() {
+    let input = regression("chunk_decompress", "vl-block-negative");
+    chunk_decompress_check::run(&input);
+    let chunk = &input[8..];
+    let mut d = Decompressor::new(DParams { nthreads: 1 }, no_hooks()).unwrap();
+    let blocks = d.vldecompress(chunk).unwrap();
+    assert_eq!(blocks.len(), 6);
+    for (j, b) in blocks.iter().enumerate() {
+        assert_eq!(&d.vldecompress_block(chunk, j as i32).unwrap(), b);
+    }
+    for j in [-1, 6, i32::MAX] {
+        assert_eq!(d.vldecompress_block(chunk, j), Err(Error::InvalidParam));
+    }
 }

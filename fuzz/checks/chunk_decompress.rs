@@ -46,12 +46,18 @@ pub fn run(data: &[u8]) {
         assert!(n <= dsize);
     }
     if let Ok(blocks) = d.vldecompress(chunk) {
-        if let Some(b) = blocks.get(start.max(0) as usize) {
+        match usize::try_from(start).ok().and_then(|j| blocks.get(j)) {
             // One block decoded alone must equal the same block decoded with the others.
-            assert_eq!(
+            Some(b) => assert_eq!(
                 d.vldecompress_block(chunk, start).as_deref().ok(),
                 Some(&b[..])
-            );
+            ),
+            // A block number outside the chunk is an error.
+            None => assert!(
+                d.vldecompress_block(chunk, start).is_err(),
+                "block {start} of {} decoded",
+                blocks.len()
+            ),
         }
     }
     let _ = d.vldecompress_block(chunk, start);
