@@ -914,7 +914,8 @@ int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk, const void *sr
  * Appends a chunk; returns the new nchunks.
  *
  * # Safety
- * See [`with_chunk`].
+ * `schunk` live; `chunk` NULL or a complete chunk, `malloc`ed when `copy` is false (it is then
+ * owned, and freed, by the super-chunk on success).
  */
 int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk, uint8_t *chunk, bool copy);
 
@@ -1004,7 +1005,7 @@ struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bo
  * Chunk `nchunk` as stored; returns its cbytes.
  *
  * # Safety
- * See [`hand_out`].
+ * `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.
  */
 int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
                             int64_t nchunk,
@@ -1031,7 +1032,7 @@ int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk, struct blosc2_dparam
  * Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
  *
  * # Safety
- * See [`hand_out`].
+ * `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.
  */
 int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
                                 int64_t nchunk,
@@ -1076,7 +1077,8 @@ int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
  * Inserts a chunk at `nchunk` (`0..=nchunks`); returns the new nchunks.
  *
  * # Safety
- * See [`with_chunk`].
+ * `schunk` live; `chunk` NULL or a complete chunk, `malloc`ed when `copy` is false (it is then
+ * owned, and freed, by the super-chunk on success).
  */
 int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
                                    int64_t nchunk,
@@ -1192,7 +1194,8 @@ int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
  * Replaces chunk `nchunk`; returns nchunks.
  *
  * # Safety
- * See [`with_chunk`].
+ * `schunk` live; `chunk` NULL or a complete chunk, `malloc`ed when `copy` is false (it is then
+ * owned, and freed, by the super-chunk on success).
  */
 int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
                                    int64_t nchunk,

@@ -830,7 +830,8 @@ fn adopt_chunksize(sc: &blosc2_schunk, h: &mut Handle) -> Result<()> {
 /// Appends a chunk; returns the new nchunks.
 ///
 /// # Safety
-/// See `with_chunk`.
+/// `schunk` live; `chunk` NULL or a complete chunk, `malloc`ed when `copy` is false (it is then
+/// owned, and freed, by the super-chunk on success).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     schunk: *mut blosc2_schunk,
@@ -844,7 +845,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
 /// Inserts a chunk at `nchunk` (`0..=nchunks`); returns the new nchunks.
 ///
 /// # Safety
-/// See `with_chunk`.
+/// `schunk` live; `chunk` NULL or a complete chunk, `malloc`ed when `copy` is false (it is then
+/// owned, and freed, by the super-chunk on success).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     schunk: *mut blosc2_schunk,
@@ -861,7 +863,8 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
 /// Replaces chunk `nchunk`; returns nchunks.
 ///
 /// # Safety
-/// See `with_chunk`.
+/// `schunk` live; `chunk` NULL or a complete chunk, `malloc`ed when `copy` is false (it is then
+/// owned, and freed, by the super-chunk on success).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     schunk: *mut blosc2_schunk,
@@ -1035,7 +1038,7 @@ unsafe fn hand_out(
 /// Chunk `nchunk` as stored; returns its cbytes.
 ///
 /// # Safety
-/// See `hand_out`.
+/// `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     schunk: *mut blosc2_schunk,
@@ -1050,7 +1053,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
 /// Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
 ///
 /// # Safety
-/// See `hand_out`.
+/// `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     schunk: *mut blosc2_schunk,
