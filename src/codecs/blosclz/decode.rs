@@ -179,7 +179,9 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
     } else if dst.len() - op >= len + 32 {
         // Room for whole-word steps that may write up to 31 bytes past the match (they are
         // overwritten by the next instructions, or lie past the produced length).
-        if len <= 16 && back >= 16 {
+        if back == 1 {
+            short_run(dst, op, len);
+        } else if len <= 16 && back >= 16 {
             // Most matches in text-like data: one word, no loop.
             copy_word::<16>(dst, op - back, op);
         } else if back >= 32 {
@@ -201,6 +203,20 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
 fn fill_run(dst: &mut [u8], op: usize, len: usize) {
     let b = dst[op - 1];
     dst[op..op + len].fill(b);
+}
+
+/// A run of the byte before `op` shorter than 64 bytes, in one or two 32-byte stores of that
+/// byte (up to 31 bytes past the match; the caller checked `op + len + 32 <= dst.len()`). Runs
+/// are most of the matches in streams of slowly varying bytes (the high bytes of shuffled
+/// floats), and the byte is one load that the store which wrote it can forward, where
+/// [`copy_near`]'s 8-byte period load spans several earlier stores and waits for them.
+#[inline(always)]
+fn short_run(dst: &mut [u8], op: usize, len: usize) {
+    let w = [dst[op - 1]; 32];
+    dst[op..op + 32].copy_from_slice(&w);
+    if len > 32 {
+        dst[op + 32..op + 64].copy_from_slice(&w);
+    }
 }
 
 /// [`copy_match`] writing nothing past the match (near the end of the output).
