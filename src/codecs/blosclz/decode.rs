@@ -226,6 +226,9 @@ fn copy_match_exact(dst: &mut [u8], op: usize, back: usize, len: usize) {
     let from = op - back;
     if back >= len {
         dst.copy_within(from..from + len, op);
+    } else if back == 1 {
+        // A run: one fill instead of log2(len) doubling copies.
+        fill_run(dst, op, len);
     } else {
         // Grow the copied prefix by doubling, keeping it a multiple of `back` so every chunk
         // starts at `from`.
