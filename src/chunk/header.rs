@@ -167,8 +167,8 @@ impl ChunkHeader {
     /// bytes). `src.len()` is the source size the checks use.
     ///
     /// Always inlined: returned through memory, the header cost small chunks a store and reload
-    /// of every field on each decode (a 256-byte memcpyed chunk: 536 -> 470 instructions and
-    /// ~6.45 -> ~8.4 GB/s, `B2_BENCH_SIZES=256` chunk bench).
+    /// of every field on each decode (a 256-byte memcpyed chunk: 536 -> 470 instructions, and
+    /// 6.4-6.5 -> 7.2-8.6 GB/s in the `B2_BENCH_SIZES=256` chunk bench).
     #[inline(always)]
     pub fn read(src: &[u8], extended: bool) -> Result<ChunkHeader> {
         if src.len() < MIN_HEADER_LEN {

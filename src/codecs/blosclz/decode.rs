@@ -174,14 +174,18 @@ fn short_match(src: &[u8], ip: usize, dst: &mut [u8], op: usize, ctrl: usize) ->
 /// keeps its state in registers.
 #[inline(always)]
 fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
-    if len >= 64 && back == 1 {
-        fill_run(dst, op, len);
-    } else if dst.len() - op >= len + 32 {
-        // Room for whole-word steps that may write up to 31 bytes past the match (they are
-        // overwritten by the next instructions, or lie past the produced length).
-        if back == 1 {
+    // Room for whole-word steps that may write up to 31 bytes past the match (they are
+    // overwritten by the next instructions, or lie past the produced length).
+    let room = dst.len() - op >= len + 32;
+    if back == 1 {
+        // A run of the byte before `op`: most matches in streams of slowly varying bytes.
+        if len < 64 && room {
             short_run(dst, op, len);
-        } else if len <= 16 && back >= 16 {
+        } else {
+            fill_run(dst, op, len);
+        }
+    } else if room {
+        if len <= 16 && back >= 16 {
             // Most matches in text-like data: one word, no loop.
             copy_word::<16>(dst, op - back, op);
         } else if back >= 32 {
@@ -198,7 +202,8 @@ fn copy_match(dst: &mut [u8], op: usize, back: usize, len: usize) {
     }
 }
 
-/// A long run of the byte before `op` (memset).
+/// A run of the byte before `op`, written exactly (memset): long runs, and runs near the end of
+/// the output.
 #[inline(never)]
 fn fill_run(dst: &mut [u8], op: usize, len: usize) {
     let b = dst[op - 1];
@@ -206,10 +211,9 @@ fn fill_run(dst: &mut [u8], op: usize, len: usize) {
 }
 
 /// A run of the byte before `op` shorter than 64 bytes, in one or two 32-byte stores of that
-/// byte (up to 31 bytes past the match; the caller checked `op + len + 32 <= dst.len()`). Runs
-/// are most of the matches in streams of slowly varying bytes (the high bytes of shuffled
-/// floats), and the byte is one load that the store which wrote it can forward, where
-/// [`copy_near`]'s 8-byte period load spans several earlier stores and waits for them.
+/// byte (up to 31 bytes past the match; the caller checked `op + len + 32 <= dst.len()`). The
+/// byte is one load that the store which wrote it can forward, where [`copy_near`]'s 8-byte
+/// period load spans several earlier stores and waits for them.
 #[inline(always)]
 fn short_run(dst: &mut [u8], op: usize, len: usize) {
     let w = [dst[op - 1]; 32];
@@ -226,9 +230,6 @@ fn copy_match_exact(dst: &mut [u8], op: usize, back: usize, len: usize) {
     let from = op - back;
     if back >= len {
         dst.copy_within(from..from + len, op);
-    } else if back == 1 {
-        // A run: one fill instead of log2(len) doubling copies.
-        fill_run(dst, op, len);
     } else {
         // Grow the copied prefix by doubling, keeping it a multiple of `back` so every chunk
         // starts at `from`.
