@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the committed fuzz seed corpus in fuzz/seeds/<target>/: chunks and super-chunk
-# scripts made by b2frame and the reference c-blosc2 (Rust test write_fuzz_seeds, which also
-# checks each side decodes the other's chunks), and cframes written by python-blosc2.
+# Regenerates the committed fuzz seed corpus in fuzz/seeds/<target>/: chunks, codec streams
+# and super-chunk scripts made by b2frame and the reference c-blosc2 (Rust test
+# write_fuzz_seeds, which also checks each side decodes the other's chunks and streams), and
+# cframes written by python-blosc2.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
