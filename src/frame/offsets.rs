@@ -157,6 +157,24 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
         push_entries(&chunk[EXTENDED_HEADER_LEN..], max_stored, &mut out)?;
         return Ok(out);
     }
+    // One entry repeated: a ZERO index, or a VALUE index of one 8-byte entry, which is how
+    // c-blosc2's `fill_special` stores frames of millions of special chunks (a 221-byte file
+    // can hold 16.7 million). Checked once and repeated, instead of expanding the raw index.
+    if extended && nbytes > 0 {
+        let one: Option<[u8; 8]> = match special {
+            special::ZERO => Some([0; 8]),
+            special::VALUE => chunk
+                .get(EXTENDED_HEADER_LEN..)
+                .and_then(|v| v.try_into().ok()),
+            _ => None,
+        };
+        if let Some(entry) = one {
+            let mut first = Vec::with_capacity(1);
+            push_entries(&entry, max_stored, &mut first)?;
+            out.resize(nbytes / 8, first[0]);
+            return Ok(out);
+        }
+    }
     let bs = h.blocksize.max(0) as usize;
     let regular =
         extended && special == special::NONE && !h.is_memcpyed() && !h.is_lazy() && !h.is_vl();
@@ -523,6 +541,58 @@ mod tests {
         );
         let locs = decode_entries(&decompress_index(&c).unwrap()).unwrap();
         assert_eq!(locs, vec![ChunkLoc::Special(SpecialKind::Zeros); 3]);
+        assert_eq!(decode_index(&c, None).unwrap(), locs);
+    }
+
+    /// `decode_index` reads one-entry-repeated indexes (ZERO, 8-byte VALUE) without expanding
+    /// them; its answers must be those of the expanding path for every kind of entry.
+    #[test]
+    fn repeated_entry_index_matches_the_expanding_path() {
+        let expanded = |c: &[u8], max: Option<u64>| -> Result<Vec<ChunkLoc>> {
+            let mut out = Vec::new();
+            push_entries(&decompress_index(c)?, max, &mut out)?;
+            Ok(out)
+        };
+        let cp = CParams {
+            typesize: 8,
+            ..CParams::default()
+        };
+        let mut buf = [0u8; 64];
+        for nbytes in [8i32, 24, 8 * 100_000] {
+            let n = chunk::special::zeros(&cp, nbytes, &mut buf).unwrap();
+            let zero = buf[..n].to_vec();
+            let mut values = Vec::new();
+            for entry in [
+                ChunkLoc::Special(SpecialKind::Zeros).to_entry(),
+                ChunkLoc::Special(SpecialKind::Nan).to_entry(),
+                7,
+                i64::MIN, // no special bit: Data
+            ] {
+                let n =
+                    chunk::special::repeatval(&cp, nbytes, &mut buf, &entry.to_le_bytes()).unwrap();
+                values.push(buf[..n].to_vec());
+            }
+            for c in std::iter::once(&zero).chain(&values) {
+                for max in [None, Some(0), Some(6), Some(7), Some(1000)] {
+                    assert_eq!(decode_index(c, max), expanded(c, max), "{nbytes} {max:?}");
+                }
+            }
+        }
+        // A ZERO index of 2^24 entries (the 221-byte python-blosc2 file above).
+        let n = chunk::special::repeatval(
+            &cp,
+            8 << 24,
+            &mut buf,
+            &ChunkLoc::Special(SpecialKind::Zeros)
+                .to_entry()
+                .to_le_bytes(),
+        )
+        .unwrap();
+        let locs = decode_index(&buf[..n], None).unwrap();
+        assert_eq!(locs.len(), 1 << 24);
+        assert!(locs
+            .iter()
+            .all(|l| *l == ChunkLoc::Special(SpecialKind::Zeros)));
     }
 
     #[test]
