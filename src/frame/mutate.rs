@@ -286,6 +286,58 @@ impl Frame {
         self.insert_chunk(n as i64, chunk)
     }
 
+    /// Appends `count` copies of `chunk`, then `last` if given, in one transaction: one index
+    /// and header write for all of them. `fill_special` uses it: one commit per chunk re-encodes
+    /// the whole index each time, and filling 65,536 special chunks took 24 s that way
+    /// (c-blosc2 writes such a frame once). Returns the new nchunks.
+    pub fn append_repeated(
+        &mut self,
+        chunk: &[u8],
+        count: i64,
+        last: Option<&[u8]>,
+    ) -> Result<i64> {
+        let total = count
+            .checked_add(i64::from(last.is_some()))
+            .filter(|&t| t >= 0)
+            .ok_or(Error::InvalidParam)?;
+        if self.locs.len() as i64 > MAX_NCHUNKS - total {
+            return Err(Error::ChunkInsert);
+        }
+        let info = self.check_incoming(chunk)?;
+        let chunk = &chunk[..info.cbytes as usize];
+        let last = match last {
+            Some(l) => {
+                let li = self.check_incoming(l)?;
+                if li.vl_blocks != info.vl_blocks {
+                    return Err(Error::InvalidParam);
+                }
+                Some((&l[..li.cbytes as usize], li))
+            }
+            None => None,
+        };
+        self.transaction(|f, undo| {
+            f.locs.reserve(total as usize);
+            for k in 0..total {
+                let (c, ci) = match last {
+                    Some(l) if k == count => l,
+                    _ => (chunk, info),
+                };
+                if f.locs.is_empty() {
+                    f.header.vl_blocks = ci.vl_blocks;
+                }
+                f.account(Op::Insert(f.locs.len()), i64::from(ci.nbytes), undo)?;
+                let loc = f.place(c, &ci, undo)?;
+                f.locs.push(loc);
+                f.header.nbytes = f
+                    .header
+                    .nbytes
+                    .checked_add(i64::from(ci.nbytes))
+                    .ok_or(Error::TwoGbLimit)?;
+            }
+            Ok(f.locs.len() as i64)
+        })
+    }
+
     /// Inserts a chunk before position `i` (`i == nchunks` appends). Returns the new nchunks.
     pub fn insert_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
         let i = usize::try_from(i)
@@ -558,5 +610,80 @@ impl Frame {
             out.append_chunk(&self.chunk(i)?)?;
         }
         out.to_cframe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{compress_vec, special};
+
+    /// `append_repeated` writes the frame that one `append_chunk` per chunk writes, for special
+    /// chunks (no payload) and regular ones, with and without a short last chunk.
+    #[test]
+    fn append_repeated_writes_the_frame_of_single_appends() {
+        let cp = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut buf = [0u8; 64];
+        let n = special::zeros(&cp, 4000, &mut buf).unwrap();
+        let zeros = buf[..n].to_vec();
+        let n = special::nans(&cp, 1200, &mut buf).unwrap();
+        let short_nans = buf[..n].to_vec();
+        let data: Vec<u8> = (0..4000u32).map(|i| (i % 251) as u8).collect();
+        let regular = compress_vec(&cp, &data).unwrap();
+        let short_regular = compress_vec(&cp, &data[..800]).unwrap();
+        for (chunk, last) in [
+            (&zeros, None),
+            (&zeros, Some(&short_nans)),
+            (&regular, Some(&short_regular)),
+        ] {
+            for count in [1i64, 3, 1000] {
+                let mut bulk = Frame::new_memory(&cp, &DParams::default()).unwrap();
+                let got = bulk
+                    .append_repeated(chunk, count, last.map(|l| &l[..]))
+                    .unwrap();
+                let mut single = Frame::new_memory(&cp, &DParams::default()).unwrap();
+                for _ in 0..count {
+                    single.append_chunk(chunk).unwrap();
+                }
+                if let Some(l) = last {
+                    single.append_chunk(l).unwrap();
+                }
+                assert_eq!(got, single.nchunks());
+                assert_eq!(bulk.to_cframe().unwrap(), single.to_cframe().unwrap());
+            }
+        }
+    }
+
+    /// A refused `append_repeated` leaves the frame as it was.
+    #[test]
+    fn refused_append_repeated_changes_nothing() {
+        let cp = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut buf = [0u8; 64];
+        let n = special::zeros(&cp, 4000, &mut buf).unwrap();
+        let zeros = buf[..n].to_vec();
+        let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
+        f.append_chunk(&zeros).unwrap();
+        let before = f.to_cframe().unwrap();
+        // A last chunk that is not a chunk, a count past the chunk limit, a negative count.
+        assert_eq!(
+            f.append_repeated(&zeros, 5, Some(&[0u8; 8])),
+            Err(Error::ReadBuffer)
+        );
+        assert_eq!(
+            f.append_repeated(&zeros, MAX_NCHUNKS, None),
+            Err(Error::ChunkInsert)
+        );
+        assert_eq!(
+            f.append_repeated(&zeros, -2, None),
+            Err(Error::InvalidParam)
+        );
+        assert_eq!(f.nchunks(), 1);
+        assert_eq!(f.to_cframe().unwrap(), before);
     }
 }

@@ -606,17 +606,21 @@ impl SChunk {
         if rest != 0 {
             ctor(&cp, rest, &mut last)?;
         }
-        let r = (|| {
-            for k in 0..nchunks {
-                let c = if k == nchunks - 1 && rest != 0 {
-                    &last
-                } else {
-                    &full
-                };
-                self.append_chunk(c)?;
-            }
-            Ok(self.nchunks())
-        })();
+        let nfull = if rest != 0 { nchunks - 1 } else { nchunks };
+        let last = (rest != 0).then_some(&last[..]);
+        let r = match &mut self.body {
+            // One index write for the whole frame (see `Frame::append_repeated`).
+            Body::Frame(f) => f.append_repeated(&full, nfull, last).map_err(index_err),
+            Body::Plain(_) => (|| {
+                for _ in 0..nfull {
+                    self.append_chunk(&full)?;
+                }
+                if let Some(l) = last {
+                    self.append_chunk(l)?;
+                }
+                Ok(self.nchunks())
+            })(),
+        };
         if r.is_err() {
             // Leave the super-chunk empty again.
             while self.nchunks() > 0 {
