@@ -322,17 +322,7 @@ impl Frame {
                     Some(l) if k == count => l,
                     _ => (chunk, info),
                 };
-                if f.locs.is_empty() {
-                    f.header.vl_blocks = ci.vl_blocks;
-                }
-                f.account(Op::Insert(f.locs.len()), i64::from(ci.nbytes), undo)?;
-                let loc = f.place(c, &ci, undo)?;
-                f.locs.push(loc);
-                f.header.nbytes = f
-                    .header
-                    .nbytes
-                    .checked_add(i64::from(ci.nbytes))
-                    .ok_or(Error::TwoGbLimit)?;
+                f.insert_one(f.locs.len(), c, &ci, undo)?;
             }
             Ok(f.locs.len() as i64)
         })
@@ -350,19 +340,32 @@ impl Frame {
         let info = self.check_incoming(chunk)?;
         let chunk = &chunk[..info.cbytes as usize];
         self.transaction(|f, undo| {
-            if f.locs.is_empty() {
-                f.header.vl_blocks = info.vl_blocks;
-            }
-            f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
-            let loc = f.place(chunk, &info, undo)?;
-            f.locs.insert(i, loc);
-            f.header.nbytes = f
-                .header
-                .nbytes
-                .checked_add(i64::from(info.nbytes))
-                .ok_or(Error::TwoGbLimit)?;
+            f.insert_one(i, chunk, &info, undo)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// The in-transaction step of every insert: chunksize bookkeeping, the payload (none for
+    /// a special chunk of a fixed-chunksize frame), the location and the counters.
+    fn insert_one(
+        &mut self,
+        i: usize,
+        chunk: &[u8],
+        info: &ChunkInfo,
+        undo: &mut Undo,
+    ) -> Result<()> {
+        if self.locs.is_empty() {
+            self.header.vl_blocks = info.vl_blocks;
+        }
+        self.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
+        let loc = self.place(chunk, info, undo)?;
+        self.locs.insert(i, loc);
+        self.header.nbytes = self
+            .header
+            .nbytes
+            .checked_add(i64::from(info.nbytes))
+            .ok_or(Error::TwoGbLimit)?;
+        Ok(())
     }
 
     /// Replaces chunk `i`. cframes compact in place: the tail of the data section moves by the
@@ -618,17 +621,23 @@ mod tests {
     use super::*;
     use crate::chunk::{compress_vec, special};
 
-    /// `append_repeated` writes the frame that one `append_chunk` per chunk writes, for special
-    /// chunks (no payload) and regular ones, with and without a short last chunk.
-    #[test]
-    fn append_repeated_writes_the_frame_of_single_appends() {
+    /// Typesize-4 cparams and a ZERO special chunk of `nbytes` made with them.
+    fn zeros_chunk(nbytes: i32) -> (CParams, Vec<u8>) {
         let cp = CParams {
             typesize: 4,
             ..CParams::default()
         };
         let mut buf = [0u8; 64];
-        let n = special::zeros(&cp, 4000, &mut buf).unwrap();
-        let zeros = buf[..n].to_vec();
+        let n = special::zeros(&cp, nbytes, &mut buf).unwrap();
+        (cp, buf[..n].to_vec())
+    }
+
+    /// `append_repeated` writes the frame that one `append_chunk` per chunk writes, for special
+    /// chunks (no payload) and regular ones, with and without a short last chunk.
+    #[test]
+    fn append_repeated_writes_the_frame_of_single_appends() {
+        let (cp, zeros) = zeros_chunk(4000);
+        let mut buf = [0u8; 64];
         let n = special::nans(&cp, 1200, &mut buf).unwrap();
         let short_nans = buf[..n].to_vec();
         let data: Vec<u8> = (0..4000u32).map(|i| (i % 251) as u8).collect();
@@ -660,13 +669,7 @@ mod tests {
     /// A refused `append_repeated` leaves the frame as it was.
     #[test]
     fn refused_append_repeated_changes_nothing() {
-        let cp = CParams {
-            typesize: 4,
-            ..CParams::default()
-        };
-        let mut buf = [0u8; 64];
-        let n = special::zeros(&cp, 4000, &mut buf).unwrap();
-        let zeros = buf[..n].to_vec();
+        let (cp, zeros) = zeros_chunk(4000);
         let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
         f.append_chunk(&zeros).unwrap();
         let before = f.to_cframe().unwrap();
