@@ -34,6 +34,7 @@ struct Api {
     meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
     vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
     vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
+    fill_special: unsafe extern "C" fn(Sc, i64, c_int, i32) -> i64,
 }
 
 fn ours() -> Api {
@@ -52,6 +53,7 @@ fn ours() -> Api {
         meta_add: blosc2_meta_add,
         vlmeta_add: blosc2_vlmeta_add,
         vlmeta_get: blosc2_vlmeta_get,
+        fill_special: blosc2_schunk_fill_special,
     }
 }
 
@@ -75,6 +77,7 @@ fn theirs() -> Api {
             meta_add: std::mem::transmute(r.sym("blosc2_meta_add")),
             vlmeta_add: std::mem::transmute(r.sym("blosc2_vlmeta_add")),
             vlmeta_get: std::mem::transmute(r.sym("blosc2_vlmeta_get")),
+            fill_special: std::mem::transmute(r.sym("blosc2_schunk_fill_special")),
         }
     }
 }
@@ -381,5 +384,110 @@ fn slice_nchunks_agrees_with_the_reference() {
             }
         }
         assert_eq!(lists[0], lists[1], "b2nd = {b2nd}");
+    }
+}
+
+/// One `fill_special` call on a fresh super-chunk (mode 0 plain, 1 in-memory cframe, 2 cframe
+/// file, 3 sframe): the return code, the counters and blocksize the `blosc2_schunk` struct
+/// shows, and the bytes stored on disk (the cframe file, the sframe's index file).
+fn fill_once(api: &Api, mode: u8, path: &std::path::Path, case: FillCase) -> (Vec<i64>, Vec<u8>) {
+    let (nitems, ts, cs, special, bs, codec, clevel, filter, nonempty) = case;
+    let url = CString::new(path.to_str().unwrap()).unwrap();
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(path);
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = ts;
+    cp.blocksize = bs;
+    cp.compcode = codec;
+    cp.clevel = clevel;
+    cp.filters[5] = filter;
+    let mut st = blosc2_storage {
+        contiguous: mode == 1 || mode == 2,
+        urlpath: if mode >= 2 {
+            url.as_ptr() as *mut c_char
+        } else {
+            std::ptr::null_mut()
+        },
+        cparams: &mut cp,
+        ..BLOSC2_STORAGE_DEFAULTS
+    };
+    // SAFETY: C calls with valid arguments on a super-chunk made here and freed at the end.
+    unsafe {
+        let sc = (api.new)(&mut st);
+        assert!(!sc.is_null());
+        if nonempty {
+            let d = data(1, 100);
+            assert_eq!((api.append_buffer)(sc, d.as_ptr() as *const c_void, 400), 1);
+        }
+        let rc = (api.fill_special)(sc, nitems, special, cs);
+        let c = &*sc;
+        let fields = vec![
+            rc,
+            c.nchunks,
+            c.nbytes,
+            c.cbytes,
+            i64::from(c.chunksize),
+            i64::from(c.blocksize),
+        ];
+        (api.free)(sc);
+        let bytes = match mode {
+            2 => std::fs::read(path).unwrap_or_default(),
+            3 => std::fs::read(path.join("chunks.b2frame")).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        (fields, bytes)
+    }
+}
+
+/// nitems, typesize, chunksize, special value, requested blocksize, codec, clevel, filter in
+/// slot 5, whether a chunk is appended first.
+type FillCase = (i64, i32, i32, c_int, i32, u8, u8, u8, bool);
+
+/// `fill_special` agrees with c-blosc2 3.3.5 on every storage: return codes (0 for no items
+/// before any check, -12 for bad sizes, -28 on frames and for non-empty super-chunks, -29 on
+/// plain ones), the counters, the blocksize a frame takes from its special chunks, the
+/// chunksize (the requested one on frames, even for one short chunk), and the frame bytes,
+/// index included (one 40-byte SPECIAL_VALUE chunk, so a frame of a million chunks stays
+/// under 400 bytes).
+#[test]
+fn fill_special_matches_the_reference() {
+    let (o, r) = (ours(), theirs());
+    let (_dir, p) = scratch("fill");
+    let cases: Vec<FillCase> = vec![
+        (1000, 4, 400, 1, 0, 0, 5, 1, false),
+        (1003, 4, 400, 2, 0, 0, 5, 1, false),
+        (1003, 4, 400, 4, 0, 0, 5, 1, false),
+        (1000, 4, 400, 3, 0, 0, 5, 1, false),
+        (1000, 4, 400, 7, 0, 0, 5, 1, false),
+        (1000, 4, 401, 1, 0, 0, 5, 1, false),
+        (0, 4, 401, 7, 0, 0, 5, 1, false),
+        (-1, 4, 400, 1, 0, 0, 5, 1, false),
+        (1000, 4, 0, 1, 0, 0, 5, 1, false),
+        (100, 4, 400, 1, 0, 0, 5, 1, true),
+        (1_000_000, 4, 1 << 20, 1, 256, 0, 5, 1, false),
+        (1_000_000, 4, 1 << 20, 1, 0, BLOSC_ZSTD as u8, 9, 1, false),
+        (1_000_000, 4, 1 << 20, 2, 0, BLOSC_LZ4 as u8, 1, 0, false),
+        (1_000_000, 4, 1 << 20, 4, 0, 0, 5, 2, false),
+        (250_000, 32, 8_000_000, 1, 0, 0, 5, 1, false),
+        (5, 4, 40, 1, 0, 0, 5, 1, false),
+        (1 << 20, 1, 1024, 1, 0, 0, 5, 1, false),
+    ];
+    for mode in 0..4u8 {
+        for &case in &cases {
+            let (of, ob) = fill_once(&o, mode, &p, case);
+            let (rf, rb) = fill_once(&r, mode, &p, case);
+            assert_eq!(
+                of, rf,
+                "mode {mode}, case {case:?}: rc, counters, blocksize"
+            );
+            assert!(ob == rb, "mode {mode}, case {case:?}: stored bytes differ");
+            if mode >= 2 && of[0] > 0 {
+                assert!(
+                    ob.len() < 400,
+                    "mode {mode}, case {case:?}: {} bytes",
+                    ob.len()
+                );
+            }
+        }
     }
 }

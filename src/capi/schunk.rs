@@ -1152,6 +1152,8 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
         let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
             let r = h.core.fill_special(nitems, special_value, chunksize);
+            // A frame takes the blocksize of its special chunks, as c-blosc2's does.
+            sc.blocksize = h.core.cparams().blocksize;
             sync_counters(sc, h, true);
             r
         })

@@ -297,6 +297,26 @@ pub fn encode_index_with_room(locs: &[ChunkLoc], extra_room: usize) -> Result<Ve
     Ok(dst)
 }
 
+/// Builds the index chunk of `n` copies of one entry as c-blosc2's `fill_special` writes it: a
+/// 40-byte SPECIAL_VALUE chunk (index cparams, typesize 8, the entry as the value) instead of
+/// the compressed entries, whatever `n` (a million special chunks: 40 bytes, not 45 KB).
+pub fn encode_repeated_index(loc: ChunkLoc, n: usize) -> Result<Vec<u8>> {
+    let nbytes = n
+        .checked_mul(8)
+        .and_then(|b| i32::try_from(b).ok())
+        .filter(|&b| b <= i32::MAX - EXTENDED_HEADER_LEN as i32)
+        .ok_or(Error::TwoGbLimit)?;
+    let mut c = vec![0u8; EXTENDED_HEADER_LEN + 8];
+    let len = chunk::special::repeatval(
+        &index_cparams(),
+        nbytes,
+        &mut c,
+        &loc.to_entry().to_le_bytes(),
+    )?;
+    c.truncate(len);
+    Ok(c)
+}
+
 /// Builds the index chunk for `locs` as append/insert/update/reorder write it.
 pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
     encode_index_with_room(locs, 0)

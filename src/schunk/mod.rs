@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::header::FrameHeader;
-use crate::frame::offsets::ChunkLoc;
+use crate::frame::offsets::{ChunkLoc, SpecialKind};
 use crate::frame::{Frame, Target};
 use plain::Plain;
 use std::borrow::Cow;
@@ -575,19 +575,39 @@ impl SChunk {
 
     /// Fills an empty super-chunk with `nitems` items of a special value (ZERO, NAN, UNINIT)
     /// in chunks of `chunksize` bytes (the last one shorter). Returns nchunks.
+    ///
+    /// As c-blosc2 3.3.5 does (checked against it): `nitems == 0` returns 0 before any other
+    /// check; a negative `nitems` or a `chunksize <= 0` is `InvalidParam`; a non-empty
+    /// super-chunk is `FrameSpecial` (-28); another special value or a `chunksize` that is not a
+    /// whole number of items is `FrameSpecial` on frames and `SchunkSpecial` (-29) on plain
+    /// super-chunks. A frame
+    /// takes `chunksize` as its chunksize (even when the one chunk is shorter) and the
+    /// blocksize of a special chunk of `chunksize` bytes as its blocksize, and stores its index
+    /// as one SPECIAL_VALUE chunk; a plain super-chunk appends the special chunks one by one.
     pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
-        let ts = self.cparams.typesize;
+        if nitems == 0 {
+            return Ok(0);
+        }
+        if nitems < 0 || chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let refused = match self.body {
+            Body::Frame(_) => Error::FrameSpecial,
+            Body::Plain(_) => Error::SchunkSpecial,
+        };
         if self.nchunks() != 0 || self.counters().nbytes != 0 {
-            return Err(Error::InvalidParam);
+            return Err(Error::FrameSpecial);
         }
-        if nitems < 0 || chunksize <= 0 || chunksize % ts != 0 {
-            return Err(Error::InvalidParam);
+        let ts = self.cparams.typesize;
+        if chunksize % ts != 0 {
+            return Err(refused);
         }
-        let ctor: fn(&CParams, i32, &mut [u8]) -> Result<usize> = match special {
-            special::ZERO => crate::chunk::special::zeros,
-            special::NAN => crate::chunk::special::nans,
-            special::UNINIT => crate::chunk::special::uninit,
-            _ => return Err(Error::InvalidParam),
+        type Ctor = fn(&CParams, i32, &mut [u8]) -> Result<usize>;
+        let (ctor, kind): (Ctor, _) = match special {
+            special::ZERO => (crate::chunk::special::zeros, SpecialKind::Zeros),
+            special::NAN => (crate::chunk::special::nans, SpecialKind::Nan),
+            special::UNINIT => (crate::chunk::special::uninit, SpecialKind::Uninit),
+            _ => return Err(refused),
         };
         let total = nitems
             .checked_mul(i64::from(ts))
@@ -602,35 +622,43 @@ impl SChunk {
         let mut full = [0u8; 32];
         ctor(&cp, chunksize, &mut full)?;
         let rest = (total % cs) as i32;
-        let mut last = [0u8; 32];
-        if rest != 0 {
-            ctor(&cp, rest, &mut last)?;
-        }
-        let nfull = if rest != 0 { nchunks - 1 } else { nchunks };
-        let last = (rest != 0).then_some(&last[..]);
-        let r = match &mut self.body {
-            // One index write for the whole frame (see `Frame::append_repeated`).
-            Body::Frame(f) => f.append_repeated(&full, nfull, last).map_err(index_err),
-            Body::Plain(_) => (|| {
-                for _ in 0..nfull {
-                    self.append_chunk(&full)?;
+        match &mut self.body {
+            Body::Frame(f) => {
+                // The blocksize field of the special chunk's header.
+                let blocksize = i32::from_le_bytes([full[8], full[9], full[10], full[11]]);
+                let n = f
+                    .fill_special(kind, nchunks, total, chunksize, blocksize)
+                    .map_err(index_err)?;
+                self.cparams.blocksize = blocksize;
+                Ok(n)
+            }
+            Body::Plain(_) => {
+                let mut last = [0u8; 32];
+                if rest != 0 {
+                    ctor(&cp, rest, &mut last)?;
                 }
-                if let Some(l) = last {
-                    self.append_chunk(l)?;
+                let nfull = if rest != 0 { nchunks - 1 } else { nchunks };
+                let r = (|| {
+                    for _ in 0..nfull {
+                        self.append_chunk(&full)?;
+                    }
+                    if rest != 0 {
+                        self.append_chunk(&last)?;
+                    }
+                    Ok(self.nchunks())
+                })();
+                if r.is_err() {
+                    // Leave the super-chunk empty again.
+                    while self.nchunks() > 0 {
+                        let n = self.nchunks();
+                        if self.delete_chunk(n - 1).is_err() {
+                            break;
+                        }
+                    }
                 }
-                Ok(self.nchunks())
-            })(),
-        };
-        if r.is_err() {
-            // Leave the super-chunk empty again.
-            while self.nchunks() > 0 {
-                let n = self.nchunks();
-                if self.delete_chunk(n - 1).is_err() {
-                    break;
-                }
+                r
             }
         }
-        r
     }
 
     /// Re-reads the backing frame through its own storage (file, user I/O backend, sframe
