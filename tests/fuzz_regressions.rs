@@ -206,6 +206,19 @@ fn write_fuzz_seeds() {
         op(&mut s, 11, 0, 0, &[]); // through a file
         op(&mut s, 0, 0, 0, &d[..33]);
         std::fs::write(dir.join(format!("script-{storage}")), s).unwrap();
+        // fill_special (op 255: 8 full ZERO chunks of 400 bytes and a half one, typesize 4),
+        // then changes on top of its one-entry index.
+        let mut s = vec![storage, storage + 1, 3, 5 | (1 << 4)];
+        op(&mut s, 255, 10 | 0x80, 0, &[25]);
+        op(&mut s, 255, 3, 0, &[25]); // refused: not empty
+        op(&mut s, 0, 0, 0, &d[..200]);
+        op(&mut s, 1, 2, 0, &d[..64]); // insert
+        op(&mut s, 2, 5, 0, &d[10..90]); // update
+        op(&mut s, 3, 8, 0, &[]); // delete
+        op(&mut s, 4, 0, 0, &[3, 1, 4, 1, 5]); // reorder
+        op(&mut s, 10, 0, 0, &[]); // reopen in memory
+        op(&mut s, 11, 0, 0, &[]); // through a file
+        std::fs::write(dir.join(format!("script-fill-{storage}")), s).unwrap();
     }
 
     // frame_open: cframes b2frame writes (python-blosc2 adds the reference's).

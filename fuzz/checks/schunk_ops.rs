@@ -92,6 +92,58 @@ fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
     );
 }
 
+/// Op 255: `fill_special` with a special value from `b` (VALUE is refused), a chunksize from
+/// the payload (sometimes 0 or not a whole number of items) and up to 64 chunks. Only an empty
+/// super-chunk takes it; then every chunk has the chunksize (the last may be shorter), ZERO
+/// chunks decode to zeros, and the later steps run on its one-entry index.
+fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]) {
+    use b2frame::frame::chunkinfo::special;
+    let kind = [special::ZERO, special::NAN, special::UNINIT, special::VALUE][b as usize % 4];
+    let ts = sc.cparams().typesize;
+    let chunksize = i32::from(payload.first().copied().unwrap_or(0)) * 16 + i32::from(b >> 4);
+    let per_chunk = i64::from(chunksize.max(0) / ts);
+    let nitems = i64::from(a % 65) * per_chunk + i64::from(a >> 7) * (per_chunk / 2).max(1);
+    let empty = model.chunks.is_empty();
+    let r = sc.fill_special(nitems, i32::from(kind), chunksize);
+    let Ok(k) = r else {
+        // Refused: the reasons c-blosc2 has (NaN also needs typesize 4 or 8).
+        let valid = nitems > 0
+            && chunksize > 0
+            && empty
+            && chunksize % ts == 0
+            && kind != special::VALUE
+            && (kind != special::NAN || ts == 4 || ts == 8);
+        assert!(
+            !valid,
+            "fill_special({nitems}, {kind}, {chunksize}) failed: {r:?}"
+        );
+        return;
+    };
+    if nitems == 0 {
+        assert_eq!(k, 0);
+        return;
+    }
+    assert!(
+        empty && kind != special::VALUE,
+        "fill_special on a non-empty super-chunk"
+    );
+    let total = nitems * i64::from(ts);
+    let cs = i64::from(chunksize);
+    assert_eq!(k, (total + cs - 1) / cs, "fill_special chunk count");
+    for i in 0..k {
+        let d = sc.decompress_chunk_vec(i).expect("a filled chunk decodes");
+        assert_eq!(
+            d.len() as i64,
+            cs.min(total - i * cs),
+            "filled chunk {i} size"
+        );
+        if kind == special::ZERO {
+            assert!(d.iter().all(|&x| x == 0), "filled chunk {i} is not zeros");
+        }
+        model.chunks.push(Ok(d));
+    }
+}
+
 /// Whether the super-chunk holds a 0-byte chunk or one shorter than a 32-byte header (frame
 /// readers need room for one at every stored offset): only a plain one takes such a chunk (as
 /// c-blosc2 does), and serialising it into a frame must then fail and change nothing.
@@ -184,6 +236,17 @@ pub fn run(input: &[u8]) {
         let n = model.chunks.len() as i64;
         let name = NAMES[b as usize % NAMES.len()];
         let what;
+        if op == 255 {
+            fill_special(&mut sc, &mut model, a, b, payload);
+            check(&mut sc, &model, step, "fill_special");
+            // A frame's stored bytes (its index as written) read back to the same chunks.
+            if let Some(f) = sc.frame() {
+                let raw = f.to_cframe().expect("the frame's own bytes");
+                let mut again = SChunk::from_cframe(&raw, true, 1).expect("reopen after fill");
+                check(&mut again, &model, step, "fill_special, read back");
+            }
+            continue;
+        }
         match op % 14 {
             0 => {
                 what = "append_buffer";
