@@ -580,10 +580,10 @@ impl SChunk {
     /// check; a negative `nitems` or a `chunksize <= 0` is `InvalidParam`; a non-empty
     /// super-chunk is `FrameSpecial` (-28); another special value or a `chunksize` that is not a
     /// whole number of items is `FrameSpecial` on frames and `SchunkSpecial` (-29) on plain
-    /// super-chunks. A frame
-    /// takes `chunksize` as its chunksize (even when the one chunk is shorter) and the
-    /// blocksize of a special chunk of `chunksize` bytes as its blocksize, and stores its index
-    /// as one SPECIAL_VALUE chunk; a plain super-chunk appends the special chunks one by one.
+    /// super-chunks. A frame takes `chunksize` as its chunksize (even when the one chunk is
+    /// shorter) and the blocksize of a special chunk of `chunksize` bytes as its blocksize, and
+    /// stores its index as one SPECIAL_VALUE chunk; a plain super-chunk appends the special
+    /// chunks one by one.
     pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
         if nitems == 0 {
             return Ok(0);
