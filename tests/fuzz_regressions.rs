@@ -695,3 +695,29 @@ fn frame_open_oversized_special_chunk_is_not_decoded() {
     // Chunk 0 (zeros, 16000 bytes) and chunk 4 (1200 bytes) decode; 2 and 3 are corrupt.
     assert_eq!(frame_open_check::run(&input), 16000 + 1200);
 }
+
+/// schunk_ops finding (session of 2026-11-22, in the check, not the library): a cframe file
+/// whose chunks were all deleted keeps their bytes as dead space (cbytes 152 after one append
+/// and one delete, as in c-blosc2), and `fill_special` then refuses it with `FrameSpecial`, as
+/// c-blosc2 3.3.5 does (-28; checked with a C program on both libraries). The check expected a
+/// fill; it now counts such a frame as not empty.
+#[test]
+fn fill_special_refuses_a_frame_emptied_by_deletes() {
+    let input = regression("schunk_ops", "fill-after-delete");
+    schunk_ops_check::run(&input);
+    let cp = b2frame::chunk::CParams {
+        typesize: 4,
+        ..Default::default()
+    };
+    let mut sc =
+        b2frame::schunk::SChunk::new(b2frame::schunk::NewStorage::Memory, cp, Default::default())
+            .unwrap();
+    sc.append_buffer(&[7u8; 400]).unwrap();
+    sc.delete_chunk(0).unwrap();
+    assert!(sc.counters().cbytes > 0);
+    assert_eq!(
+        sc.fill_special(100, 1, 400),
+        Err(b2frame::Error::FrameSpecial)
+    );
+    assert_eq!(sc.nchunks(), 0);
+}

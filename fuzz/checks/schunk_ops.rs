@@ -94,7 +94,7 @@ fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
 
 /// Op 255: `fill_special` with a special value from `b` (VALUE is refused), a chunksize from
 /// the payload (sometimes 0 or not a whole number of items) and up to 64 chunks. Only an empty
-/// super-chunk takes it; then every chunk has the chunksize (the last may be shorter), ZERO
+/// super-chunk (no chunks, no compressed bytes) takes it; then every chunk has the chunksize (the last may be shorter), ZERO
 /// chunks decode to zeros, and the later steps run on its one-entry index.
 fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]) {
     use b2frame::frame::chunkinfo::special;
@@ -103,7 +103,9 @@ fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]
     let chunksize = i32::from(payload.first().copied().unwrap_or(0)) * 16 + i32::from(b >> 4);
     let per_chunk = i64::from(chunksize.max(0) / ts);
     let nitems = i64::from(a % 65) * per_chunk + i64::from(a >> 7) * (per_chunk / 2).max(1);
-    let empty = model.chunks.is_empty();
+    // Empty as c-blosc2 counts it: no chunks and no compressed bytes, and a cframe keeps the
+    // bytes of deleted chunks as dead space (so c-blosc2 refuses to fill it too).
+    let empty = model.chunks.is_empty() && sc.counters().cbytes == 0;
     let r = sc.fill_special(nitems, i32::from(kind), chunksize);
     let Ok(k) = r else {
         // Refused: only for the reasons c-blosc2 has.
