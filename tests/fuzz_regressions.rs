@@ -721,3 +721,41 @@ fn fill_special_refuses_a_frame_emptied_by_deletes() {
     );
     assert_eq!(sc.nchunks(), 0);
 }
+
+/// schunk_ops finding (session of 2026-11-22; the check's model, not the library): a cframe
+/// file of typesize 6 filled with NaN chunks (which never decode at that typesize, in c-blosc2
+/// either), then a shorter chunk appended. That append turns the frame variable-sized, where a
+/// special chunk must be stored as its regular equivalent, and a NaN chunk of typesize 6 has
+/// none: the append fails with `Data` and the frame stays as it was, openable. c-blosc2 3.3.5
+/// takes the append and then cannot open its own file (`blosc2_schunk_open` returns NULL;
+/// checked with a C program). The check now counts such NaN fills like hostile chunks.
+#[test]
+fn append_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
+    schunk_ops_check::run(&regression("schunk_ops", "nan-fill-then-append"));
+    let dir = common::scratch::dir("b2f-nan-fill-");
+    let p = dir.join("f.b2frame");
+    let cp = b2frame::chunk::CParams {
+        typesize: 6,
+        ..Default::default()
+    };
+    let mut sc = b2frame::schunk::SChunk::new(
+        b2frame::schunk::NewStorage::File(&p),
+        cp,
+        Default::default(),
+    )
+    .unwrap();
+    assert_eq!(sc.fill_special(1452, 2, 144), Ok(61));
+    assert_eq!(
+        sc.decompress_chunk_vec(0).map(|v| v.len()),
+        Err(b2frame::Error::Data)
+    );
+    assert_eq!(
+        sc.append_buffer(&[1, 2, 3, 4, 5, 6]),
+        Err(b2frame::Error::Data)
+    );
+    assert_eq!(sc.nchunks(), 61);
+    drop(sc);
+    let again = b2frame::schunk::SChunk::open(&p, 1).unwrap();
+    assert_eq!(again.nchunks(), 61);
+    assert_eq!(again.counters().chunksize, 144);
+}

@@ -95,8 +95,9 @@ fn check(sc: &mut SChunk, model: &Model, step: usize, what: &str) {
 /// Op 255: `fill_special` with a special value from `b` (VALUE is refused), a chunksize from
 /// the payload (sometimes 0 or not a whole number of items) and up to 64 chunks. Only an empty
 /// super-chunk (no chunks, no compressed bytes) takes it; then every chunk has the chunksize (the last may be shorter), ZERO
-/// chunks decode to zeros, and the later steps run on its one-entry index.
-fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]) {
+/// chunks decode to zeros, and the later steps run on its one-entry index. Returns whether it
+/// added chunks that do not decode.
+fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]) -> bool {
     use b2frame::frame::chunkinfo::special;
     let kind = [special::ZERO, special::NAN, special::UNINIT, special::VALUE][b as usize % 4];
     let ts = sc.cparams().typesize;
@@ -115,11 +116,11 @@ fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]
             !valid,
             "fill_special({nitems}, {kind}, {chunksize}) failed: {r:?}"
         );
-        return;
+        return false;
     };
     if nitems == 0 {
         assert_eq!(k, 0);
-        return;
+        return false;
     }
     assert!(
         empty && kind != special::VALUE,
@@ -151,6 +152,7 @@ fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]
         }
         model.chunks.push(d);
     }
+    kind == special::NAN && ts != 4 && ts != 8
 }
 
 /// Whether the super-chunk holds a 0-byte chunk or one shorter than a 32-byte header (frame
@@ -246,7 +248,10 @@ pub fn run(input: &[u8]) {
         let name = NAMES[b as usize % NAMES.len()];
         let what;
         if op == 255 {
-            fill_special(&mut sc, &mut model, a, b, payload);
+            // NaN chunks of a typesize other than 4 or 8 never decode: like hostile chunks, they
+            // may make later changes fail (a frame turning variable cannot store them as
+            // regular chunks), which must then change nothing.
+            hostile |= fill_special(&mut sc, &mut model, a, b, payload);
             check(&mut sc, &model, step, "fill_special");
             // A frame's stored bytes (its index as written) read back to the same chunks.
             if let Some(f) = sc.frame() {
