@@ -759,3 +759,36 @@ fn append_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
     assert_eq!(again.nchunks(), 61);
     assert_eq!(again.counters().chunksize, 144);
 }
+
+/// schunk_ops finding (session of 2026-11-22; the check's model, not the library): a reorder
+/// that moves the short last chunk of a special-filled frame away from the end. The frame must
+/// then become variable-sized, where special chunks are stored as regular ones, and NaN chunks
+/// of typesize 1 have no regular form: the reorder fails with `Data` and changes nothing.
+/// c-blosc2 3.3.5 returns 0, and its reopened file reports chunk 0 as 160 bytes and chunk 60 as
+/// 80 (sizes follow positions), so the short chunk silently changed size (checked with a C
+/// program). The check now excuses such a reorder after an undecodable NaN fill.
+#[test]
+fn reorder_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
+    schunk_ops_check::run(&regression("schunk_ops", "nan-fill-then-reorder"));
+    let dir = common::scratch::dir("b2f-nan-reorder-");
+    let p = dir.join("f.b2frame");
+    let cp = b2frame::chunk::CParams {
+        typesize: 1,
+        ..Default::default()
+    };
+    let mut sc = b2frame::schunk::SChunk::new(
+        b2frame::schunk::NewStorage::File(&p),
+        cp,
+        Default::default(),
+    )
+    .unwrap();
+    assert_eq!(sc.fill_special(9680, 2, 160), Ok(61));
+    let reversed: Vec<i64> = (0..61).rev().collect();
+    assert_eq!(sc.reorder(&reversed), Err(b2frame::Error::Data));
+    drop(sc);
+    let again = b2frame::schunk::SChunk::open(&p, 1).unwrap();
+    assert_eq!(
+        (again.chunk_nbytes(0), again.chunk_nbytes(60)),
+        (Ok(160), Ok(80))
+    );
+}
