@@ -722,6 +722,25 @@ fn fill_special_refuses_a_frame_emptied_by_deletes() {
     assert_eq!(sc.nchunks(), 0);
 }
 
+/// A cframe file of `typesize` filled with `nitems` NaN items in chunks of `chunksize` bytes
+/// (61 chunks, the last one short, in both tests below); the scratch guard keeps the file.
+fn nan_filled_file(
+    typesize: i32,
+    nitems: i64,
+    chunksize: i32,
+) -> (common::scratch::Scratch, PathBuf, b2frame::schunk::SChunk) {
+    let dir = common::scratch::dir("b2f-nan-fill-");
+    let p = dir.join("f.b2frame");
+    let cp = b2frame::chunk::CParams {
+        typesize,
+        ..Default::default()
+    };
+    let storage = b2frame::schunk::NewStorage::File(&p);
+    let mut sc = b2frame::schunk::SChunk::new(storage, cp, Default::default()).unwrap();
+    assert_eq!(sc.fill_special(nitems, 2, chunksize), Ok(61));
+    (dir, p, sc)
+}
+
 /// schunk_ops finding (session of 2026-11-22; the check's model, not the library): a cframe
 /// file of typesize 6 filled with NaN chunks (which never decode at that typesize, in c-blosc2
 /// either), then a shorter chunk appended. That append turns the frame variable-sized, where a
@@ -732,19 +751,7 @@ fn fill_special_refuses_a_frame_emptied_by_deletes() {
 #[test]
 fn append_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
     schunk_ops_check::run(&regression("schunk_ops", "nan-fill-then-append"));
-    let dir = common::scratch::dir("b2f-nan-fill-");
-    let p = dir.join("f.b2frame");
-    let cp = b2frame::chunk::CParams {
-        typesize: 6,
-        ..Default::default()
-    };
-    let mut sc = b2frame::schunk::SChunk::new(
-        b2frame::schunk::NewStorage::File(&p),
-        cp,
-        Default::default(),
-    )
-    .unwrap();
-    assert_eq!(sc.fill_special(1452, 2, 144), Ok(61));
+    let (_dir, p, mut sc) = nan_filled_file(6, 1452, 144);
     assert_eq!(
         sc.decompress_chunk_vec(0).map(|v| v.len()),
         Err(b2frame::Error::Data)
@@ -770,19 +777,7 @@ fn append_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
 #[test]
 fn reorder_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
     schunk_ops_check::run(&regression("schunk_ops", "nan-fill-then-reorder"));
-    let dir = common::scratch::dir("b2f-nan-reorder-");
-    let p = dir.join("f.b2frame");
-    let cp = b2frame::chunk::CParams {
-        typesize: 1,
-        ..Default::default()
-    };
-    let mut sc = b2frame::schunk::SChunk::new(
-        b2frame::schunk::NewStorage::File(&p),
-        cp,
-        Default::default(),
-    )
-    .unwrap();
-    assert_eq!(sc.fill_special(9680, 2, 160), Ok(61));
+    let (_dir, p, mut sc) = nan_filled_file(1, 9680, 160);
     let reversed: Vec<i64> = (0..61).rev().collect();
     assert_eq!(sc.reorder(&reversed), Err(b2frame::Error::Data));
     drop(sc);
