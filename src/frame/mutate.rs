@@ -338,32 +338,19 @@ impl Frame {
         let info = self.check_incoming(chunk)?;
         let chunk = &chunk[..info.cbytes as usize];
         self.transaction(|f, undo| {
-            f.insert_one(i, chunk, &info, undo)?;
+            if f.locs.is_empty() {
+                f.header.vl_blocks = info.vl_blocks;
+            }
+            f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
+            let loc = f.place(chunk, &info, undo)?;
+            f.locs.insert(i, loc);
+            f.header.nbytes = f
+                .header
+                .nbytes
+                .checked_add(i64::from(info.nbytes))
+                .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
-    }
-
-    /// The in-transaction step of every insert: chunksize bookkeeping, the payload (none for
-    /// a special chunk of a fixed-chunksize frame), the location and the counters.
-    fn insert_one(
-        &mut self,
-        i: usize,
-        chunk: &[u8],
-        info: &ChunkInfo,
-        undo: &mut Undo,
-    ) -> Result<()> {
-        if self.locs.is_empty() {
-            self.header.vl_blocks = info.vl_blocks;
-        }
-        self.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
-        let loc = self.place(chunk, info, undo)?;
-        self.locs.insert(i, loc);
-        self.header.nbytes = self
-            .header
-            .nbytes
-            .checked_add(i64::from(info.nbytes))
-            .ok_or(Error::TwoGbLimit)?;
-        Ok(())
     }
 
     /// Replaces chunk `i`. cframes compact in place: the tail of the data section moves by the

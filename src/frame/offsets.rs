@@ -598,7 +598,9 @@ mod tests {
                 }
             }
         }
-        // A ZERO index of 2^24 entries (the 221-byte python-blosc2 file above).
+        // A VALUE index of 2^24 ZERO entries: the index of the 221-byte cframe python-blosc2
+        // writes for `blosc2.zeros` of 2^24 chunks (BENCHMARKS.md, "Frames of millions of
+        // special chunks").
         let n = chunk::special::repeatval(
             &cp,
             8 << 24,

@@ -621,11 +621,10 @@ impl SChunk {
         cp.use_dict = false;
         let mut full = [0u8; 32];
         ctor(&cp, chunksize, &mut full)?;
-        let rest = (total % cs) as i32;
         match &mut self.body {
             Body::Frame(f) => {
-                // The blocksize field of the special chunk's header.
-                let blocksize = i32::from_le_bytes([full[8], full[9], full[10], full[11]]);
+                // The frame takes the blocksize of a special chunk of `chunksize` bytes.
+                let blocksize = crate::chunk::header::cbuffer_sizes(&full)?.2;
                 let n = f
                     .fill_special(kind, nchunks, total, chunksize, blocksize)
                     .map_err(index_err)?;
@@ -633,17 +632,19 @@ impl SChunk {
                 Ok(n)
             }
             Body::Plain(_) => {
+                let rest = (total % cs) as i32;
                 let mut last = [0u8; 32];
                 if rest != 0 {
                     ctor(&cp, rest, &mut last)?;
                 }
-                let nfull = if rest != 0 { nchunks - 1 } else { nchunks };
                 let r = (|| {
-                    for _ in 0..nfull {
-                        self.append_chunk(&full)?;
-                    }
-                    if rest != 0 {
-                        self.append_chunk(&last)?;
+                    for k in 0..nchunks {
+                        let c = if k == nchunks - 1 && rest != 0 {
+                            &last
+                        } else {
+                            &full
+                        };
+                        self.append_chunk(c)?;
                     }
                     Ok(self.nchunks())
                 })();
