@@ -5,6 +5,7 @@
 pub mod b2nd;
 pub mod boundary;
 pub mod chunk;
+mod fields;
 pub mod filters;
 pub mod globals;
 pub mod info;

@@ -5,8 +5,10 @@
 //! pointer is the struct callers read), then a tag and the pointer to the Rust `Handle` (the
 //! safe super-chunk plus the C-side mirrors it owns). After every call the public fields
 //! (counters, `data`, `frame`, `metalayers`, `vlmetalayers`, `change_tick`) are re-mirrored from
-//! the core, so they are always true. `frame` is an opaque non-NULL token iff the super-chunk is
-//! frame-backed; nothing dereferences it. `cctx`/`dctx` are real contexts bound to the schunk;
+//! the core, so they are always true. The fields callers may write (compression parameters,
+//! `chunksize` of an empty super-chunk, `cctx`/`dctx`) are taken before every change, as
+//! c-blosc2 does (see `src/capi/fields.rs`). `frame` is an opaque non-NULL token iff the
+//! super-chunk is frame-backed; nothing dereferences it. `cctx`/`dctx` are real contexts bound to the schunk;
 //! chunk compression and decompression go through them (user codecs, filters, postfilters).
 //!
 //! Ownership as in c-blosc2: `copy=false` chunks are taken over and `free()`d once stored (on
@@ -86,6 +88,9 @@ pub(crate) unsafe fn parts<'a>(
 pub(crate) struct CtxCodec {
     cctx: *mut blosc2_context,
     dctx: *mut blosc2_context,
+    /// `&schunk->current_nchunk` when this decode may set it (it holds the schunk's `dctx`,
+    /// and no mutation pinned the field), else NULL.
+    nchunk_slot: *mut i64,
 }
 
 impl ChunkCodec for CtxCodec {
@@ -108,6 +113,14 @@ impl ChunkCodec for CtxCodec {
         // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
         let ctx = unsafe { context_mut(self.dctx) }?;
         ctx.decompress(chunk, dst)
+    }
+
+    fn enter_chunk(&mut self, nchunk: i64) {
+        if !self.nchunk_slot.is_null() {
+            // SAFETY: a field of the live C struct, written by readers only while they hold
+            // the `dctx` mutex, which this decode holds (see `sync::Reader::decode`).
+            unsafe { self.nchunk_slot.write(nchunk) };
+        }
     }
 }
 
@@ -560,7 +573,8 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             if cframe.is_null() || needs_free.is_null() {
                 return Err(Error::NullPointer);
             }
-            let bytes = r.h.core.to_cframe()?;
+            let tpl = super::fields::copy_template(r.cctx(), r.h);
+            let bytes = r.h.core.to_cframe_as(&tpl)?;
             let p = malloc_copy(&bytes);
             if p.is_null() {
                 return Err(Error::MemoryAlloc);
@@ -595,7 +609,13 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
             let udio = unsafe {
                 super::io::copy::save_through_backend(r.storage(), &r.h.core, path, false)
             }?;
-            udio.map_or_else(|| r.h.core.to_file(path), Ok)
+            udio.map_or_else(
+                || {
+                    r.h.core
+                        .to_file_as(path, &super::fields::copy_template(r.cctx(), r.h))
+                },
+                Ok,
+            )
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }
@@ -620,7 +640,13 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
             let udio = unsafe {
                 super::io::copy::save_through_backend(r.storage(), &r.h.core, path, true)
             }?;
-            udio.map_or_else(|| r.h.core.append_file(path), Ok)
+            udio.map_or_else(
+                || {
+                    r.h.core
+                        .append_file_as(path, &super::fields::copy_template(r.cctx(), r.h))
+                },
+                Ok,
+            )
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }
@@ -807,7 +833,6 @@ unsafe fn with_chunk(
     super::io::bracket(sc, h, true, |sc, h| {
         // SAFETY: forwarded contract.
         let c = unsafe { chunk_arg(chunk) }?;
-        adopt_chunksize(sc, h)?;
         let n = op(&mut h.core, c)?;
         if !copy {
             // SAFETY: ownership was transferred to us; the chunk has been copied.
@@ -816,15 +841,6 @@ unsafe fn with_chunk(
         sync_counters(sc, h, full_sync);
         Ok(n)
     })
-}
-
-/// A chunksize the caller wrote into `schunk->chunksize` before the first chunk (python-blosc2
-/// and c-blosc2's tests do) becomes the super-chunk's.
-fn adopt_chunksize(sc: &blosc2_schunk, h: &mut Handle) -> Result<()> {
-    if h.core.nchunks() == 0 && sc.chunksize != h.core.counters().chunksize {
-        h.core.set_chunksize(sc.chunksize)?;
-    }
-    Ok(())
 }
 
 /// Appends a chunk; returns the new nchunks.
@@ -925,7 +941,6 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         let mut x = w.exclusive();
         let (sc, h) = x.parts();
         super::io::bracket(sc, h, true, |sc, h| {
-            adopt_chunksize(sc, h)?;
             let n = h.core.append_chunk(&c)?;
             sync_counters(sc, h, false);
             Ok(n)

@@ -17,13 +17,39 @@ use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use crate::frame::Frame;
 
+/// How a built frame's header describes its super-chunk: what c-blosc2 writes into the header
+/// of a copy (`blosc2_schunk_copy`, and so `to_buffer`/`to_file` of anything but an in-memory
+/// frame).
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderTemplate {
+    /// Compression parameters of the header (`nthreads` is not used).
+    pub cparams: CParams,
+    /// The header's compression and decompression thread counts.
+    pub threads: (i16, i16),
+    /// The chunksize the copy starts with (c-blosc2 presets the source's, so a variable frame
+    /// stays variable); -1 derives it from the chunks.
+    pub chunksize: i32,
+}
+
+impl HeaderTemplate {
+    /// Thread fields 0 and a chunksize derived from the chunks.
+    pub fn plain(cparams: &CParams) -> HeaderTemplate {
+        HeaderTemplate {
+            cparams: *cparams,
+            threads: (0, 0),
+            chunksize: -1,
+        }
+    }
+}
+
 /// Builds a contiguous frame holding `chunks` (complete chunks, in order).
 pub(super) fn build_cframe<C: AsRef<[u8]>>(
-    cp: &CParams,
+    tpl: &HeaderTemplate,
     metalayers: &[(String, Vec<u8>)],
     chunks: &[C],
     vlmeta: &[(String, Vec<u8>)],
 ) -> Result<Vec<u8>> {
+    let cp = &tpl.cparams;
     if vlmeta.len() > MAX_VLMETALAYERS_WRITE {
         return Err(Error::Failure);
     }
@@ -31,7 +57,7 @@ pub(super) fn build_cframe<C: AsRef<[u8]>>(
         return Err(Error::ChunkAppend);
     }
     let mut infos = Vec::with_capacity(chunks.len());
-    let mut chunksize = -1i32;
+    let mut chunksize = tpl.chunksize.max(-1);
     let mut nbytes = 0i64;
     for (n, c) in chunks.iter().enumerate() {
         let c = c.as_ref();
@@ -57,7 +83,7 @@ pub(super) fn build_cframe<C: AsRef<[u8]>>(
         cp.filters_meta,
         cp.compcode_meta,
         cp.use_dict,
-        (0, 0),
+        tpl.threads,
     );
     header.metalayers = metalayers.to_vec();
     header.chunksize = chunksize;

@@ -1,9 +1,11 @@
-//! Copies and serialisation. Every serialised cframe is built the same way, whatever the source
-//! storage: one pass over the super-chunk's parameters (thread fields 0, as c-blosc2's copies
-//! write them), its metalayers, its chunks in logical order (no dead space) and its
-//! vlmetalayers. So `to_cframe` is deterministic: a plain super-chunk and the same data
-//! reopened from a file give the same bytes (cblosc2-notes §2.13).
+//! Copies and serialisation, as c-blosc2 3.3.5 does them. An in-memory frame serialises as its
+//! own bytes. Every other super-chunk is serialised through a copy into a fresh in-memory frame
+//! (c-blosc2's `blosc2_schunk_copy`): one pass over a header template (the parameters of the
+//! source's compression context, the thread fields c-blosc2 gives such a copy, and the source's
+//! chunksize as the starting chunksize), its metalayers, its chunks in logical order (no dead
+//! space) and its vlmetalayers.
 
+use super::build::HeaderTemplate;
 use super::{build, ChunkCodec, Engines, Location, NewStorage, SChunk};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
@@ -91,8 +93,12 @@ impl SChunk {
                     return Err(Error::InvalidParam);
                 }
                 let chunks = self.chunks_for(&cp)?;
+                let tpl = HeaderTemplate {
+                    chunksize: self.counters().chunksize,
+                    ..HeaderTemplate::plain(&cp)
+                };
                 let bytes =
-                    build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())?;
+                    build::build_cframe(&tpl, self.metalayers(), &chunks, self.vlmetalayers())?;
                 let (frame, location) = match storage {
                     NewStorage::File(p) => {
                         if p.exists() {
@@ -117,7 +123,9 @@ impl SChunk {
             }
             _ => {
                 let mut out = SChunk::new(storage, cp, dp)?;
-                let r = self.fill_copy(&mut out);
+                let r = out
+                    .set_chunksize(self.counters().chunksize)
+                    .and_then(|_| self.fill_copy(&mut out));
                 if let Err(e) = r {
                     out.remove_files();
                     return Err(e);
@@ -168,18 +176,46 @@ impl SChunk {
         }
     }
 
-    /// The super-chunk as a compact, deterministic cframe.
+    /// The super-chunk as a cframe: [`SChunk::to_cframe_as`] with this super-chunk's own
+    /// parameters as the header template (thread fields 0 and 1).
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        self.to_cframe_as(&self.copy_template(self.cparams))
+    }
+
+    /// What c-blosc2 writes into the header of a copy of this super-chunk whose compression
+    /// context has `ctx` (its parameters, blocksize included): `nthreads` 0 for compression (a
+    /// zeroed `blosc2_cparams`), 1 for decompression (the default dparams), and this
+    /// super-chunk's chunksize to start from.
+    pub fn copy_template(&self, ctx: CParams) -> HeaderTemplate {
+        HeaderTemplate {
+            cparams: ctx,
+            threads: (0, 1),
+            chunksize: self.counters().chunksize,
+        }
+    }
+
+    /// The super-chunk as a cframe, as c-blosc2's `to_buffer` returns it: an in-memory frame's
+    /// own bytes; anything else built in one pass as a copy into memory with header `tpl`
+    /// (chunks stored unchanged).
+    pub fn to_cframe_as(&self, tpl: &HeaderTemplate) -> Result<Vec<u8>> {
+        if let (Location::Memory, Some(f)) = (&self.location, self.frame()) {
+            return f.to_cframe();
+        }
         self.check_frame_storable()?;
-        let cp = self.cparams;
-        let chunks = self.chunks_for(&cp)?;
-        build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())
+        let chunks = self.chunks_for(&self.cparams)?;
+        build::build_cframe(tpl, self.metalayers(), &chunks, self.vlmetalayers())
     }
 
     /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns
     /// its length.
     pub fn to_file(&self, path: &Path) -> Result<i64> {
-        let bytes = self.to_cframe()?;
+        self.to_file_as(path, &self.copy_template(self.cparams))
+    }
+
+    /// Writes the cframe of [`SChunk::to_cframe_as`] to `path` (created or truncated); returns
+    /// its length.
+    pub fn to_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
+        let bytes = self.to_cframe_as(tpl)?;
         std::fs::write(path, &bytes).map_err(|_| Error::FileWrite)?;
         Ok(bytes.len() as i64)
     }
@@ -187,7 +223,13 @@ impl SChunk {
     /// Appends the cframe of [`SChunk::to_cframe`] at the end of `path` (created if missing);
     /// returns the offset where it starts.
     pub fn append_file(&self, path: &Path) -> Result<i64> {
-        let bytes = self.to_cframe()?;
+        self.append_file_as(path, &self.copy_template(self.cparams))
+    }
+
+    /// Appends the cframe of [`SChunk::to_cframe_as`] at the end of `path` (created if
+    /// missing); returns the offset where it starts.
+    pub fn append_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
+        let bytes = self.to_cframe_as(tpl)?;
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
