@@ -7,7 +7,7 @@
 //! |---|---|
 //! | [`geometry`] | shapes, padded shapes, item counts and strides, all overflow-checked |
 //! | [`hyperslab`] | N-dimensional strided copies and the chunks/blocks a slice touches |
-//! | [`array`] | slice reads and writes and shape changes over a [`ChunkStore`] |
+//! | [`array`](mod@array) | slice reads and writes and shape changes over a [`ChunkStore`] |
 //! | [`selection`] | orthogonal (outer-product) selections |
 //!
 //! Storage order: chunks are numbered in C order over `extshape / chunkshape`; inside a
