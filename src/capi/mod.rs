@@ -7,6 +7,7 @@ pub mod boundary;
 pub mod chunk;
 pub mod filters;
 pub mod globals;
+pub(crate) mod handle;
 pub mod info;
 pub mod io;
 pub mod meta;
