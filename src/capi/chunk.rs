@@ -1,6 +1,6 @@
 //! Contexts and the chunk-level C API: `blosc2_create_cctx/dctx`, `blosc2_*_ctx`, the VL-block
 //! entry points, the `cbuffer_*` inspectors and the special-value chunk constructors. (The
-//! global Blosc1-style API lives in [`super::globals`], next to the state it uses.)
+//! global Blosc1-style API lives in [`super::blosc1`].)
 //!
 //! A `blosc2_context*` is a `Box<Context>`: the safe [`Compressor`] or [`Decompressor`], the
 //! parameters as the caller sees them through `blosc2_ctx_get_cparams/dparams` (after the

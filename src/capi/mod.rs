@@ -3,6 +3,7 @@
 //! the SIMD kernels lives here, each with a `// SAFETY:` line.
 
 pub mod b2nd;
+pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
 pub mod filters;
