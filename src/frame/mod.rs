@@ -357,7 +357,7 @@ impl Frame {
             )),
             ChunkLoc::Stored(at) => match &self.backing {
                 Backing::Contiguous(store) => cframe::read_chunk_info(store, &self.header, at),
-                Backing::Sparse(_) => ChunkInfo::parse(&self.chunk(i)?),
+                Backing::Sparse(dir) => dir.read_chunk_info(&self.header, at),
             },
         }
     }
