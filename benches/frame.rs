@@ -584,11 +584,18 @@ fn whole_rows(b: &mut Bench, dir: &Path, o: &Api, r: &Api) {
             format!("{}M", chunk >> 20)
         };
         let desc = format!("{dname} {size_s} x {nchunks}");
-        let prefix = |op: &str| format!("{op} blosclz/5 shuf | ");
-        let any = ["to_file", "to_buffer", "append_file", "copy", "from_buffer"]
-            .iter()
-            .any(|op| b.wants(&format!("{}{desc}", prefix(op))) || b.wants(op));
-        if !any {
+        let mut labels = vec![format!(
+            "from_buffer(copy) blosclz/5 shuf | {desc} | memory"
+        )];
+        for s in kinds {
+            for op in ["to_file", "append_file", "to_buffer"] {
+                labels.push(format!("{op} blosclz/5 shuf | {desc} | from {s}"));
+            }
+            for d in kinds {
+                labels.push(format!("copy blosclz/5 shuf | {desc} | {s} -> {d}"));
+            }
+        }
+        if !labels.iter().any(|l| b.wants(l)) {
             continue;
         }
         let cp = cparams(BLOSC_BLOSCLZ as u8, 5);

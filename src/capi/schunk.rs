@@ -23,7 +23,9 @@
 //! while others read should have readers copy (decompress_chunk, get_slice_buffer) or take
 //! chunks from disk-backed storage, which are always copies.
 
-use super::boundary::{cstr, guard_i64, guard_int, guard_ptr, guard_void, malloc_copy, malloc_zeroed};
+use super::boundary::{
+    cstr, guard_i64, guard_int, guard_ptr, guard_void, malloc_copy, malloc_zeroed,
+};
 use super::chunk::{blosc2_vldecompress_block_ctx, context_mut, core_cparams};
 use super::globals::blosc2_get_nthreads;
 use super::meta::{free_mirrors, sync_meta, sync_vlmeta};

@@ -54,6 +54,56 @@ impl FrameBytes for Store {
     }
 }
 
+impl FrameBytes for [u8] {
+    fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>> {
+        let end = pos.checked_add(len).ok_or(Error::ReadBuffer)?;
+        let (pos, end) = (
+            usize::try_from(pos).map_err(|_| Error::ReadBuffer)?,
+            usize::try_from(end).map_err(|_| Error::ReadBuffer)?,
+        );
+        self.get(pos..end)
+            .map(<[u8]>::to_vec)
+            .ok_or(Error::ReadBuffer)
+    }
+    fn holds(&self, end: u64) -> Result<bool> {
+        Ok(end <= self.len() as u64)
+    }
+}
+
+/// The chunk stored at data offset `at` of the in-memory frame `buf` (whose header is
+/// `header`), checked as [`fetch_chunk`] checks it.
+pub fn lend_chunk<'a>(buf: &'a [u8], header: &FrameHeader, at: u64) -> Result<&'a [u8]> {
+    let cbytes = header.cbytes as u64;
+    let room = cbytes.checked_sub(at).ok_or(Error::ReadBuffer)?;
+    if room < MIN_HEADER_LEN as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    let pos = u64::from(header.header_len) + at;
+    let slice = |len: u64| -> Result<&'a [u8]> {
+        let lo = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+        let hi = usize::try_from(pos + len).map_err(|_| Error::ReadBuffer)?;
+        buf.get(lo..hi).ok_or(Error::ReadBuffer)
+    };
+    let len = checked_len(slice(room.min(EXTENDED_HEADER_LEN as u64))?, room)?;
+    slice(len)
+}
+
+/// The nbytes of a chunk stored as a special offset at index `i` of a frame of `nchunks`
+/// chunks: the chunksize, or the remainder for the last chunk. A variable-chunksize frame does
+/// not record it (c-blosc2 3.3.5 reads such chunks wrongly): `InvalidHeader`.
+pub fn special_nbytes(header: &FrameHeader, nchunks: i64, i: i64) -> Result<i32> {
+    let cs = header.chunksize;
+    if cs <= 0 {
+        return Err(Error::InvalidHeader);
+    }
+    let rest = header.nbytes % cs as i64;
+    if i == nchunks - 1 && rest != 0 {
+        Ok(rest as i32)
+    } else {
+        Ok(cs)
+    }
+}
+
 /// A frame of `len` bytes known by its first bytes (`head`: the header) and its last ones
 /// (`tail`: offsets index and trailer); the data section between them reads as zeros. Lets a
 /// frame writer check what it is about to write with the reader's own validation, without

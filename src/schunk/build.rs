@@ -12,11 +12,11 @@
 use super::plain::next_chunksize;
 use crate::chunk::CParams;
 use crate::error::{Error, Result};
+use crate::frame::cframe::{self, Fetched, Skeleton};
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::header::{FrameHeader, FrameType, MAX_NCHUNKS, VERSION_RC1};
 use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
-use crate::frame::cframe::{self, Fetched, Skeleton};
 use std::io::Write;
 
 /// A compact cframe to be written: its header, offsets index and trailer, and which chunks

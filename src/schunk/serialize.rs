@@ -228,7 +228,16 @@ impl SChunk {
         let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
         for i in 0..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
-            out.append_chunk(&c)?;
+            match &mut out.body {
+                // A chunk read from a file is handed over, not copied again.
+                Body::Plain(p) => {
+                    let n = p.chunks.len() as i64;
+                    p.insert_owned(n, c)?;
+                }
+                Body::Frame(_) => {
+                    out.append_chunk(&c)?;
+                }
+            }
         }
         for (name, stored) in self.vlmetalayers() {
             out.vlmeta_add_raw(name, stored)?;
