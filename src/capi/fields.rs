@@ -13,7 +13,7 @@
 //! chunksize < -1) are not taken (c-blosc2 would write them into the header as they are).
 
 use super::chunk::{context_params, core_cparams};
-use super::schunk::Handle;
+use super::handle::Handle;
 use super::types::{blosc2_context, blosc2_cparams, blosc2_schunk};
 use crate::chunk::CParams;
 use crate::schunk::HeaderTemplate;
