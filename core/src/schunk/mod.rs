@@ -13,6 +13,8 @@
 //! [`Decompressor`] by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
 //! carry user codecs and pre/postfilters).
 
+#![forbid(unsafe_code)]
+
 pub(crate) mod build;
 mod meta;
 mod plain;
