@@ -82,6 +82,12 @@ fn complib_of(name: &[u8]) -> Option<(c_int, String, String)> {
             builtin(BLOSC_ZLIB_LIBNAME, ZLIB_RS_VERSION.to_string()),
         ),
         BLOSC_ZSTD => (BLOSC_ZSTD_LIB, builtin(BLOSC_ZSTD_LIBNAME, zstd_version())),
+        _ if registry::plugin_codec_name(code).is_some() => {
+            let name = registry::plugin_codec_name(code)?
+                .to_string_lossy()
+                .into_owned();
+            (code, (name, "unknown".to_string()))
+        }
         _ => {
             let complib = registry::codec(u8::try_from(code).ok()?)?.codec.complib;
             let p = registry::complib_name(complib);

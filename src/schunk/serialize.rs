@@ -5,7 +5,7 @@
 //! reopened from a file give the same bytes (cblosc2-notes §2.13).
 
 use super::{build, ChunkCodec, Engines, Location, NewStorage, SChunk};
-use crate::chunk::{CParams, DParams};
+use crate::chunk::{CParams, DParams, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::Frame;
@@ -30,13 +30,13 @@ struct Recoder {
 }
 
 impl Recoder {
-    fn new(from: &CParams, to: &CParams) -> Result<Recoder> {
+    fn new(from: &CParams, to: &CParams, env: &SchunkEnv) -> Result<Recoder> {
         let serial = |c: &CParams| CParams { nthreads: 1, ..*c };
         let one = DParams { nthreads: 1 };
         Ok(Recoder {
             raw: compatible(from, to),
-            src: Engines::new(&serial(from), &one)?,
-            dst: Engines::new(&serial(to), &one)?,
+            src: Engines::with_env(&serial(from), &one, env.clone())?,
+            dst: Engines::with_env(&serial(to), &one, env.clone())?,
         })
     }
 
@@ -129,7 +129,7 @@ impl SChunk {
 
     /// The chunks of this super-chunk as a copy with `cp` stores them.
     fn chunks_for(&self, cp: &CParams) -> Result<Vec<Cow<'_, [u8]>>> {
-        let mut recoder = Recoder::new(&self.cparams, cp)?;
+        let mut recoder = Recoder::new(&self.cparams, cp, &self.plugin_env())?;
         (0..self.nchunks())
             .map(|i| recoder.recode(self.chunk(i)?))
             .collect()
@@ -144,7 +144,7 @@ impl SChunk {
         for (name, content) in self.metalayers() {
             out.add_metalayer(name, content)?;
         }
-        let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
+        let mut recoder = Recoder::new(&self.cparams, &out.cparams, &self.plugin_env())?;
         for i in 0..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
             out.append_chunk(&c)?;
