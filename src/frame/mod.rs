@@ -247,17 +247,7 @@ impl Frame {
 
     /// The uncompressed size a special offset at position `i` stands for.
     fn special_nbytes(&self, i: i64) -> Result<i32> {
-        let cs = self.header.chunksize;
-        if cs <= 0 {
-            // The chunk's size is not recorded anywhere (reference bug 3 in §2.16).
-            return Err(Error::InvalidHeader);
-        }
-        let rest = self.header.nbytes % cs as i64;
-        if i == self.nchunks() - 1 && rest != 0 {
-            Ok(rest as i32)
-        } else {
-            Ok(cs)
-        }
+        cframe::special_nbytes(&self.header, self.nchunks(), i)
     }
 
     /// Chunk `i` as stored (a complete chunk, `cbytes` long), or the 32-byte special chunk
@@ -359,7 +349,7 @@ impl Frame {
             )),
             ChunkLoc::Stored(at) => match &self.backing {
                 Backing::Contiguous(store) => cframe::read_chunk_info(store, &self.header, at),
-                Backing::Sparse(_) => ChunkInfo::parse(&self.chunk(i)?),
+                Backing::Sparse(dir) => dir.read_chunk_info(&self.header, at),
             },
         }
     }

@@ -23,7 +23,7 @@
 //! while others read should have readers copy (decompress_chunk, get_slice_buffer) or take
 //! chunks from disk-backed storage, which are always copies.
 
-use super::boundary::{cstr, guard_i64, guard_int, guard_ptr, guard_void, malloc_copy};
+use super::boundary::{cstr, guard_i64, guard_int, guard_ptr, guard_void, malloc_zeroed};
 use super::globals::blosc2_get_nthreads;
 use super::handle::*;
 use super::types::*;
@@ -143,17 +143,32 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             if cframe.is_null() || needs_free.is_null() {
                 return Err(Error::NullPointer);
             }
-            let bytes = r.h.core.to_cframe()?;
-            let p = malloc_copy(&bytes);
-            if p.is_null() {
-                return Err(Error::MemoryAlloc);
-            }
+            // The frame is written straight into the buffer handed out (calloc: fresh pages
+            // of a large buffer come zeroed from the kernel, no extra pass over them).
+            let mut p: *mut u8 = std::ptr::null_mut();
+            let written = r.h.core.to_cframe_in(|len| {
+                p = malloc_zeroed(len);
+                if p.is_null() {
+                    return Err(Error::MemoryAlloc);
+                }
+                // SAFETY: `p` holds `len` initialised (zeroed) bytes, owned here until handed
+                // out or freed below.
+                Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
+            });
+            let len = match written {
+                Ok(len) => len,
+                Err(e) => {
+                    // SAFETY: NULL or the buffer allocated above, not handed out.
+                    unsafe { libc::free(p as *mut c_void) };
+                    return Err(e);
+                }
+            };
             // SAFETY: valid out-pointers by contract.
             unsafe {
                 *cframe = p;
                 *needs_free = true;
             }
-            Ok(bytes.len() as i64)
+            Ok(len as i64)
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }
