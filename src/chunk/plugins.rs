@@ -87,6 +87,21 @@ impl SchunkEnv {
     }
 }
 
+/// Hooks that only describe a super-chunk to the plugins (no user codecs or filters).
+struct EnvHooks(SchunkEnv);
+
+impl Hooks for EnvHooks {
+    fn plugin_env(&self) -> SchunkEnv {
+        self.0.clone()
+    }
+}
+
+/// Hooks for chunks of a super-chunk described by `env` (for readers and writers outside the
+/// C API: the super-chunk engines, the command-line tool).
+pub fn env_hooks(env: SchunkEnv) -> Arc<dyn Hooks> {
+    Arc::new(EnvHooks(env))
+}
+
 /// The caller's hooks plus the built-in plugins; `typesize` is the compression context's
 /// (header) typesize, which the encoders of NDCELL, NDMEAN, INT_TRUNC and ZFP use.
 pub(crate) struct Plugins {

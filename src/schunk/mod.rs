@@ -29,7 +29,6 @@ use crate::frame::{Frame, Target};
 use plain::Plain;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 pub use slice::slice_nchunks_1d;
 
@@ -89,15 +88,6 @@ pub struct Engines {
     decompressor: Decompressor,
 }
 
-/// Hooks that only tell the built-in plugins about the super-chunk.
-struct EnvHooks(SchunkEnv);
-
-impl crate::chunk::Hooks for EnvHooks {
-    fn plugin_env(&self) -> SchunkEnv {
-        self.0.clone()
-    }
-}
-
 impl Engines {
     /// Engines for these parameters, outside any super-chunk.
     pub fn new(cparams: &CParams, dparams: &DParams) -> Result<Engines> {
@@ -120,7 +110,7 @@ impl Engines {
         let dp = DParams {
             nthreads: dparams.nthreads.max(1),
         };
-        let hooks: Arc<dyn crate::chunk::Hooks> = Arc::new(EnvHooks(env));
+        let hooks = crate::chunk::plugins::env_hooks(env);
         Ok(Engines {
             compressor: Compressor::new(cp, hooks.clone())?,
             decompressor: Decompressor::new(dp, hooks)?,
