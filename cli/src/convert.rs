@@ -1,12 +1,12 @@
 //! `convert` (cframe ⇄ sframe, optional recompression) and `compact` (drop dead space).
 
 use crate::{emit, names, open, progress::Progress, CliResult, Failure};
-use b2frame::chunk::header::ChunkHeader;
-use b2frame::chunk::plugins::env_hooks;
-use b2frame::chunk::{CParams, Compressor, Hooks};
-use b2frame::chunk::{DParams, Decompressor};
-use b2frame::frame::offsets::ChunkLoc;
-use b2frame::frame::{Backing, Frame, Target};
+use b2frame_core::chunk::header::ChunkHeader;
+use b2frame_core::chunk::plugins::env_hooks;
+use b2frame_core::chunk::{CParams, Compressor, Hooks};
+use b2frame_core::chunk::{DParams, Decompressor};
+use b2frame_core::frame::offsets::ChunkLoc;
+use b2frame_core::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -112,7 +112,7 @@ fn vl_bound(blocks: &[Vec<u8>]) -> usize {
 /// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
 /// unchanged instead; here the requested codec, level and filters apply to them too.
 /// `hooks` describe the super-chunk to the plugin codecs and filters.
-fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame::Result<Vec<u8>> {
+fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core::Result<Vec<u8>> {
     let h = ChunkHeader::parse(chunk)?;
     let mut d = Decompressor::new(DParams::default(), hooks.clone())?;
     let mut comp = Compressor::new(*c, hooks.clone())?;
@@ -120,10 +120,10 @@ fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame::Res
         let mut buf = vec![0u8; h.nbytes.max(0) as usize];
         let n = d.decompress(chunk, &mut buf)?;
         buf.truncate(n);
-        let mut dst = vec![0u8; buf.len() + b2frame::chunk::header::EXTENDED_HEADER_LEN];
+        let mut dst = vec![0u8; buf.len() + b2frame_core::chunk::header::EXTENDED_HEADER_LEN];
         let n = comp.compress(&buf, &mut dst)?;
         if n == 0 {
-            return Err(b2frame::Error::WriteBuffer);
+            return Err(b2frame_core::Error::WriteBuffer);
         }
         dst.truncate(n);
         return Ok(dst);
@@ -133,7 +133,7 @@ fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame::Res
     let mut dst = vec![0u8; vl_bound(&blocks)];
     let n = comp.vlcompress(&srcs, &mut dst)?;
     if n == 0 {
-        return Err(b2frame::Error::WriteBuffer);
+        return Err(b2frame_core::Error::WriteBuffer);
     }
     dst.truncate(n);
     Ok(dst)
@@ -148,7 +148,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     let hooks = env_hooks(crate::verify::plugin_env(src));
     let mut bar = Progress::new("convert", src.nchunks());
     for i in 0..src.nchunks() {
-        let err = |e: b2frame::Error| Failure::new(spath, format!("chunk {i}: {e}"));
+        let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
         let chunk = src.chunk(i).map_err(err)?;
         // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
         // compressed data: they are copied as they are.
