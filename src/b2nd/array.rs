@@ -96,7 +96,8 @@ fn whole_chunk_in_c_order(g: &Geometry, c: &ChunkPart, start: &[i64], stop: &[i6
 }
 
 /// Reads the slice `start..stop` into `buffer`, a row-major array of shape `buffershape`
-/// (the slice goes to its origin). Like c-blosc2, the whole of `buffer` is zeroed first.
+/// (the slice goes to its origin). Like c-blosc2, the whole of `buffer` is zeroed first, and
+/// the part of the slice past the shape stays zero.
 pub fn get_slice(
     store: &mut dyn ChunkStore,
     g: &Geometry,
@@ -118,9 +119,10 @@ pub fn get_slice(
         return Ok(());
     }
     check_buffer(g, ts, start, stop, buffershape, buffer.len())?;
-    if g.nitems() == 0 {
+    let Some(stop) = g.clip(start, stop) else {
         return Ok(());
-    }
+    };
+    let stop = &stop[..];
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
     let slice_shape = box_shape(start, stop);
@@ -156,7 +158,7 @@ pub fn get_slice(
 }
 
 /// Writes `buffer` (a row-major array of shape `buffershape`, read from its origin) into the
-/// slice `start..stop`. Chunks the slice covers whole are rebuilt from zeros (their padding
+/// slice `start..stop` (the part past the shape is ignored). Chunks the slice covers whole are rebuilt from zeros (their padding
 /// written as zeros), the others decompressed and patched; each is recompressed and stored.
 pub fn set_slice(
     store: &mut dyn ChunkStore,
@@ -176,9 +178,10 @@ pub fn set_slice(
         return store.write_chunk(0, one);
     }
     check_buffer(g, ts, start, stop, buffershape, buffer.len())?;
-    if g.nitems() == 0 {
+    let Some(stop) = g.clip(start, stop) else {
         return Ok(());
-    }
+    };
+    let stop = &stop[..];
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
     let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
