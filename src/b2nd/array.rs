@@ -20,6 +20,13 @@ pub trait ChunkStore {
     fn nchunks(&self) -> i64;
     /// Decompresses chunk `nchunk` into `dst`; returns its uncompressed size.
     fn read_chunk(&mut self, nchunk: i64, dst: &mut [u8]) -> Result<usize>;
+    /// Decompresses only the blocks of chunk `nchunk` whose `skip` entry is false into their
+    /// places in `dst` (the others are left undefined); returns the chunk's size. The default
+    /// decompresses everything.
+    fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
+        let _ = skip;
+        self.read_chunk(nchunk, dst)
+    }
     /// Compresses `src` and stores it as chunk `nchunk` (replacing it).
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()>;
     /// Inserts at `nchunk` a chunk of `nbytes` zero bytes (a special chunk).
@@ -134,8 +141,24 @@ pub fn get_slice(
         if data.is_empty() {
             data = vec![0u8; chunk_bytes];
         }
-        read_full(store, c.nchunk, &mut data)?;
-        for b in blocks_touched(g, &c, start, stop) {
+        let blocks = blocks_touched(g, &c, start, stop);
+        let nblocks = g.nblocks() as usize;
+        if blocks.len() < nblocks {
+            // Decode only the blocks the slice touches (c-blosc2's maskout path).
+            let mut skip = vec![true; nblocks];
+            for b in &blocks {
+                skip[b.nblock as usize] = false;
+            }
+            if c.nchunk >= store.nchunks() {
+                return Err(Error::Data);
+            }
+            if store.read_chunk_blocks(c.nchunk, &skip, &mut data)? != chunk_bytes {
+                return Err(Error::Data);
+            }
+        } else {
+            read_full(store, c.nchunk, &mut data)?;
+        }
+        for b in blocks {
             let off = b.nblock as usize * block_bytes;
             let block = &data[off..off + block_bytes];
             let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
