@@ -1,11 +1,11 @@
 //! `convert` (cframe ⇄ sframe, optional recompression) and `compact` (drop dead space).
 
 use crate::{emit, names, open, progress::Progress, CliResult, Failure};
-use b2frame::chunk::header::ChunkHeader;
-use b2frame::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
-use b2frame::chunk::{DParams, Decompressor};
-use b2frame::frame::offsets::ChunkLoc;
-use b2frame::frame::{Backing, Frame, Target};
+use b2frame_core::chunk::header::ChunkHeader;
+use b2frame_core::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
+use b2frame_core::chunk::{DParams, Decompressor};
+use b2frame_core::frame::offsets::ChunkLoc;
+use b2frame_core::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -109,7 +109,7 @@ fn vl_bound(blocks: &[Vec<u8>]) -> usize {
 /// decoded on its own and the new chunk has the same blocks, as `blosc2_vlcompress_ctx` makes
 /// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
 /// unchanged instead; here the requested codec, level and filters apply to them too.
-fn recompress(c: &CParams, chunk: &[u8]) -> b2frame::Result<Vec<u8>> {
+fn recompress(c: &CParams, chunk: &[u8]) -> b2frame_core::Result<Vec<u8>> {
     let h = ChunkHeader::parse(chunk)?;
     if !h.is_vl() {
         return compress_vec(c, &decompress_vec(chunk)?);
@@ -119,7 +119,7 @@ fn recompress(c: &CParams, chunk: &[u8]) -> b2frame::Result<Vec<u8>> {
     let mut dst = vec![0u8; vl_bound(&blocks)];
     let n = Compressor::new(*c, no_hooks())?.vlcompress(&srcs, &mut dst)?;
     if n == 0 {
-        return Err(b2frame::Error::WriteBuffer);
+        return Err(b2frame_core::Error::WriteBuffer);
     }
     dst.truncate(n);
     Ok(dst)
@@ -133,7 +133,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     }
     let mut bar = Progress::new("convert", src.nchunks());
     for i in 0..src.nchunks() {
-        let err = |e: b2frame::Error| Failure::new(spath, format!("chunk {i}: {e}"));
+        let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
         let chunk = src.chunk(i).map_err(err)?;
         // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
         // compressed data: they are copied as they are.
@@ -229,31 +229,34 @@ pub fn compact(path: &Path) -> CliResult<()> {
         ));
     }
     let before = f.header().frame_len;
-    let bytes = f
-        .compacted()
-        .map_err(|e| Failure::new(path, format!("cannot compact: {e}")))?;
-    drop(f);
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".b2frame-compact.tmp");
     let tmp = PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
+    // Streamed into the temporary file chunk by chunk (a frame larger than memory compacts
+    // too), then renamed over the original.
+    let io_err =
+        |e: std::io::Error| Failure::new(path, format!("cannot write compacted frame: {e}"));
+    let write = || -> CliResult<u64> {
         use std::io::Write;
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        let file = std::fs::File::create(&tmp).map_err(io_err)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let len = f
+            .write_compacted(&mut w)
+            .map_err(|e| Failure::new(path, format!("cannot compact: {e}")))?;
+        w.flush().map_err(io_err)?;
+        let file = w.into_inner().map_err(|e| io_err(e.into_error()))?;
+        file.sync_all().map_err(io_err)?;
+        std::fs::rename(&tmp, path).map_err(io_err)?;
+        Ok(len)
     };
-    if let Err(e) = write() {
+    let after = write().inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
-        return Err(Failure::new(
-            path,
-            format!("cannot write compacted frame: {e}"),
-        ));
-    }
+    })?;
+    drop(f);
     emit(&format!(
         "{}: {} -> {} bytes\n",
         path.display(),
         before,
-        bytes.len()
+        after
     ))
 }

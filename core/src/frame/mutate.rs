@@ -13,7 +13,7 @@
 mod undo;
 
 use super::chunkinfo::ChunkInfo;
-use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
+use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
@@ -222,6 +222,34 @@ impl Frame {
             f.header.chunksize = chunksize;
             Ok(())
         })
+    }
+
+    /// Sets the header's default compression parameters and thread counts (what c-blosc2's
+    /// next header write takes from a `blosc2_schunk` whose fields a caller changed), and the
+    /// chunksize while the frame has no chunk. Only the in-memory header changes: the next
+    /// transaction writes it. Values a header cannot hold (typesize or blocksize below 0 or 1, a
+    /// splitmode outside 1..=4) leave those fields alone.
+    pub fn set_header_params(&mut self, c: &CParams, threads: (i16, i16), chunksize: i32) {
+        let h = &mut self.header;
+        h.compcode = c.compcode;
+        h.compcode_meta = c.compcode_meta;
+        h.clevel = c.clevel;
+        if (1..=4).contains(&c.splitmode) {
+            h.splitmode = c.splitmode as u8;
+        }
+        if c.typesize > 0 {
+            h.typesize = c.typesize;
+        }
+        if c.blocksize >= 0 {
+            h.blocksize = c.blocksize;
+        }
+        h.use_dict = c.use_dict;
+        h.filters = c.filters;
+        h.filters_meta = c.filters_meta;
+        (h.nthreads_comp, h.nthreads_decomp) = threads;
+        if self.locs.is_empty() && self.header.nbytes == 0 && chunksize >= -1 {
+            self.header.chunksize = chunksize;
+        }
     }
 
     /// Variable chunk sizes: special offsets can no longer be sized, so they are replaced by
@@ -572,6 +600,15 @@ impl Frame {
     /// A fresh in-memory cframe with the same parameters, metalayers, vlmetalayers and chunks
     /// (in logical order, no dead space). Deterministic.
     pub fn compacted(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_compacted(&mut out)?;
+        Ok(out)
+    }
+
+    /// Writes [`Frame::compacted`] to `out`, chunk by chunk (one chunk in memory at a time
+    /// for a frame on disk); returns its length. Header, offsets index and trailer are
+    /// planned and checked before anything is written.
+    pub fn write_compacted(&self, out: &mut dyn std::io::Write) -> Result<u64> {
         let h = &self.header;
         let cparams = CParams {
             compcode: h.compcode,
@@ -588,16 +625,16 @@ impl Frame {
         let dparams = DParams {
             nthreads: h.nthreads_decomp,
         };
-        let mut out = Frame::new_memory(&cparams, &dparams)?;
-        out.header.user_type = h.user_type;
-        out.header.metalayers = h.metalayers.clone();
-        out.vlmeta = self.vlmeta.clone();
-        out.header.chunksize = h.chunksize;
-        out.commit(true)?;
-        for i in 0..self.nchunks() {
-            out.append_chunk(&self.chunk(i)?)?;
-        }
-        out.to_cframe()
+        let mut header = super::new_header(FrameType::Contiguous, &cparams, &dparams);
+        header.user_type = h.user_type;
+        header.metalayers = h.metalayers.clone();
+        header.chunksize = h.chunksize;
+        let infos = (0..self.nchunks())
+            .map(|i| self.chunk_info(i))
+            .collect::<Result<Vec<_>>>()?;
+        let plan = crate::schunk::build::CframePlan::from_header(header, &infos, &self.vlmeta)?;
+        plan.emit(out, |i, buf| self.fetch(i as i64, buf))?;
+        Ok(plan.len())
     }
 }
 
