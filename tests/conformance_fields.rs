@@ -333,6 +333,7 @@ fn compare_reopened(what: &str, cp: blosc2_cparams, history: &dyn Fn(&Api, Sc)) 
         let url = url.unwrap();
         let bufs: Vec<Vec<u8>> = [&o, &t]
             .iter()
+            // SAFETY: `url` names the frame just written; each handle is freed once, by this closure.
             .map(|api| unsafe {
                 let sc = (api.open)(url.as_ptr());
                 assert!(!sc.is_null(), "{} open", api.name);
@@ -406,18 +407,27 @@ unsafe fn vlmeta_add(api: &Api, sc: Sc, name: &str, content: &[u8]) {
 #[test]
 fn chunksize_written_before_metalayers_and_after() {
     for (typesize, chunksize) in [(4, 1000), (8, 64), (1, 4096)] {
+        // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+        // this thread only.
         let h = move |api: &Api, sc: Sc| unsafe {
             meta_add(api, sc, "m", b"\x93\x01\x02\x03");
             (*sc).chunksize = chunksize;
             vlmeta_add(api, sc, "v", b"\xa3abc");
         };
         compare("meta, chunksize, vlmeta", cparams(typesize), &h);
+        // Empty frames c-blosc2 wrote this way, reopened by each library (python-blosc2's empty
+        // arrays and stores): the same to_buffer bytes, chunksize included.
+        compare_reopened("meta, chunksize, vlmeta", cparams(typesize), &h);
+        // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+        // this thread only.
         let h = move |api: &Api, sc: Sc| unsafe {
             (*sc).chunksize = chunksize;
             vlmeta_add(api, sc, "v", b"\xa3abc");
             meta_add(api, sc, "m", b"\x93\x01\x02\x03");
         };
         compare("chunksize, vlmeta, meta", cparams(typesize), &h);
+        // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+        // this thread only.
         let h = move |_: &Api, sc: Sc| unsafe {
             (*sc).chunksize = chunksize;
         };
@@ -431,6 +441,8 @@ fn chunksize_written_before_metalayers_and_after() {
 /// README describes.)
 #[test]
 fn appends_give_the_same_buffer() {
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = |api: &Api, sc: Sc| unsafe {
         for i in 0..3 {
             append(api, sc, i, 4000);
@@ -439,6 +451,8 @@ fn appends_give_the_same_buffer() {
         assert!((api.append_chunk)(sc, c, false) > 0);
     };
     compare("equal appends", cparams(4), &h);
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = |api: &Api, sc: Sc| unsafe {
         append(api, sc, 1, 4000);
         for (seed, n) in [(2, 2000), (3, 12000)] {
@@ -485,6 +499,8 @@ fn chunk(api: &Api, cp: blosc2_cparams, seed: u32, nbytes: usize) -> *mut u8 {
 #[test]
 fn mutations_keep_the_chunksize() {
     let cp = cparams(4);
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = move |api: &Api, sc: Sc| unsafe {
         for i in 0..4 {
             append(api, sc, i, 4000);
@@ -499,6 +515,8 @@ fn mutations_keep_the_chunksize() {
     };
     compare("insert update delete reorder", cp, &h);
     // Back to equal sizes after the delete of the odd chunk: c-blosc2 keeps chunksize 0.
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = move |api: &Api, sc: Sc| unsafe {
         for i in 0..3 {
             append(api, sc, i, 4000);
@@ -509,6 +527,8 @@ fn mutations_keep_the_chunksize() {
     };
     compare("variable then equal", cp, &h);
     compare_reopened("variable then equal", cp, &h);
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = move |api: &Api, sc: Sc| unsafe {
         let c = chunk(api, cp, 7, 12000);
         assert!((api.insert_chunk)(sc, 0, c, false) > 0);
@@ -529,6 +549,8 @@ fn mutations_keep_the_chunksize() {
 #[test]
 fn cparams_setter_persists() {
     let cp = cparams(4);
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let setter = |api: &Api, sc: Sc| unsafe {
         let s = &mut *sc;
         let st = &mut *(*s.storage).cparams;
@@ -551,6 +573,8 @@ fn cparams_setter_persists() {
         s.filters = st.filters;
         s.filters_meta = st.filters_meta;
     };
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = move |api: &Api, sc: Sc| unsafe {
         append(api, sc, 1, 4000);
         setter(api, sc);
@@ -589,6 +613,8 @@ fn cparams_setter_persists() {
         }
     };
     compare("cparams setter after a chunk", cp, &h);
+    // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
+    // this thread only.
     let h = move |api: &Api, sc: Sc| unsafe {
         setter(api, sc);
         vlmeta_add(api, sc, "v", b"\xa1x");

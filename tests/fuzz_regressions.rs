@@ -336,6 +336,8 @@ fn write_codec_stream_seeds() {
 // Regression inputs, run through the fuzz targets' own checks.
 // ---------------------------------------------------------------------------------------------
 
+#[path = "../fuzz/checks/b2nd_open.rs"]
+mod b2nd_open_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/chunk_decompress.rs"]
 mod chunk_decompress_check;
@@ -353,9 +355,8 @@ mod frame_mutate_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/frame_open.rs"]
 mod frame_open_check;
-
-#[path = "../fuzz/checks/b2nd_open.rs"]
-mod b2nd_open_check;
+#[path = "../fuzz/checks/plugin_codecs.rs"]
+mod plugin_codecs_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/schunk_ops.rs"]
 mod schunk_ops_check;
@@ -375,7 +376,7 @@ fn regression(target: &str, name: &str) -> Vec<u8> {
 #[test]
 fn seeds_pass_their_checks() {
     type Check = fn(&[u8]);
-    let targets: [(&str, Check); 7] = [
+    let targets: [(&str, Check); 8] = [
         ("frame_open", |d| {
             frame_open_check::run(d);
         }),
@@ -387,6 +388,7 @@ fn seeds_pass_their_checks() {
         ("chunk_roundtrip", chunk_roundtrip_check::run),
         ("frame_mutate", frame_mutate_check::run),
         ("schunk_ops", schunk_ops_check::run),
+        ("plugin_codecs", plugin_codecs_check::run),
     ];
     for (t, run) in targets {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -313,10 +313,10 @@ pub(crate) unsafe fn block<'a>(p: *mut blosc2_schunk) -> Result<Block<'a>> {
     if tag != TAG || h.is_null() || sync.is_null() {
         return Err(Error::InvalidParam);
     }
-    // SAFETY: `sync` was boxed by `alloc_block` and lives as long as the block.
     Ok(Block {
         p,
         h,
+        // SAFETY: `sync` was boxed by `alloc_block` and lives as long as the block.
         sync: unsafe { &*sync },
     })
 }
