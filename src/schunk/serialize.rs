@@ -98,7 +98,9 @@ impl SChunk {
                         if p.exists() {
                             return Err(Error::FileOpen);
                         }
-                        std::fs::write(p, &bytes).map_err(|_| Error::FileWrite)?;
+                        // Complete or absent after a crash (docs/durability.md).
+                        crate::frame::record::publish_file(p, &bytes, true)
+                            .map_err(|_| Error::FileWrite)?;
                         let f = Frame::open_file_at(p, 0).inspect_err(|_| {
                             let _ = std::fs::remove_file(p);
                         })?;
@@ -176,11 +178,11 @@ impl SChunk {
         build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())
     }
 
-    /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns
-    /// its length.
+    /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or replaced; a crash
+    /// leaves the old file or the complete new one); returns its length.
     pub fn to_file(&self, path: &Path) -> Result<i64> {
         let bytes = self.to_cframe()?;
-        std::fs::write(path, &bytes).map_err(|_| Error::FileWrite)?;
+        crate::frame::record::publish_file(path, &bytes, false).map_err(|_| Error::FileWrite)?;
         Ok(bytes.len() as i64)
     }
 
@@ -194,7 +196,12 @@ impl SChunk {
             .open(path)
             .map_err(|_| Error::FileOpen)?;
         let at = f.seek(SeekFrom::End(0)).map_err(|_| Error::FileWrite)?;
+        // A crash leaves the earlier content intact and, at `at`, the whole frame or bytes
+        // that do not open as one (the call did not return the offset).
         f.write_all(&bytes).map_err(|_| Error::FileWrite)?;
+        if crate::frame::record::durable() {
+            f.sync_data().map_err(|_| Error::FileWrite)?;
+        }
         i64::try_from(at).map_err(|_| Error::FileWrite)
     }
 }

@@ -186,21 +186,23 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         header.use_dict = false;
     }
     probe_create(&a.dst, a.sparse)?;
-    let target = if a.sparse {
-        Target::Sparse(&a.dst)
-    } else {
-        Target::File(&a.dst)
-    };
-    let result = Frame::new_like(&header, target)
+    if !a.sparse {
+        // Built in memory, then published whole: a crash leaves no file or the complete one.
+        let mut out = Frame::new_like(&header, Target::Memory)
+            .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))?;
+        copy_into(&src, &mut out, cp.as_ref(), &a.src)?;
+        let bytes = out
+            .to_cframe()
+            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")))?;
+        return b2frame::frame::record::publish_file(&a.dst, &bytes, true)
+            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")));
+    }
+    let result = Frame::new_like(&header, Target::Sparse(&a.dst))
         .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))
         .and_then(|mut out| copy_into(&src, &mut out, cp.as_ref(), &a.src));
     if result.is_err() {
         // Leave nothing half-written behind.
-        let _ = if a.sparse {
-            std::fs::remove_dir_all(&a.dst)
-        } else {
-            std::fs::remove_file(&a.dst)
-        };
+        let _ = std::fs::remove_dir_all(&a.dst);
     }
     result
 }
