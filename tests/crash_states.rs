@@ -378,3 +378,54 @@ fn enumeration_catches_an_in_place_commit() {
     assert!(bad > 0, "an in-place rewrite passed the enumeration");
     let _ = Path::new("");
 }
+
+/// Costs for BENCHMARKS.md (run by hand: `cargo test --release --test crash_states -- --ignored
+/// --nocapture write_costs`): bytes written and syncs per append (4000-byte random chunks,
+/// frames of 1000 chunks), ours in both modes.
+#[test]
+#[ignore = "measurement, not a check"]
+fn write_costs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for durable in [false, true] {
+        for sparse in [false, true] {
+            let dir = common::scratch::dir("b2f-costs-");
+            let p = dir.join("f");
+            let storage = if sparse {
+                NewStorage::Sparse(&p)
+            } else {
+                NewStorage::File(&p)
+            };
+            let mut sc = SChunk::new(storage, cparams(), Default::default()).unwrap();
+            let was = record::set_durable(durable);
+            let (mut bytes, mut writes, mut syncs, mut n) = (0usize, 0usize, 0usize, 0usize);
+            let t = std::time::Instant::now();
+            for k in 0..1000u64 {
+                let d = data(4000, k, true);
+                record::start();
+                sc.append_buffer(&d).unwrap();
+                for e in record::stop() {
+                    match e {
+                        record::Event::Write { data, .. } => {
+                            bytes += data.len();
+                            writes += 1;
+                        }
+                        record::Event::Sync { .. } | record::Event::SyncDir { .. } => syncs += 1,
+                        _ => {}
+                    }
+                }
+                n += 1;
+            }
+            let secs = t.elapsed().as_secs_f64();
+            record::set_durable(was);
+            let chunk = sc.chunk(999).unwrap().len();
+            println!(
+                "{} durable={durable}: {:.0} appends/s, {:.0} bytes written per append ({chunk}-byte chunk), {:.1} writes and {:.1} syncs per append",
+                if sparse { "sframe" } else { "cframe" },
+                n as f64 / secs,
+                bytes as f64 / n as f64,
+                writes as f64 / n as f64,
+                syncs as f64 / n as f64
+            );
+        }
+    }
+}
