@@ -25,6 +25,12 @@ fi
 
 [ "$tools_only" = 1 ] && exit 0
 
+# rustfmt and clippy, for the format and lint stage of scripts/test.sh.
+if command -v rustup >/dev/null 2>&1; then
+  cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+  cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+fi
+
 venv="$here/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup-env: creating $venv"

@@ -48,6 +48,8 @@
 //! [`Hooks`] is how the C layer plugs in user codecs (compcodes 32..=255), user filters
 //! (ids 32..=255), and the per-block prefilter/postfilter. [`NoHooks`] is the default.
 
+#![forbid(unsafe_code)]
+
 pub mod blocksize;
 mod compress;
 mod copy;
