@@ -7,7 +7,7 @@
 
 use super::build::{CframePlan, HeaderTemplate};
 use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
-use crate::chunk::{CParams, DParams};
+use crate::chunk::{CParams, DParams, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
@@ -33,13 +33,13 @@ struct Recoder {
 }
 
 impl Recoder {
-    fn new(from: &CParams, to: &CParams) -> Result<Recoder> {
+    fn new(from: &CParams, to: &CParams, env: &SchunkEnv) -> Result<Recoder> {
         let serial = |c: &CParams| CParams { nthreads: 1, ..*c };
         let one = DParams { nthreads: 1 };
         Ok(Recoder {
             raw: compatible(from, to),
-            src: Engines::new(&serial(from), &one)?,
-            dst: Engines::new(&serial(to), &one)?,
+            src: Engines::with_env(&serial(from), &one, env.clone())?,
+            dst: Engines::with_env(&serial(to), &one, env.clone())?,
         })
     }
 
@@ -154,7 +154,7 @@ impl SChunk {
         if compatible(&self.cparams, cp) {
             return Ok(None);
         }
-        let mut recoder = Recoder::new(&self.cparams, cp)?;
+        let mut recoder = Recoder::new(&self.cparams, cp, &self.plugin_env())?;
         (0..self.nchunks())
             .map(|i| recoder.recode(self.chunk(i)?))
             .collect::<Result<Vec<_>>>()
@@ -237,7 +237,7 @@ impl SChunk {
         for (name, content) in self.metalayers() {
             out.add_metalayer(name, content)?;
         }
-        let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
+        let mut recoder = Recoder::new(&self.cparams, &out.cparams, &self.plugin_env())?;
         for i in 0..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
             match &mut out.body {
