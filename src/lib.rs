@@ -16,6 +16,7 @@
 //! | [`b2nd_meta`] | the `b2nd` (and `caterva`) array metalayer |
 //! | [`schunk`] | the super-chunk: storage-agnostic operations over chunks and frames |
 //! | [`env`](mod@env) | the `BLOSC_*` environment variables, parsed once into typed values |
+//! | [`sys`] | positional file I/O, file identity and C paths on Unix and Windows |
 //! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types: the only FFI layer |
 
 pub mod b2nd_meta;
@@ -29,6 +30,7 @@ pub mod frame;
 pub mod msgpack;
 pub mod pool;
 pub mod schunk;
+pub mod sys;
 #[cfg(test)]
 mod test_util;
 

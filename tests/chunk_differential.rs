@@ -677,8 +677,10 @@ fn vl_chunks_both_ways() {
             if !use_dict {
                 assert!(ours == theirs, "VL bytes differ ({on} vs {tn}): {ctx}");
             } else {
+                println!("VL dict chunk: ours {on} bytes, reference {tn} bytes: {ctx}");
                 assert!(
-                    (on as f64 / tn as f64 - 1.0).abs() < 0.05,
+                    std::env::var("B2FRAME_MEASURE").is_ok()
+                        || (on as f64 / tn as f64 - 1.0).abs() < 0.05,
                     "{on} vs {tn}: {ctx}"
                 );
             }
@@ -707,7 +709,7 @@ fn vl_chunks_both_ways() {
                 for (i, p) in dests.iter().enumerate() {
                     let got = std::slice::from_raw_parts(*p as *const u8, dsizes[i] as usize);
                     assert!(got == &blocks[i][..], "reference block {i}: {ctx}");
-                    libc::free(*p);
+                    common::reference::free_ref(*p);
                 }
             }
             cases += 1;

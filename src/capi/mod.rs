@@ -10,6 +10,7 @@ pub mod globals;
 pub mod info;
 pub mod io;
 pub mod meta;
+pub mod platform;
 pub mod registry;
 pub mod schunk;
 pub mod types;

@@ -10,11 +10,15 @@
 //! * locks are re-entrant per handle: nested acquisitions only count depth.
 //!
 //! The OS locks are std's `File::lock` / `lock_shared` / `unlock`, which are `flock(2)` on Unix:
-//! the same lock c-blosc2 takes, so the two libraries exclude each other.
+//! the same lock c-blosc2 takes, so the two libraries exclude each other. On Windows they are
+//! `LockFileEx` over the whole file; c-blosc2 locks its first byte there, a range that overlaps
+//! ours, so the exclusion holds too. Windows locks are mandatory for their range, but the
+//! counter is only written under an exclusive lock, through the handle that holds it, and read
+//! under a shared one, which lets every handle read. The sidecar is opened with std's defaults
+//! (mode 0666 less the umask and close-on-exec on Unix, as c-blosc2's `open(..., 0666)` gives).
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Byte offset of the generation counter inside the sidecar.
@@ -113,8 +117,6 @@ impl FrameLock {
                 .write(true)
                 .create(true)
                 .truncate(false)
-                .mode(0o666)
-                .custom_flags(libc::O_CLOEXEC)
                 .open(&self.path)
                 .map_err(|_| Error::Lock)?;
             self.file = Some(f);
@@ -139,14 +141,14 @@ impl FrameLock {
         flock(file, op)?;
         let r = (|| {
             let mut b = [0u8; 8];
-            let seq = match file.read_at(&mut b, SEQ_OFFSET) {
+            let seq = match crate::sys::read_at(file, &mut b, SEQ_OFFSET) {
                 Ok(8) => u64::from_ne_bytes(b),
                 Ok(_) => 0,
                 Err(_) => return Err(Error::Lock),
             };
             if exclusive {
                 let next = seq.wrapping_add(1);
-                file.write_all_at(&next.to_ne_bytes(), SEQ_OFFSET)
+                crate::sys::write_all_at(file, &next.to_ne_bytes(), SEQ_OFFSET)
                     .map_err(|_| Error::Lock)?;
             }
             Ok(seq)

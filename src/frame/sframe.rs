@@ -68,14 +68,13 @@ impl SparseDir {
         let path = &self.index;
         match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
                 let f = std::fs::OpenOptions::new()
                     .write(true)
                     .create(true)
                     .truncate(false)
                     .open(path)
                     .map_err(|_| Error::FileOpen)?;
-                f.write_all_at(bytes, 0).map_err(|_| Error::FileWrite)?;
+                crate::sys::write_all_at(&f, bytes, 0).map_err(|_| Error::FileWrite)?;
                 f.set_len(bytes.len() as u64)
                     .map_err(|_| Error::FileTruncate)
             }
@@ -96,10 +95,8 @@ impl SparseDir {
         let mut head = [0u8; N];
         match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
                 let f = std::fs::File::open(&self.index).map_err(|_| Error::FileOpen)?;
-                f.read_exact_at(&mut head, 0)
-                    .map_err(|_| Error::ReadBuffer)?;
+                crate::sys::read_exact_at(&f, &mut head, 0).map_err(|_| Error::ReadBuffer)?;
             }
             Some(_) => {
                 let got = self.index_store()?.read_at(0, N as u64)?;
@@ -124,11 +121,10 @@ impl SparseDir {
         let path = chunk_path(&self.dir, id)?;
         let size = match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
                 let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
                 let size = f.metadata().map_err(|_| Error::FileRead)?.len();
                 check_chunk_file_size(size, header)?;
-                f.read_exact_at(super::io::sized(buf, size as usize), 0)
+                crate::sys::read_exact_at(&f, super::io::sized(buf, size as usize), 0)
                     .map_err(|_| Error::ReadBuffer)?;
                 size as usize
             }

@@ -727,7 +727,6 @@ impl SChunk {
     /// Whether [`SChunk::reopen_if_replaced`] would reopen: the cframe file's path now names
     /// another file than the one the handle reads. `&self`, for readers sharing the super-chunk.
     pub fn is_replaced(&self) -> bool {
-        use std::os::unix::fs::MetadataExt;
         let Location::File { path, .. } = &self.location else {
             return false;
         };
@@ -738,20 +737,18 @@ impl SChunk {
             return false;
         };
         // The open file's identity was taken when it was opened: one `stat` of the path.
-        let (Some(open), Ok(now)) = (store.file_ident(), std::fs::metadata(path)) else {
+        let (Some(open), Ok(now)) = (store.file_ident(), crate::sys::path_file_id(path)) else {
             return false;
         };
-        open != (now.dev(), now.ino())
+        open != now
     }
 }
 
 /// The `frame_len` field of the frame header at `offset` in `path`.
 fn disk_frame_len(path: &Path, offset: u64) -> Result<u64> {
-    use std::os::unix::fs::FileExt;
     let file = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
     let mut fixed = [0u8; crate::frame::header::HEADER_MINLEN];
-    file.read_exact_at(&mut fixed, offset)
-        .map_err(|_| Error::FileRead)?;
+    crate::sys::read_exact_at(&file, &mut fixed, offset).map_err(|_| Error::FileRead)?;
     Ok(crate::frame::header::peek_lengths(&fixed)?.1)
 }
 

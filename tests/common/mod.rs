@@ -4,7 +4,46 @@
 pub mod reference;
 pub mod scratch;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A `Command` that starts `program`, an executable built for the target, the way cargo starts
+/// test binaries: through the runner in `CARGO_TARGET_<TRIPLE>_RUNNER` when that is set (tests
+/// cross-run under qemu-user or wine; scripts/cross-aarch64.sh sets it), directly otherwise.
+pub fn target_command(program: impl AsRef<OsStr>) -> Command {
+    match target_runner() {
+        Some(runner) => {
+            let mut words = runner.iter();
+            let mut c = Command::new(words.next().unwrap());
+            c.args(words).arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
+}
+
+/// The words of `CARGO_TARGET_<TRIPLE>_RUNNER` for the triple this test was built for, if set.
+pub fn target_runner() -> Option<Vec<String>> {
+    let triple = env!("B2FRAME_BUILD_TARGET")
+        .to_uppercase()
+        .replace(['-', '.'], "_");
+    let words: Vec<String> = std::env::var(format!("CARGO_TARGET_{triple}_RUNNER"))
+        .ok()?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// The C compiler for the target: `CC_<triple>` (the cc crate's name for it), else `CC`, else
+/// `cc`.
+pub fn target_cc() -> String {
+    let triple = env!("B2FRAME_BUILD_TARGET").replace('-', "_");
+    std::env::var(format!("CC_{triple}"))
+        .or_else(|_| std::env::var("CC"))
+        .unwrap_or_else(|_| "cc".into())
+}
 
 /// The Python with python-blosc2 that interop tests run: `$B2FRAME_PYTHON`, else the project's
 /// `.venv`; a missing one fails the test loudly (interop tests never silently skip).
