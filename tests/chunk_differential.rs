@@ -677,12 +677,20 @@ fn vl_chunks_both_ways() {
             if !use_dict {
                 assert!(ours == theirs, "VL bytes differ ({on} vs {tn}): {ctx}");
             } else {
+                // Dictionaries: the two builds of c-blosc2 3.3.5 do not agree with each other.
+                // For these inputs (bytes, measured with this test): zstd 43471 from ours, the
+                // x86-64 and the aarch64 reference alike; LZ4 55902 from ours and the x86-64
+                // reference, 63581 (+13.7%) from the aarch64 one; LZ4HC 50362 from ours, 50366
+                // from the x86-64 reference, 57802 (+14.8%) from the aarch64 one. Ours are the
+                // same on both machines. So the check is one-sided for LZ4/LZ4HC: ours may be at most 5%
+                // larger than the reference in use, never the 14% the aarch64 reference would
+                // need the other way; that each side decodes the other's is checked below.
                 println!("VL dict chunk: ours {on} bytes, reference {tn} bytes: {ctx}");
-                assert!(
-                    std::env::var("B2FRAME_MEASURE").is_ok()
-                        || (on as f64 / tn as f64 - 1.0).abs() < 0.05,
-                    "{on} vs {tn}: {ctx}"
-                );
+                assert!(on as f64 <= tn as f64 * 1.05, "{on} vs {tn}: {ctx}");
+                if codec == 5 {
+                    // Zstd, where both builds agree: within 5% either way.
+                    assert!(on as f64 >= tn as f64 * 0.95, "{on} vs {tn}: {ctx}");
+                }
             }
             // Each side decodes the other's, block by block.
             let mut d = Decompressor::new(DParams::default(), no_hooks()).unwrap();

@@ -9,12 +9,10 @@
 //!   handle mutated the frame (even without a length change) and must re-read it;
 //! * locks are re-entrant per handle: nested acquisitions only count depth.
 //!
-//! The OS locks are std's `File::lock` / `lock_shared` / `unlock`, which are `flock(2)` on Unix:
-//! the same lock c-blosc2 takes, so the two libraries exclude each other. On Windows they are
-//! `LockFileEx` over the whole file; c-blosc2 locks its first byte there, a range that overlaps
-//! ours, so the exclusion holds too. Windows locks are mandatory for their range, but the
-//! counter is only written under an exclusive lock, through the handle that holds it, and read
-//! under a shared one, which lets every handle read. The sidecar is opened with std's defaults
+//! The OS locks ([`crate::sys::lock`]) are std's `File::lock` / `lock_shared` / `unlock`, which
+//! are `flock(2)` on Unix, and `LockFileEx` on the sidecar's first byte on Windows: the locks
+//! c-blosc2 takes on each, so the two libraries exclude each other. (Windows locks are mandatory
+//! for their range; the counter at offset 8 lies outside it, as in c-blosc2.) The sidecar is opened with std's defaults
 //! (mode 0666 less the umask and close-on-exec on Unix, as c-blosc2's `open(..., 0666)` gives).
 
 use crate::error::{Error, Result};
@@ -61,9 +59,9 @@ enum Op {
 fn flock(file: &File, op: Op) -> Result<()> {
     loop {
         let r = match op {
-            Op::Shared => file.lock_shared(),
-            Op::Exclusive => file.lock(),
-            Op::Unlock => file.unlock(),
+            Op::Shared => crate::sys::lock(file, false),
+            Op::Exclusive => crate::sys::lock(file, true),
+            Op::Unlock => crate::sys::unlock(file),
         };
         match r {
             Ok(()) => return Ok(()),

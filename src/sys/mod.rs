@@ -73,6 +73,19 @@ pub fn path_file_id(path: &std::path::Path) -> io::Result<FileId> {
     imp::path_file_id(path)
 }
 
+/// Takes the advisory lock of `file` (shared or exclusive), blocking until it is granted: std's
+/// `File::lock`/`lock_shared` (`flock`) on Unix; on Windows `LockFileEx` on the first byte, the
+/// range c-blosc2 locks there (std's whole-file range would overlap it too, but its unlock
+/// needs a second `UnlockFile` whose "not locked" answer wine reports as a lock violation).
+pub fn lock(file: &File, exclusive: bool) -> io::Result<()> {
+    imp::lock(file, exclusive)
+}
+
+/// Releases the lock [`lock`] took.
+pub fn unlock(file: &File) -> io::Result<()> {
+    imp::unlock(file)
+}
+
 /// A path given as C bytes (no NUL). On Unix any bytes; on Windows they must be UTF-8 (the
 /// Windows API takes UTF-16 names; ANSI code pages other than UTF-8 are not supported).
 pub fn path_from_bytes(bytes: &[u8]) -> Option<&std::path::Path> {

@@ -25,6 +25,18 @@ pub fn path_file_id(path: &Path) -> io::Result<super::FileId> {
     Ok((m.dev(), m.ino()))
 }
 
+pub fn lock(file: &File, exclusive: bool) -> io::Result<()> {
+    if exclusive {
+        file.lock()
+    } else {
+        file.lock_shared()
+    }
+}
+
+pub fn unlock(file: &File) -> io::Result<()> {
+    file.unlock()
+}
+
 pub fn path_from_bytes(bytes: &[u8]) -> Option<&Path> {
     Some(Path::new(OsStr::from_bytes(bytes)))
 }

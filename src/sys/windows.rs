@@ -7,8 +7,10 @@ use std::os::windows::fs::FileExt;
 use std::os::windows::io::AsRawHandle;
 use std::path::Path;
 use windows_sys::Win32::Storage::FileSystem::{
-    GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION,
+    GetFileInformationByHandle, LockFileEx, UnlockFileEx, BY_HANDLE_FILE_INFORMATION,
+    LOCKFILE_EXCLUSIVE_LOCK,
 };
+use windows_sys::Win32::System::IO::OVERLAPPED;
 
 pub fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     match file.seek_read(buf, pos) {
@@ -39,6 +41,32 @@ pub fn file_id(file: &File) -> io::Result<super::FileId> {
 pub fn path_file_id(path: &Path) -> io::Result<super::FileId> {
     // std opens with FILE_SHARE_READ | WRITE | DELETE: this never blocks other users.
     file_id(&File::open(path)?)
+}
+
+pub fn lock(file: &File, exclusive: bool) -> io::Result<()> {
+    let flags = if exclusive {
+        LOCKFILE_EXCLUSIVE_LOCK
+    } else {
+        0
+    };
+    // SAFETY: OVERLAPPED is plain data; all-zero means offset 0 and no event.
+    let mut ov: OVERLAPPED = unsafe { std::mem::zeroed() };
+    // SAFETY: a live synchronous handle (the call returns once the lock is held) and a valid
+    // OVERLAPPED for the range [0, 1).
+    if unsafe { LockFileEx(file.as_raw_handle(), flags, 0, 1, 0, &mut ov) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+pub fn unlock(file: &File) -> io::Result<()> {
+    // SAFETY: as in `lock`.
+    let mut ov: OVERLAPPED = unsafe { std::mem::zeroed() };
+    // SAFETY: the range `lock` took, on the same live handle.
+    if unsafe { UnlockFileEx(file.as_raw_handle(), 0, 1, 0, &mut ov) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 pub fn path_from_bytes(bytes: &[u8]) -> Option<&Path> {

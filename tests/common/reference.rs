@@ -183,7 +183,12 @@ mod dl {
         // RTLD_DEEPBIND: the reference resolves its own (and its bundled codecs') symbols first,
         // so nothing of b2frame linked into the test binary can be mixed into it.
         // SAFETY: dlopen of a regular shared library path.
-        unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND) }
+        unsafe {
+            libc::dlopen(
+                c.as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+            )
+        }
     }
 
     #[cfg(unix)]
@@ -206,7 +211,9 @@ mod dl {
     pub fn sym(h: *mut c_void, name: &str) -> *mut c_void {
         let n = CString::new(name).unwrap();
         // SAFETY: h is a live module handle; n is NUL-terminated.
-        match unsafe { windows_sys::Win32::System::LibraryLoader::GetProcAddress(h, n.as_ptr().cast()) } {
+        match unsafe {
+            windows_sys::Win32::System::LibraryLoader::GetProcAddress(h, n.as_ptr().cast())
+        } {
             Some(f) => f as *mut c_void,
             None => std::ptr::null_mut(),
         }
