@@ -13,10 +13,5 @@ fn main() {
     if target_os == "linux" || target_os == "android" || target_os.ends_with("bsd") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2frame.so.{SONAME_MAJOR}");
     }
-    // The target triple, for tests that start processes: under cross-testing they must go through
-    // the same runner as cargo (CARGO_TARGET_<TRIPLE>_RUNNER; see tests/common/mod.rs).
-    if let Ok(target) = std::env::var("TARGET") {
-        println!("cargo:rustc-env=B2FRAME_BUILD_TARGET={target}");
-    }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -90,7 +90,7 @@ else
 fi
 test_args=(--lib)
 ran=()
-for f in "$root"/tests/*.rs; do
+for f in "$root"/tests/*.rs "$root"/cli/tests/*.rs; do
   t=$(basename "$f" .rs)
   [[ " ${SKIP[*]} " == *" $t "* ]] && continue
   test_args+=(--test "$t")

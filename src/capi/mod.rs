@@ -3,10 +3,14 @@
 //! the SIMD kernels lives here, each with a `// SAFETY:` line.
 
 pub mod b2nd;
+/// cbindgen:ignore
+pub mod b2nd_array;
+pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
 pub mod filters;
 pub mod globals;
+pub(crate) mod handle;
 pub mod info;
 pub mod io;
 pub mod meta;

@@ -507,8 +507,8 @@ pub struct blosc2_stdio_params {
     pub locking: bool,
 }
 
-/// `blosc2_stdio_mmap`: parameters and state of the mmap backend (96 bytes; 104 on Windows,
-/// which adds the mapping object's `HANDLE`).
+/// `blosc2_stdio_mmap`: parameters and state of the mmap backend (96 bytes, POSIX layout).
+#[cfg(not(windows))]
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct blosc2_stdio_mmap {
@@ -524,8 +524,25 @@ pub struct blosc2_stdio_mmap {
     pub fd: c_int,
     pub access_flags: i64,
     pub map_flags: i64,
-    /// The file mapping object (Windows only, where c-blosc2 declares it as `HANDLE`).
-    #[cfg(windows)]
+}
+
+/// `blosc2_stdio_mmap` on Windows (104 bytes): c-blosc2 adds the mapping object's `HANDLE`.
+#[cfg(windows)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct blosc2_stdio_mmap {
+    pub mode: *const c_char,
+    pub initial_mapping_size: usize,
+    pub needs_free: bool,
+    pub addr: *mut c_char,
+    pub urlpath: *mut c_char,
+    pub file_size: usize,
+    pub mapping_size: usize,
+    pub is_memory_only: bool,
+    pub file: *mut libc::FILE,
+    pub fd: c_int,
+    pub access_flags: i64,
+    pub map_flags: i64,
     pub mmap_handle: *mut c_void,
 }
 
@@ -746,8 +763,10 @@ pub const BLOSC2_STDIO_MMAP_DEFAULTS: blosc2_stdio_mmap = blosc2_stdio_mmap {
     fd: -1,
     access_flags: -1,
     map_flags: -1,
+    // INVALID_HANDLE_VALUE, as c-blosc2's getter returns it on Windows (the static initializer
+    // in blosc2-stdio.h leaves it NULL, as c-blosc2's does).
     #[cfg(windows)]
-    mmap_handle: std::ptr::null_mut(),
+    mmap_handle: usize::MAX as *mut c_void,
 };
 
 #[cfg(test)]

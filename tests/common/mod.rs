@@ -23,11 +23,41 @@ pub fn target_command(program: impl AsRef<OsStr>) -> Command {
     }
 }
 
+/// The target triple this test was built for (from its cfg; the triples b2frame is tested on
+/// and their usual neighbours).
+pub fn target_triple() -> String {
+    let vendor = if cfg!(windows) {
+        "pc"
+    } else if cfg!(target_vendor = "apple") {
+        "apple"
+    } else {
+        "unknown"
+    };
+    let os = if cfg!(target_os = "macos") {
+        "darwin"
+    } else {
+        std::env::consts::OS
+    };
+    let env = if cfg!(target_env = "gnu") {
+        "-gnu"
+    } else if cfg!(target_env = "msvc") {
+        "-msvc"
+    } else if cfg!(target_env = "musl") {
+        "-musl"
+    } else {
+        ""
+    };
+    format!("{}-{vendor}-{os}{env}", std::env::consts::ARCH)
+}
+
 /// The words of `CARGO_TARGET_<TRIPLE>_RUNNER` for the triple this test was built for, if set.
 pub fn target_runner() -> Option<Vec<String>> {
-    let triple = env!("B2FRAME_BUILD_TARGET")
-        .to_uppercase()
-        .replace(['-', '.'], "_");
+    // Under wine the test is itself a Windows process, which starts Windows programs directly
+    // (and cannot start the Unix `wine` binary).
+    if cfg!(windows) {
+        return None;
+    }
+    let triple = target_triple().to_uppercase().replace(['-', '.'], "_");
     let words: Vec<String> = std::env::var(format!("CARGO_TARGET_{triple}_RUNNER"))
         .ok()?
         .split_whitespace()
@@ -39,7 +69,7 @@ pub fn target_runner() -> Option<Vec<String>> {
 /// The C compiler for the target: `CC_<triple>` (the cc crate's name for it), else `CC`, else
 /// `cc`.
 pub fn target_cc() -> String {
-    let triple = env!("B2FRAME_BUILD_TARGET").replace('-', "_");
+    let triple = target_triple().replace('-', "_");
     std::env::var(format!("CC_{triple}"))
         .or_else(|_| std::env::var("CC"))
         .unwrap_or_else(|_| "cc".into())
@@ -51,13 +81,21 @@ pub fn python() -> PathBuf {
     if let Ok(p) = std::env::var("B2FRAME_PYTHON") {
         return PathBuf::from(p);
     }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    let p = project_root().join(".venv/bin/python");
     assert!(
         p.exists(),
         "python-blosc2 reference missing: {} (run scripts/setup-env.sh or set B2FRAME_PYTHON)",
         p.display()
     );
     p
+}
+
+/// The project's top directory, where `.venv` lives: the directory of the package these helpers
+/// are compiled into, or the workspace root above it (`cli/tests` includes them too).
+pub fn project_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let top = here.ancestors().find(|p| p.join("Cargo.lock").exists());
+    top.unwrap_or(here).to_path_buf()
 }
 
 /// A small deterministic PRNG (xorshift64*), so test data is reproducible without extra crates.

@@ -1,0 +1,356 @@
+//! `verify`: open the frame (which validates header, trailer and the whole offsets index),
+//! then read and decompress every chunk and cross-check every size the frame records. Every
+//! problem is reported with where it is; the exit status is 0 only for a sound frame.
+
+use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
+use b2frame_core::chunk::header::ChunkHeader;
+use b2frame_core::chunk::{no_hooks, DParams, Decompressor};
+use b2frame_core::frame::header::FrameType;
+use b2frame_core::frame::offsets::ChunkLoc;
+use b2frame_core::frame::{Backing, Frame};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Most problems listed before the rest are only counted.
+const MAX_LISTED: usize = 50;
+
+struct Report {
+    problems: Vec<String>,
+    count: usize,
+}
+
+impl Report {
+    fn push(&mut self, p: String) {
+        self.count += 1;
+        if self.problems.len() < MAX_LISTED {
+            self.problems.push(p);
+        }
+    }
+}
+
+fn where_of(f: &Frame, i: i64) -> String {
+    match f.locs()[i as usize] {
+        ChunkLoc::Special(k) => format!("chunk {i} (special offset {})", special_offset_name(k)),
+        ChunkLoc::Stored(v) => match f.backing() {
+            Backing::Sparse(_) => format!("chunk {i} (file {v:08X}.chunk)"),
+            Backing::Contiguous(_) => {
+                format!(
+                    "chunk {i} (at byte {} of the frame)",
+                    u64::from(f.header().header_len) + v
+                )
+            }
+        },
+    }
+}
+
+/// Checks chunk `i`; returns its (nbytes, stored cbytes, stored extent) when it reads.
+/// Why stored chunk `i` cannot be read: the bytes it occupies against what its header claims.
+fn unreadable_detail(f: &Frame, src: (&Path, u64), i: i64) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let ChunkLoc::Stored(v) = f.locs()[i as usize] else {
+        return None;
+    };
+    let (file, at, room, what) = match f.backing() {
+        Backing::Sparse(dir) => {
+            let p = dir.path().join(format!("{v:08X}.chunk"));
+            let size = match std::fs::metadata(&p) {
+                Ok(m) => m.len(),
+                Err(e) => return Some(format!("the chunk file: {e}")),
+            };
+            (p, 0, size, format!("the file has {size} bytes"))
+        }
+        Backing::Contiguous(_) => {
+            let h = f.header();
+            let room = (h.cbytes as u64).saturating_sub(v);
+            let at = src.1 + u64::from(h.header_len) + v;
+            let what = format!(
+                "{room} bytes are left in the data section (cbytes {})",
+                h.cbytes
+            );
+            (src.0.to_path_buf(), at, room, what)
+        }
+    };
+    let mut head = [0u8; 16];
+    let mut fh = std::fs::File::open(file).ok()?;
+    fh.seek(SeekFrom::Start(at)).ok()?;
+    if room < 16 || fh.read_exact(&mut head).is_err() {
+        return Some(format!("{what}, too few for a chunk header"));
+    }
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    Some(format!("its header says cbytes {cbytes}, {what}"))
+}
+
+fn check_chunk(
+    f: &Frame,
+    src: (&Path, u64),
+    i: i64,
+    rep: &mut Report,
+) -> Option<(i64, Option<(u64, u64)>)> {
+    let w = where_of(f, i);
+    let chunk = match f.chunk(i) {
+        Ok(c) => c,
+        Err(e) => {
+            match unreadable_detail(f, src, i) {
+                Some(d) => rep.push(format!("{w}: cannot read: {e}: {d}")),
+                None => rep.push(format!("{w}: cannot read: {e}")),
+            }
+            return None;
+        }
+    };
+    let h = match ChunkHeader::parse(&chunk) {
+        Ok(h) => h,
+        Err(e) => {
+            rep.push(format!("{w}: bad chunk header: {e}"));
+            return None;
+        }
+    };
+    if h.special().is_none() {
+        rep.push(format!("{w}: invalid special code {}", h.special_code()));
+    }
+    match decode(&chunk, &h) {
+        Ok(n) if n != i64::from(h.nbytes) => rep.push(format!(
+            "{w}: decompressed to {n} bytes, header says {}",
+            h.nbytes
+        )),
+        Ok(_) => {}
+        Err(why) => rep.push(format!("{w}: {why}")),
+    }
+    let hd = f.header();
+    // A frame holds VL-block chunks only or regular chunks only; the flag mirrors chunk 0.
+    if h.special_code() == 0 && h.is_vl() != hd.vl_blocks {
+        rep.push(if h.is_vl() {
+            format!("{w}: is a VL-block chunk but the frame header's VL-blocks flag (byte 25 bit 7) is clear")
+        } else {
+            format!("{w}: is a regular chunk but the frame header's VL-blocks flag (byte 25 bit 7) is set")
+        });
+    }
+    let last = i == f.nchunks() - 1;
+    if hd.chunksize > 0 && !h.is_vl() {
+        let cs = i64::from(hd.chunksize);
+        let n = i64::from(h.nbytes);
+        if (!last && n != cs) || (last && n > cs) {
+            rep.push(format!("{w}: nbytes {n} but the frame's chunksize is {cs}"));
+        }
+    }
+    if i64::from(h.typesize) != i64::from(hd.typesize)
+        && hd.typesize <= 255
+        && h.special_code() == 0
+    {
+        rep.push(format!(
+            "{w}: typesize {} differs from the frame's {}",
+            h.typesize, hd.typesize
+        ));
+    }
+    let extent = match f.locs()[i as usize] {
+        ChunkLoc::Stored(v) => Some((v, h.cbytes as u64)),
+        ChunkLoc::Special(_) => None,
+    };
+    Some((i64::from(h.nbytes), extent))
+}
+
+/// Decompresses a chunk; returns its decompressed size, or which block fails and why.
+fn decode(chunk: &[u8], h: &ChunkHeader) -> Result<i64, String> {
+    let mut d = Decompressor::new(DParams::default(), no_hooks()).map_err(|e| e.to_string())?;
+    if h.is_vl() {
+        return match d.vldecompress(chunk) {
+            Ok(blocks) => Ok(blocks.iter().map(|b| b.len() as i64).sum()),
+            Err(e) => Err(locate(chunk, h, &mut d, e)),
+        };
+    }
+    let mut out = vec![0u8; h.nbytes.max(0) as usize];
+    match d.decompress(chunk, &mut out) {
+        Ok(n) => Ok(n as i64),
+        Err(e) => Err(locate(chunk, h, &mut d, e)),
+    }
+}
+
+/// After a whole-chunk failure: the first block that does not decode, as "block j of n".
+fn locate(
+    chunk: &[u8],
+    h: &ChunkHeader,
+    d: &mut Decompressor,
+    whole: b2frame_core::Error,
+) -> String {
+    let (nblocks, kind) = if h.is_vl() {
+        (h.blocksize, "VL block")
+    } else {
+        (h.nblocks(), "block")
+    };
+    let mut buf = vec![0u8; h.blocksize.max(0) as usize];
+    for j in 0..nblocks.max(0) {
+        let r = if h.is_vl() {
+            d.vldecompress_block(chunk, j).map(|_| ())
+        } else {
+            d.decompress_block(chunk, j, &mut buf).map(|_| ())
+        };
+        if let Err(e) = r {
+            return format!("decompression failed in {kind} {j} of {nblocks}: {e}");
+        }
+    }
+    format!("decompression failed: {whole}")
+}
+
+/// The b2nd metalayer against the frame: every chunk holds a whole (padded) chunkshape, and
+/// the shape needs exactly the frame's number of chunks.
+fn check_b2nd(f: &Frame, name: &str, content: &[u8], rep: &mut Report) {
+    let m = match b2frame_core::b2nd_meta::deserialize(content, name == "b2nd") {
+        Ok((m, _)) => m,
+        Err(_) => {
+            rep.push(format!("metalayer {name:?}: malformed b2nd content"));
+            return;
+        }
+    };
+    let ndim = m.ndim();
+    if ndim == 0 || m.chunkshape.len() != ndim || m.shape.iter().any(|&s| s < 0) {
+        return;
+    }
+    if m.chunkshape.iter().any(|&c| c < 0) {
+        rep.push(format!(
+            "metalayer {name:?}: chunkshape {:?} has a negative extent",
+            m.chunkshape
+        ));
+        return;
+    }
+    if m.chunkshape.contains(&0) {
+        // An empty array (some extent 0) has nothing to cross-check.
+        return;
+    }
+    let h = f.header();
+    // A chunk holds the chunkshape padded up to whole blocks in every dimension.
+    let ext: Vec<i64> = m
+        .chunkshape
+        .iter()
+        .zip(m.blockshape.iter().chain(std::iter::repeat(&0)))
+        .map(|(&c, &b)| {
+            let (c, b) = (i64::from(c), i64::from(b));
+            if b > 0 {
+                (c + b - 1) / b * b
+            } else {
+                c
+            }
+        })
+        .collect();
+    let want = ext
+        .iter()
+        .fold(i64::from(h.typesize), |a, &e| a.saturating_mul(e));
+    if h.chunksize > 0 && want != i64::from(h.chunksize) {
+        rep.push(format!(
+            "metalayer {name:?}: chunkshape {:?} padded to blockshape {:?} x typesize {} = {want} bytes, but the frame's chunksize is {}",
+            m.chunkshape, m.blockshape, h.typesize, h.chunksize
+        ));
+    }
+    let nchunks = m
+        .shape
+        .iter()
+        .zip(&m.chunkshape)
+        .map(|(&s, &c)| (s + i64::from(c) - 1) / i64::from(c))
+        .fold(1i64, |a, b| a.saturating_mul(b));
+    if nchunks != f.nchunks() {
+        rep.push(format!(
+            "metalayer {name:?}: shape {:?} in chunks of {:?} needs {nchunks} chunks, the frame has {}",
+            m.shape,
+            m.chunkshape,
+            f.nchunks()
+        ));
+    }
+}
+
+fn check(f: &Frame, src: (&Path, u64), rep: &mut Report) {
+    let h = f.header();
+    let n = f.nchunks();
+    let mut bar = Progress::new("verify", n);
+    let mut nbytes = 0i64;
+    let mut extents = Vec::new();
+    for i in 0..n {
+        if let Some((nb, ext)) = check_chunk(f, src, i, rep) {
+            nbytes += nb;
+            extents.extend(ext);
+        }
+        bar.tick();
+    }
+    if rep.count == 0 && nbytes != h.nbytes {
+        rep.push(format!(
+            "header: nbytes {} but the chunks hold {nbytes}",
+            h.nbytes
+        ));
+    }
+    let stored: i64 = extents.iter().map(|e| e.1 as i64).sum();
+    match f.backing() {
+        Backing::Contiguous(_) => {
+            if stored > h.cbytes {
+                rep.push(format!(
+                    "header: cbytes {} is smaller than the stored chunks ({stored})",
+                    h.cbytes
+                ));
+            }
+            extents.sort_unstable();
+            for w in extents.windows(2) {
+                if w[0].0 + w[0].1 > w[1].0 {
+                    rep.push(format!(
+                        "data section: chunks at offsets {} ({} bytes) and {} overlap",
+                        w[0].0, w[0].1, w[1].0
+                    ));
+                }
+            }
+        }
+        Backing::Sparse(_) => {
+            if h.frame_type != FrameType::Sparse {
+                rep.push("index: frame_type is not sparse".into());
+            }
+            if stored != h.cbytes {
+                rep.push(format!(
+                    "index: cbytes {} but the chunk files hold {stored}",
+                    h.cbytes
+                ));
+            }
+        }
+    }
+    for (name, content) in f.metalayers() {
+        if name == "b2nd" || name == "caterva" {
+            check_b2nd(f, name, content, rep);
+        }
+    }
+    for (name, _) in f.vlmetalayers() {
+        if let Err(e) = f.vlmetalayer(name) {
+            rep.push(format!("vlmetalayer {name:?}: cannot decompress: {e}"));
+        }
+    }
+}
+
+pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
+    let f = match open(path, offset) {
+        Ok(f) => f,
+        Err(e) => return Err(Failure::new(path, format!("not sound: {}", e.reason))),
+    };
+    let mut rep = Report {
+        problems: Vec::new(),
+        count: 0,
+    };
+    check(&f, (path, offset), &mut rep);
+    if rep.count == 0 {
+        emit(&format!(
+            "{}: ok ({} chunks, {} bytes, {} compressed)\n",
+            path.display(),
+            f.nchunks(),
+            f.header().nbytes,
+            f.header().cbytes
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for p in &rep.problems {
+        eprintln!("b2frame: {}: {p}", path.display());
+    }
+    if rep.count > rep.problems.len() {
+        eprintln!(
+            "b2frame: {}: ... and {} more problems",
+            path.display(),
+            rep.count - rep.problems.len()
+        );
+    }
+    eprintln!(
+        "b2frame: {}: not sound: {} problem(s)",
+        path.display(),
+        rep.count
+    );
+    Ok(ExitCode::FAILURE)
+}

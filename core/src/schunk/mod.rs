@@ -1,0 +1,778 @@
+//! The super-chunk: an ordered list of chunks with common compression parameters, stored either
+//! plainly in memory (a `Vec` of chunks) or in a [`Frame`] (in-memory cframe, cframe file,
+//! sframe directory). This layer is storage-agnostic: every operation works the same on all four
+//! kinds, and the counters c-blosc2 callers read (`nchunks`, `nbytes`, `cbytes`, `chunksize`)
+//! come from one place ([`SChunk::counters`]).
+//!
+//! Semantics follow c-blosc2 3.3 (cblosc2-notes §1.2, §2.12) except where the reference has
+//! bugs (§1.7, §2.16): the metalayer count is checked, a failed metalayer add changes nothing,
+//! and every failed operation leaves the super-chunk as it was (the frame layer rolls its
+//! in-memory state back; plain storage checks everything before mutating).
+//!
+//! Compression goes through a [`ChunkCodec`]: the super-chunk's own [`Compressor`] and
+//! [`Decompressor`] by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
+//! carry user codecs and pre/postfilters).
+
+pub(crate) mod build;
+mod meta;
+mod plain;
+mod serialize;
+mod slice;
+
+use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
+use crate::error::{Error, Result};
+use crate::frame::cframe::Fetched;
+use crate::frame::chunkinfo::ChunkInfo;
+use crate::frame::header::{FrameHeader, FrameType};
+use crate::frame::offsets::{ChunkLoc, SpecialKind};
+use crate::frame::{Frame, Target};
+use plain::Plain;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+pub use slice::slice_nchunks_1d;
+
+/// Special values `fill_special` accepts (`BLOSC2_SPECIAL_*`).
+pub mod special {
+    /// All zeros.
+    pub const ZERO: i32 = 1;
+    /// All NaN.
+    pub const NAN: i32 = 2;
+    /// Uninitialised.
+    pub const UNINIT: i32 = 4;
+}
+
+/// Where a super-chunk lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// Chunks in memory, no frame (`schunk->frame == NULL`).
+    Plain,
+    /// An in-memory cframe.
+    Memory,
+    /// A cframe at byte `offset` of the file `path`.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Where the frame starts inside it.
+        offset: u64,
+    },
+    /// An sframe directory.
+    Sparse(PathBuf),
+}
+
+/// Where a new super-chunk is created.
+#[derive(Clone, Copy, Debug)]
+pub enum NewStorage<'a> {
+    /// Plain in-memory chunks.
+    Plain,
+    /// An in-memory cframe.
+    Memory,
+    /// A new cframe file (fails if `path` exists, like c-blosc2).
+    File(&'a Path),
+    /// A new sframe directory (fails if `path` exists, like c-blosc2).
+    Sparse(&'a Path),
+}
+
+/// How chunks are compressed and decompressed (the C layer plugs in its contexts).
+pub trait ChunkCodec {
+    /// Compresses `src` into a complete chunk.
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>>;
+    /// Decompresses `chunk` into `dst`; returns the bytes written.
+    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize>;
+}
+
+/// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
+#[derive(Debug)]
+pub struct Engines {
+    compressor: Compressor,
+    decompressor: Decompressor,
+}
+
+impl Engines {
+    /// Engines for these parameters.
+    pub fn new(cparams: &CParams, dparams: &DParams) -> Result<Engines> {
+        let mut cp = *cparams;
+        cp.nthreads = cp.nthreads.max(1);
+        let dp = DParams {
+            nthreads: dparams.nthreads.max(1),
+        };
+        Ok(Engines {
+            compressor: Compressor::new(cp, no_hooks())?,
+            decompressor: Decompressor::new(dp, no_hooks())?,
+        })
+    }
+}
+
+impl ChunkCodec for Engines {
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut dst = vec![0u8; src.len() + crate::chunk::header::EXTENDED_HEADER_LEN];
+        let n = self.compressor.compress(src, &mut dst)?;
+        if n == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        dst.truncate(n);
+        Ok(dst)
+    }
+
+    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.decompressor.decompress(chunk, dst)
+    }
+}
+
+/// The counters c-blosc2 keeps in `blosc2_schunk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counters {
+    /// Number of chunks.
+    pub nchunks: i64,
+    /// Uncompressed bytes.
+    pub nbytes: i64,
+    /// Compressed bytes (plain: sum of chunk sizes; frame: the data section, dead space
+    /// included, special offsets excluded).
+    pub cbytes: i64,
+    /// Common chunk nbytes; 0 variable; -1 before the first chunk.
+    pub chunksize: i32,
+    /// Whether the chunks are VL-block chunks (`flags2` bit 0).
+    pub vl_blocks: bool,
+}
+
+#[derive(Debug)]
+enum Body {
+    Plain(Plain),
+    Frame(Frame),
+}
+
+/// A super-chunk (see the module docs).
+#[derive(Debug)]
+pub struct SChunk {
+    cparams: CParams,
+    dparams: DParams,
+    location: Location,
+    body: Body,
+    engines: Option<Engines>,
+}
+
+/// Whether the position `i` is in `0..n` (as an index). Like c-blosc2, a bad chunk index is
+/// `InvalidParam` on every storage.
+fn index(i: i64, n: usize) -> Result<usize> {
+    usize::try_from(i)
+        .ok()
+        .filter(|&i| i < n)
+        .ok_or(Error::InvalidParam)
+}
+
+/// The frame layer's index errors, as c-blosc2 reports them.
+fn index_err(e: Error) -> Error {
+    if e == Error::InvalidIndex {
+        Error::InvalidParam
+    } else {
+        e
+    }
+}
+
+/// Core cparams described by a frame header.
+pub fn cparams_of_header(h: &FrameHeader, nthreads: i16) -> CParams {
+    CParams {
+        compcode: h.compcode,
+        compcode_meta: h.compcode_meta,
+        clevel: h.clevel,
+        use_dict: h.use_dict,
+        typesize: h.typesize,
+        nthreads,
+        blocksize: h.blocksize,
+        splitmode: i32::from(h.splitmode),
+        filters: h.filters,
+        filters_meta: h.filters_meta,
+    }
+}
+
+/// Fills the empty plain `p` with the `n` chunks `chunk(i)` of a frame whose header is `h`
+/// (each copied and checked: complete chunks whose nbytes add up to the header's).
+fn fill_plain<'a>(
+    p: &mut Plain,
+    h: &FrameHeader,
+    n: i64,
+    mut chunk: impl FnMut(i64) -> Result<Cow<'a, [u8]>>,
+) -> Result<()> {
+    let mut acc = 0i64;
+    p.chunks.reserve(n as usize);
+    for i in 0..n {
+        let c = chunk(i)?.into_owned();
+        let info = ChunkInfo::parse(&c)?;
+        if info.cbytes as usize != c.len() {
+            return Err(Error::Data);
+        }
+        acc += i64::from(info.nbytes);
+        p.cbytes += c.len() as i64;
+        p.vl = info.vl_blocks;
+        p.chunks.push(c);
+    }
+    if acc != h.nbytes {
+        return Err(Error::Data);
+    }
+    p.nbytes = acc;
+    p.chunksize = h.chunksize;
+    Ok(())
+}
+
+fn frame_exists_error(path: &Path) -> Result<()> {
+    if path.exists() {
+        Err(Error::FileOpen)
+    } else {
+        Ok(())
+    }
+}
+
+impl SChunk {
+    /// A new, empty super-chunk at `storage`.
+    pub fn new(storage: NewStorage<'_>, cparams: CParams, dparams: DParams) -> Result<SChunk> {
+        if cparams.typesize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let (location, body) = match storage {
+            NewStorage::Plain => (Location::Plain, Body::Plain(Plain::new())),
+            NewStorage::Memory => (
+                Location::Memory,
+                Body::Frame(Frame::create(Target::Memory, &cparams, &dparams)?),
+            ),
+            NewStorage::File(p) => {
+                frame_exists_error(p)?;
+                (
+                    Location::File {
+                        path: p.to_path_buf(),
+                        offset: 0,
+                    },
+                    Body::Frame(Frame::create(Target::File(p), &cparams, &dparams)?),
+                )
+            }
+            NewStorage::Sparse(p) => {
+                frame_exists_error(p)?;
+                (
+                    Location::Sparse(p.to_path_buf()),
+                    Body::Frame(Frame::create(Target::Sparse(p), &cparams, &dparams)?),
+                )
+            }
+        };
+        Ok(SChunk {
+            cparams,
+            dparams,
+            location,
+            body,
+            engines: None,
+        })
+    }
+
+    /// Wraps an open frame; compression parameters come from its header, thread counts from
+    /// `nthreads` (c-blosc2 uses the global thread count, not the header's).
+    pub fn from_frame(frame: Frame, location: Location, nthreads: i16) -> SChunk {
+        let cparams = cparams_of_header(frame.header(), nthreads);
+        SChunk {
+            cparams,
+            dparams: DParams { nthreads },
+            location,
+            body: Body::Frame(frame),
+            engines: None,
+        }
+    }
+
+    /// Opens the frame at `path` (a directory is an sframe, a file a cframe at byte 0).
+    pub fn open(path: &Path, nthreads: i16) -> Result<SChunk> {
+        SChunk::open_offset(path, 0, nthreads)
+    }
+
+    /// Opens the cframe at byte `offset` of `path` (or an sframe directory, offset 0).
+    pub fn open_offset(path: &Path, offset: u64, nthreads: i16) -> Result<SChunk> {
+        if path.is_dir() {
+            if offset != 0 {
+                return Err(Error::InvalidParam);
+            }
+            let f = Frame::open_sframe(path)?;
+            return Ok(SChunk::from_frame(
+                f,
+                Location::Sparse(path.to_path_buf()),
+                nthreads,
+            ));
+        }
+        let f = Frame::open_file_at(path, offset)?;
+        let loc = Location::File {
+            path: path.to_path_buf(),
+            offset,
+        };
+        Ok(SChunk::from_frame(f, loc, nthreads))
+    }
+
+    /// A super-chunk from cframe bytes. `copy == false`: backed by an in-memory cframe (a copy
+    /// of `buf`: the caller's buffer is never modified nor freed); `copy == true`: a plain
+    /// super-chunk whose chunks are copied out of the frame (and re-validated).
+    pub fn from_cframe(buf: &[u8], copy: bool, nthreads: i16) -> Result<SChunk> {
+        if !copy {
+            let frame = Frame::from_bytes(buf)?;
+            return Ok(SChunk::from_frame(frame, Location::Memory, nthreads));
+        }
+        // Validated and read where it lies: each chunk is copied once, the frame never.
+        let (len, _) = crate::frame::cframe::frame_extent(buf)?;
+        let buf = &buf[..len];
+        let (h, locs, vlmeta) = crate::frame::cframe::read_frame(buf, FrameType::Contiguous)?;
+        let n = locs.len() as i64;
+        let chunk = |i: i64| -> Result<Cow<'_, [u8]>> {
+            use crate::frame::cframe;
+            match locs[i as usize] {
+                ChunkLoc::Stored(at) => cframe::lend_chunk(buf, &h, at).map(Cow::Borrowed),
+                ChunkLoc::Special(kind) => {
+                    Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
+                        kind,
+                        h.typesize,
+                        cframe::special_nbytes(&h, n, i)?,
+                        h.blocksize,
+                    )))
+                }
+            }
+        };
+        let mut p = Plain::new();
+        p.metalayers = h.metalayers.clone();
+        p.vlmeta = vlmeta;
+        fill_plain(&mut p, &h, n, chunk)?;
+        Ok(SChunk {
+            cparams: cparams_of_header(&h, nthreads),
+            dparams: DParams { nthreads },
+            location: Location::Plain,
+            body: Body::Plain(p),
+            engines: None,
+        })
+    }
+
+    /// Compression parameters (typesize, blocksize... as `blosc2_schunk` reports them).
+    pub fn cparams(&self) -> &CParams {
+        &self.cparams
+    }
+
+    /// Decompression parameters.
+    pub fn dparams(&self) -> &DParams {
+        &self.dparams
+    }
+
+    /// Where the super-chunk lives.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The backing frame, if any.
+    pub fn frame(&self) -> Option<&Frame> {
+        match &self.body {
+            Body::Frame(f) => Some(f),
+            Body::Plain(_) => None,
+        }
+    }
+
+    /// Current counters.
+    pub fn counters(&self) -> Counters {
+        match &self.body {
+            Body::Plain(p) => Counters {
+                nchunks: p.chunks.len() as i64,
+                nbytes: p.nbytes,
+                cbytes: p.cbytes,
+                chunksize: p.chunksize,
+                vl_blocks: p.vl,
+            },
+            Body::Frame(f) => {
+                let h = f.header();
+                Counters {
+                    nchunks: f.nchunks(),
+                    nbytes: h.nbytes,
+                    cbytes: h.cbytes,
+                    chunksize: h.chunksize,
+                    vl_blocks: h.vl_blocks,
+                }
+            }
+        }
+    }
+
+    /// Number of chunks.
+    pub fn nchunks(&self) -> i64 {
+        self.counters().nchunks
+    }
+
+    /// Frame length (frame-backed), or the size a frame of these chunks would roughly have
+    /// (`cbytes + 8 * nchunks`, as c-blosc2 estimates it for plain super-chunks).
+    pub fn frame_len(&self) -> i64 {
+        match &self.body {
+            Body::Frame(f) => f.header().frame_len as i64,
+            Body::Plain(p) => p.cbytes + 8 * p.chunks.len() as i64,
+        }
+    }
+
+    /// The raw offsets index of a frame (special values included); `None` for plain storage.
+    pub fn frame_offsets(&self) -> Option<Vec<i64>> {
+        self.frame()
+            .map(|f| f.locs().iter().map(|l| ChunkLoc::to_entry(*l)).collect())
+    }
+
+    fn engines(&mut self) -> Result<Engines> {
+        match self.engines.take() {
+            Some(e) => Ok(e),
+            None => Engines::new(&self.cparams, &self.dparams),
+        }
+    }
+
+    /// Runs `f` with the super-chunk's own codec.
+    fn with_engines<T>(
+        &mut self,
+        f: impl FnOnce(&mut SChunk, &mut Engines) -> Result<T>,
+    ) -> Result<T> {
+        let mut e = self.engines()?;
+        let r = f(self, &mut e);
+        self.engines = Some(e);
+        r
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Chunk operations
+    // ----------------------------------------------------------------------------------------
+
+    /// Chunk `i` as stored (complete chunk; special offsets synthesised as 32-byte chunks).
+    /// In-memory storage lends its bytes.
+    pub fn chunk(&self, i: i64) -> Result<Cow<'_, [u8]>> {
+        match &self.body {
+            Body::Plain(p) => Ok(Cow::Borrowed(&p.chunks[index(i, p.chunks.len())?][..])),
+            Body::Frame(f) => f.chunk(i).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// [`SChunk::chunk`] read into `buf` (reused across reads, see
+    /// [`crate::frame::io::sized`]) unless the storage lends it.
+    pub fn chunk_in<'a>(&'a self, i: i64, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        match self.fetch_chunk(i, buf)? {
+            Fetched::Lent(s) => Ok(s),
+            Fetched::Read(n) => Ok(&buf[..n]),
+        }
+    }
+
+    /// [`SChunk::chunk_in`], telling whether the storage lent the chunk (in memory, valid
+    /// until the next mutation) or it was read (or synthesised) into `buf`.
+    pub fn fetch_chunk<'a>(&'a self, i: i64, buf: &mut Vec<u8>) -> Result<Fetched<'a>> {
+        match &self.body {
+            Body::Plain(p) => Ok(Fetched::Lent(&p.chunks[index(i, p.chunks.len())?][..])),
+            Body::Frame(f) => f.fetch(i, buf).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// A frame read error as the super-chunk reports it.
+    fn frame_err(&self, e: Error) -> Error {
+        match (e, &self.location) {
+            // A chunk file shorter than its header says is a failed read.
+            (Error::ReadBuffer, Location::Sparse(_)) => Error::FileRead,
+            (e, _) => index_err(e),
+        }
+    }
+
+    /// Uncompressed size of chunk `i`.
+    pub fn chunk_nbytes(&self, i: i64) -> Result<i32> {
+        match &self.body {
+            Body::Plain(p) => Ok(ChunkInfo::parse(&p.chunks[index(i, p.chunks.len())?])?.nbytes),
+            Body::Frame(f) => Ok(f.chunk_info(i).map_err(index_err)?.nbytes),
+        }
+    }
+
+    /// Decompresses chunk `i` into `dst` with `codec`; returns its nbytes. A too small `dst`
+    /// is `InvalidParam` (plain) / `WriteBuffer` (frame), as in c-blosc2.
+    pub fn decompress_chunk_with(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        i: i64,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        self.decompress_chunk_in(codec, i, dst, &mut Vec::new())
+    }
+
+    /// [`SChunk::decompress_chunk_with`] reading the chunk into `buf` (reused across reads,
+    /// see [`crate::frame::io::sized`]) when the storage does not lend it.
+    pub fn decompress_chunk_in(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        i: i64,
+        dst: &mut [u8],
+        buf: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let c = self.chunk_in(i, buf)?;
+        let info = ChunkInfo::parse(c)?;
+        if info.nbytes as usize > dst.len() {
+            return Err(match self.body {
+                Body::Plain(_) => Error::InvalidParam,
+                Body::Frame(_) => Error::WriteBuffer,
+            });
+        }
+        codec.decompress(c, dst)
+    }
+
+    /// [`SChunk::decompress_chunk_with`] with the super-chunk's own decompressor.
+    pub fn decompress_chunk(&mut self, i: i64, dst: &mut [u8]) -> Result<usize> {
+        self.with_engines(|s, e| s.decompress_chunk_with(e, i, dst))
+    }
+
+    /// Chunk `i` decompressed into a new vector.
+    pub fn decompress_chunk_vec(&mut self, i: i64) -> Result<Vec<u8>> {
+        let n = self.chunk_nbytes(i)?;
+        let mut v = vec![0u8; n as usize];
+        let got = self.decompress_chunk(i, &mut v)?;
+        v.truncate(got);
+        Ok(v)
+    }
+
+    /// Compresses `src` with `codec` and appends it. Returns the new nchunks.
+    pub fn append_buffer_with(&mut self, codec: &mut dyn ChunkCodec, src: &[u8]) -> Result<i64> {
+        let c = codec.compress(src)?;
+        self.append_chunk(&c)
+    }
+
+    /// [`SChunk::append_buffer_with`] with the super-chunk's own compressor.
+    pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
+        self.with_engines(|s, e| s.append_buffer_with(e, src))
+    }
+
+    /// Presets the chunksize of an empty super-chunk (c-blosc2 callers may write
+    /// `schunk->chunksize` before the first append; python-blosc2 does).
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if self.nchunks() != 0 || chunksize < -1 {
+            return Err(Error::InvalidParam);
+        }
+        match &mut self.body {
+            Body::Plain(p) => {
+                p.chunksize = chunksize;
+                Ok(())
+            }
+            Body::Frame(f) => f.set_chunksize(chunksize),
+        }
+    }
+
+    /// Appends a complete chunk (copied). Returns the new nchunks.
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        let n = self.nchunks();
+        self.insert_chunk(n, chunk)
+    }
+
+    /// Inserts a chunk before position `i` (`0..=nchunks`). Returns the new nchunks.
+    pub fn insert_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
+        match &mut self.body {
+            Body::Plain(p) => p.insert(i, chunk),
+            Body::Frame(f) => f.insert_chunk(i, chunk).map_err(index_err),
+        }
+    }
+
+    /// Replaces chunk `i`. Returns nchunks.
+    pub fn update_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
+        match &mut self.body {
+            Body::Plain(p) => p.update(i, chunk),
+            Body::Frame(f) => f.update_chunk(i, chunk).map_err(index_err),
+        }
+    }
+
+    /// Deletes chunk `i`. Returns the new nchunks.
+    pub fn delete_chunk(&mut self, i: i64) -> Result<i64> {
+        match &mut self.body {
+            Body::Plain(p) => p.delete(i),
+            Body::Frame(f) => f.delete_chunk(i).map_err(index_err),
+        }
+    }
+
+    /// Reorders chunks: new chunk `k` is old chunk `order[k]` (a permutation, else `Data`).
+    pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.nchunks() as usize;
+        if order.len() != n {
+            return Err(Error::Data);
+        }
+        let mut seen = vec![false; n];
+        for &o in order {
+            let o = index(o, n).map_err(|_| Error::Data)?;
+            if std::mem::replace(&mut seen[o], true) {
+                return Err(Error::Data);
+            }
+        }
+        match &mut self.body {
+            Body::Plain(p) => {
+                p.reorder(order);
+                Ok(())
+            }
+            Body::Frame(f) => f.reorder(order),
+        }
+    }
+
+    /// Fills an empty super-chunk with `nitems` items of a special value (ZERO, NAN, UNINIT)
+    /// in chunks of `chunksize` bytes (the last one shorter). Returns nchunks.
+    ///
+    /// As c-blosc2 3.3.5 does (checked against it): `nitems == 0` returns 0 before any other
+    /// check; a negative `nitems` or a `chunksize <= 0` is `InvalidParam`; a non-empty
+    /// super-chunk is `FrameSpecial` (-28); another special value or a `chunksize` that is not a
+    /// whole number of items is `FrameSpecial` on frames and `SchunkSpecial` (-29) on plain
+    /// super-chunks. A frame takes `chunksize` as its chunksize (even when the one chunk is
+    /// shorter) and the blocksize of a special chunk of `chunksize` bytes as its blocksize, and
+    /// stores its index as one SPECIAL_VALUE chunk; a plain super-chunk appends the special
+    /// chunks one by one.
+    pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
+        if nitems == 0 {
+            return Ok(0);
+        }
+        if nitems < 0 || chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let refused = match self.body {
+            Body::Frame(_) => Error::FrameSpecial,
+            Body::Plain(_) => Error::SchunkSpecial,
+        };
+        if self.nchunks() != 0 || self.counters().nbytes != 0 {
+            return Err(Error::FrameSpecial);
+        }
+        let ts = self.cparams.typesize;
+        if chunksize % ts != 0 {
+            return Err(refused);
+        }
+        type Ctor = fn(&CParams, i32, &mut [u8]) -> Result<usize>;
+        let (ctor, kind): (Ctor, _) = match special {
+            special::ZERO => (crate::chunk::special::zeros, SpecialKind::Zeros),
+            special::NAN => (crate::chunk::special::nans, SpecialKind::Nan),
+            special::UNINIT => (crate::chunk::special::uninit, SpecialKind::Uninit),
+            _ => return Err(refused),
+        };
+        let total = nitems
+            .checked_mul(i64::from(ts))
+            .ok_or(Error::InvalidParam)?;
+        let cs = i64::from(chunksize);
+        let nchunks = (total + cs - 1) / cs;
+        if nchunks > crate::frame::header::MAX_NCHUNKS {
+            return Err(Error::InvalidParam);
+        }
+        let mut cp = self.cparams;
+        cp.use_dict = false;
+        let mut full = [0u8; 32];
+        ctor(&cp, chunksize, &mut full)?;
+        match &mut self.body {
+            Body::Frame(f) => {
+                // The frame takes the blocksize of a special chunk of `chunksize` bytes.
+                let blocksize = crate::chunk::header::cbuffer_sizes(&full)?.2;
+                let n = f
+                    .fill_special(kind, nchunks, total, chunksize, blocksize)
+                    .map_err(index_err)?;
+                self.cparams.blocksize = blocksize;
+                Ok(n)
+            }
+            Body::Plain(_) => {
+                let rest = (total % cs) as i32;
+                let mut last = [0u8; 32];
+                if rest != 0 {
+                    ctor(&cp, rest, &mut last)?;
+                }
+                let r = (|| {
+                    for k in 0..nchunks {
+                        let c = if k == nchunks - 1 && rest != 0 {
+                            &last
+                        } else {
+                            &full
+                        };
+                        self.append_chunk(c)?;
+                    }
+                    Ok(self.nchunks())
+                })();
+                if r.is_err() {
+                    // Leave the super-chunk empty again.
+                    while self.nchunks() > 0 {
+                        let n = self.nchunks();
+                        if self.delete_chunk(n - 1).is_err() {
+                            break;
+                        }
+                    }
+                }
+                r
+            }
+        }
+    }
+
+    /// Re-reads the backing frame through its own storage (file, user I/O backend, sframe
+    /// index) when the stored `frame_len` differs from the cached one, or always when `force`
+    /// (the lock generation moved). Returns whether it re-read; plain and in-memory super-chunks
+    /// never need to.
+    pub fn refresh_frame(&mut self, force: bool) -> Result<bool> {
+        match &mut self.body {
+            Body::Frame(f) => f.refresh_if_stale(force),
+            Body::Plain(_) => Ok(false),
+        }
+    }
+
+    /// Whether [`SChunk::refresh_frame`] (without `force`) would re-read: the frame's storage
+    /// records another `frame_len`. Takes `&self`, so readers sharing the super-chunk can check
+    /// before deciding to take it exclusively for the re-read.
+    pub fn frame_is_stale(&self) -> bool {
+        match &self.body {
+            Body::Frame(f) => f.is_stale(),
+            Body::Plain(_) => false,
+        }
+    }
+
+    /// Re-reads the frame from disk when its length on disk differs from the cached one
+    /// (another writer grew or shrank it). Returns whether anything was re-read.
+    pub fn refresh(&mut self) -> Result<bool> {
+        let cached = match &self.body {
+            Body::Frame(f) => f.header().frame_len,
+            Body::Plain(_) => return Ok(false),
+        };
+        let (path, offset) = match &self.location {
+            Location::File { path, offset } => (path.clone(), *offset),
+            Location::Sparse(dir) => (dir.join("chunks.b2frame"), 0),
+            _ => return Ok(false),
+        };
+        let on_disk = disk_frame_len(&path, offset)?;
+        if on_disk == cached {
+            return Ok(false);
+        }
+        let f = match &self.location {
+            Location::Sparse(dir) => Frame::open_sframe(dir)?,
+            _ => Frame::open_file_at(&path, offset)?,
+        };
+        self.body = Body::Frame(f);
+        Ok(true)
+    }
+}
+
+impl SChunk {
+    /// Reopens a cframe file that was replaced on disk (another file renamed over its path)
+    /// since it was opened, as c-blosc2 revalidates its cached read handle. Returns whether it
+    /// reopened.
+    pub fn reopen_if_replaced(&mut self) -> Result<bool> {
+        if !self.is_replaced() {
+            return Ok(false);
+        }
+        let Location::File { path, offset } = &self.location else {
+            return Ok(false);
+        };
+        let f = Frame::open_file_at(path, *offset)?;
+        self.body = Body::Frame(f);
+        Ok(true)
+    }
+
+    /// Whether [`SChunk::reopen_if_replaced`] would reopen: the cframe file's path now names
+    /// another file than the one the handle reads. `&self`, for readers sharing the super-chunk.
+    pub fn is_replaced(&self) -> bool {
+        let Location::File { path, .. } = &self.location else {
+            return false;
+        };
+        let Body::Frame(f) = &self.body else {
+            return false;
+        };
+        let crate::frame::Backing::Contiguous(store) = f.backing() else {
+            return false;
+        };
+        // The open file's identity was taken when it was opened: one `stat` of the path.
+        let (Some(open), Ok(now)) = (store.file_ident(), crate::sys::path_file_id(path)) else {
+            return false;
+        };
+        open != now
+    }
+}
+
+/// The `frame_len` field of the frame header at `offset` in `path`.
+fn disk_frame_len(path: &Path, offset: u64) -> Result<u64> {
+    let file = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
+    let mut fixed = [0u8; crate::frame::header::HEADER_MINLEN];
+    crate::sys::read_exact_at(&file, &mut fixed, offset).map_err(|_| Error::FileRead)?;
+    Ok(crate::frame::header::peek_lengths(&fixed)?.1)
+}
+
+#[cfg(test)]
+mod tests;

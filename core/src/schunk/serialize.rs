@@ -1,0 +1,328 @@
+//! Copies and serialisation. Every serialised cframe is built the same way, whatever the source
+//! storage: one pass over the super-chunk's parameters (thread fields 0, as c-blosc2's copies
+//! write them), its metalayers, its chunks in logical order (no dead space) and its
+//! vlmetalayers. So `to_cframe` is deterministic: a plain super-chunk and the same data
+//! reopened from a file give the same bytes (cblosc2-notes §2.13).
+
+use super::build::CframePlan;
+use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
+use crate::chunk::{CParams, DParams};
+use crate::error::{Error, Result};
+use crate::frame::cframe::Fetched;
+use crate::frame::chunkinfo::ChunkInfo;
+use crate::frame::Frame;
+use std::borrow::Cow;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Whether chunks made with `a` can be stored unchanged under `b` (everything but threads).
+fn compatible(a: &CParams, b: &CParams) -> bool {
+    let mut a = *a;
+    a.nthreads = b.nthreads;
+    a == *b
+}
+
+/// Turns source chunks into chunks for the destination parameters: unchanged when compatible
+/// (and always for special and VL-block chunks), else decompressed and recompressed. The
+/// engines are serial: a copy must not start thread pools of its own.
+struct Recoder {
+    raw: bool,
+    src: Engines,
+    dst: Engines,
+}
+
+impl Recoder {
+    fn new(from: &CParams, to: &CParams) -> Result<Recoder> {
+        let serial = |c: &CParams| CParams { nthreads: 1, ..*c };
+        let one = DParams { nthreads: 1 };
+        Ok(Recoder {
+            raw: compatible(from, to),
+            src: Engines::new(&serial(from), &one)?,
+            dst: Engines::new(&serial(to), &one)?,
+        })
+    }
+
+    fn recode<'a>(&mut self, c: Cow<'a, [u8]>) -> Result<Cow<'a, [u8]>> {
+        let info = ChunkInfo::parse(&c)?;
+        if self.raw || info.special != 0 || info.vl_blocks {
+            return Ok(c);
+        }
+        let mut buf = vec![0u8; info.nbytes as usize];
+        let n = self.src.decompress(&c, &mut buf)?;
+        buf.truncate(n);
+        Ok(Cow::Owned(self.dst.compress(&buf)?))
+    }
+}
+
+impl SChunk {
+    /// Fails (`InvalidParam`) when a chunk cannot go into a frame
+    /// ([`ChunkInfo::frame_storable`]: 0 bytes, or shorter than a 32-byte header): only a
+    /// plain super-chunk takes one (as c-blosc2 does; c-blosc2 then writes a frame it cannot
+    /// reopen). Every serialisation into a frame checks this first, so nothing is written and
+    /// the super-chunk keeps its chunks.
+    pub fn check_frame_storable(&self) -> Result<()> {
+        if self.frame().is_some() {
+            return Ok(());
+        }
+        for i in 0..self.nchunks() {
+            if !ChunkInfo::parse(&self.chunk(i)?)?.frame_storable() {
+                return Err(Error::InvalidParam);
+            }
+        }
+        Ok(())
+    }
+
+    /// A copy of this super-chunk at `storage`, with `cparams`/`dparams` (default: this one's).
+    /// Metalayers first, then chunks (stored unchanged when the parameters are compatible, for
+    /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
+    /// Contiguous frames are planned from the chunk headers and streamed into place
+    /// ([`CframePlan`]).
+    pub fn copy_to(
+        &self,
+        storage: NewStorage<'_>,
+        cparams: Option<CParams>,
+        dparams: Option<DParams>,
+    ) -> Result<SChunk> {
+        let cp = cparams.unwrap_or(self.cparams);
+        let dp = dparams.unwrap_or(self.dparams);
+        if !matches!(storage, NewStorage::Plain) {
+            self.check_frame_storable()?;
+        }
+        match storage {
+            NewStorage::Memory | NewStorage::File(_) => {
+                if cp.typesize <= 0 {
+                    return Err(Error::InvalidParam);
+                }
+                let recoded = self.recoded_for(&cp)?;
+                let plan = self.cframe_plan(&cp, recoded.as_deref())?;
+                let (frame, location) = match storage {
+                    NewStorage::File(p) => {
+                        if p.exists() {
+                            return Err(Error::FileOpen);
+                        }
+                        let file = std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(p)
+                            .map_err(|_| Error::FileOpen)?;
+                        let f = self
+                            .emit_to_file(&plan, recoded.as_deref(), file)
+                            .and_then(|_| Frame::open_file_at(p, 0))
+                            .inspect_err(|_| {
+                                let _ = std::fs::remove_file(p);
+                            })?;
+                        let loc = Location::File {
+                            path: p.to_path_buf(),
+                            offset: 0,
+                        };
+                        (f, loc)
+                    }
+                    _ => {
+                        let mut bytes = Vec::with_capacity(vec_len(&plan)?);
+                        self.emit_cframe(&plan, recoded.as_deref(), &mut bytes)?;
+                        (Frame::from_vec(bytes)?, Location::Memory)
+                    }
+                };
+                let mut out = SChunk::from_frame(frame, location, dp.nthreads);
+                out.cparams = cp;
+                out.dparams = dp;
+                Ok(out)
+            }
+            _ => {
+                let mut out = SChunk::new(storage, cp, dp)?;
+                let r = self.fill_copy(&mut out);
+                if let Err(e) = r {
+                    out.remove_files();
+                    return Err(e);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// The chunks of this super-chunk recompressed for `cp`, or `None` when they are stored
+    /// unchanged under `cp` (compatible parameters): then they are streamed from the source.
+    fn recoded_for(&self, cp: &CParams) -> Result<Option<Vec<Cow<'_, [u8]>>>> {
+        if compatible(&self.cparams, cp) {
+            return Ok(None);
+        }
+        let mut recoder = Recoder::new(&self.cparams, cp)?;
+        (0..self.nchunks())
+            .map(|i| recoder.recode(self.chunk(i)?))
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// Header fields of chunk `i` as stored, reading no more of it than needed.
+    fn stored_chunk_info(&self, i: i64) -> Result<ChunkInfo> {
+        match &self.body {
+            Body::Plain(_) => {
+                let c = self.chunk(i)?;
+                let info = ChunkInfo::parse(&c)?;
+                if info.cbytes as usize > c.len() {
+                    return Err(Error::InvalidParam);
+                }
+                Ok(info)
+            }
+            Body::Frame(f) => f.chunk_info(i).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// The layout of the compact cframe of this super-chunk under `cp`, whose chunks are
+    /// `recoded` (see [`SChunk::recoded_for`]) or this super-chunk's own.
+    fn cframe_plan(&self, cp: &CParams, recoded: Option<&[Cow<'_, [u8]>]>) -> Result<CframePlan> {
+        let infos = match recoded {
+            Some(r) => r
+                .iter()
+                .map(|c| {
+                    let info = ChunkInfo::parse(c)?;
+                    if info.cbytes as usize > c.len() {
+                        return Err(Error::InvalidParam);
+                    }
+                    Ok(info)
+                })
+                .collect::<Result<Vec<_>>>()?,
+            None => (0..self.nchunks())
+                .map(|i| self.stored_chunk_info(i))
+                .collect::<Result<Vec<_>>>()?,
+        };
+        CframePlan::new(cp, self.metalayers(), &infos, self.vlmetalayers())
+    }
+
+    /// Writes the frame `plan` describes to `out`, chunk by chunk (one chunk in memory at a
+    /// time when the source is a file).
+    fn emit_cframe(
+        &self,
+        plan: &CframePlan,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        plan.emit(out, |i, buf| match recoded {
+            Some(r) => Ok(Fetched::Lent(&r[i][..])),
+            None => self.fetch_chunk(i as i64, buf),
+        })
+    }
+
+    /// [`SChunk::emit_cframe`] into `file` (at its current position), synced to the file.
+    fn emit_to_file(
+        &self,
+        plan: &CframePlan,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+        file: std::fs::File,
+    ) -> Result<()> {
+        let mut w = BufWriter::with_capacity(WRITE_BUFFER, file);
+        self.emit_cframe(plan, recoded, &mut w)?;
+        w.into_inner().map_err(|_| Error::FileWrite)?;
+        Ok(())
+    }
+
+    /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
+    /// used by the C library's copies into user I/O backends).
+    pub fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
+        if out.frame().is_some() {
+            self.check_frame_storable()?;
+        }
+        for (name, content) in self.metalayers() {
+            out.add_metalayer(name, content)?;
+        }
+        let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
+        for i in 0..self.nchunks() {
+            let c = recoder.recode(self.chunk(i)?)?;
+            match &mut out.body {
+                // A chunk read from a file is handed over, not copied again.
+                Body::Plain(p) => {
+                    let n = p.chunks.len() as i64;
+                    p.insert_owned(n, c)?;
+                }
+                Body::Frame(_) => {
+                    out.append_chunk(&c)?;
+                }
+            }
+        }
+        for (name, stored) in self.vlmetalayers() {
+            out.vlmeta_add_raw(name, stored)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the files of a half-built copy.
+    fn remove_files(&self) {
+        match &self.location {
+            Location::File { path, .. } => {
+                let _ = std::fs::remove_file(path);
+            }
+            Location::Sparse(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            _ => {}
+        }
+    }
+
+    /// The super-chunk as a compact, deterministic cframe.
+    pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let mut out = Vec::with_capacity(vec_len(&plan)?);
+        self.emit_cframe(&plan, None, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`SChunk::to_cframe`] written into the buffer `alloc(len)` returns (`len`: the
+    /// frame's length, returned too): one copy of the chunk data, straight into the
+    /// caller's buffer.
+    pub fn to_cframe_in<'b>(
+        &self,
+        alloc: impl FnOnce(usize) -> Result<&'b mut [u8]>,
+    ) -> Result<usize> {
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let len = vec_len(&plan)?;
+        let mut dst = alloc(len)?;
+        self.emit_cframe(&plan, None, &mut dst)?;
+        if !dst.is_empty() {
+            return Err(Error::Failure);
+        }
+        Ok(len)
+    }
+
+    /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns
+    /// its length. The frame is streamed: only one chunk is held in memory at a time. A
+    /// failed write removes the file.
+    pub fn to_file(&self, path: &Path) -> Result<i64> {
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let file = std::fs::File::create(path).map_err(|_| Error::FileWrite)?;
+        self.emit_to_file(&plan, None, file).inspect_err(|_| {
+            let _ = std::fs::remove_file(path);
+        })?;
+        i64::try_from(plan.len()).map_err(|_| Error::FileWrite)
+    }
+
+    /// Appends the cframe of [`SChunk::to_cframe`] at the end of `path` (created if missing);
+    /// returns the offset where it starts. Streamed like [`SChunk::to_file`]; a failed write
+    /// truncates the file back to its old length.
+    pub fn append_file(&self, path: &Path) -> Result<i64> {
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|_| Error::FileOpen)?;
+        let at = f.seek(SeekFrom::End(0)).map_err(|_| Error::FileWrite)?;
+        let keep = f.try_clone().map_err(|_| Error::FileWrite)?;
+        self.emit_to_file(&plan, None, f).inspect_err(|_| {
+            let _ = keep.set_len(at);
+        })?;
+        i64::try_from(at).map_err(|_| Error::FileWrite)
+    }
+}
+
+/// Bytes buffered between the chunks of a frame and its file (chunks at least this long are
+/// written straight through).
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// The frame length of `plan` as an in-memory buffer length.
+fn vec_len(plan: &CframePlan) -> Result<usize> {
+    usize::try_from(plan.len()).map_err(|_| Error::MemoryAlloc)
+}

@@ -1,0 +1,429 @@
+use super::*;
+
+fn data(n: usize, seed: u32) -> Vec<u8> {
+    (0..n as u32)
+        .flat_map(|i| (i.wrapping_mul(7).wrapping_add(seed)).to_le_bytes())
+        .collect()
+}
+
+fn cp() -> CParams {
+    CParams {
+        typesize: 4,
+        ..CParams::default()
+    }
+}
+
+fn each_kind(mut f: impl FnMut(SChunk, &str)) {
+    // One directory per call (tests run in parallel), removed with everything in it when
+    // `dir` is dropped.
+    let dir = crate::test_util::temp_dir("b2f-schunk-unit-");
+    for kind in ["plain", "memory", "file", "sparse"] {
+        let p = dir.path().join(kind);
+        let st = match kind {
+            "plain" => NewStorage::Plain,
+            "memory" => NewStorage::Memory,
+            "file" => NewStorage::File(&p),
+            _ => NewStorage::Sparse(&p),
+        };
+        let sc = SChunk::new(st, cp(), DParams::default()).unwrap();
+        f(sc, kind);
+    }
+}
+
+#[test]
+fn chunk_ops_round_trip_on_every_storage() {
+    each_kind(|mut sc, kind| {
+        for k in 0..4 {
+            assert_eq!(
+                sc.append_buffer(&data(1000, k)).unwrap(),
+                i64::from(k) + 1,
+                "{kind}"
+            );
+        }
+        assert_eq!(sc.counters().chunksize, 4000);
+        assert_eq!(sc.counters().nbytes, 16000);
+        let c = sc.chunk(3).unwrap().into_owned();
+        sc.insert_chunk(0, &c).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(0).unwrap(), data(1000, 3));
+        sc.delete_chunk(1).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 1));
+        let z = crate::chunk::compress_vec(&cp(), &vec![0u8; 4000]).unwrap();
+        assert_eq!(z.len(), 32);
+        sc.update_chunk(2, &z).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(2).unwrap(), vec![0u8; 4000]);
+        sc.reorder(&[3, 2, 1, 0]).unwrap();
+        assert_eq!(sc.decompress_chunk_vec(0).unwrap(), data(1000, 3));
+        assert_eq!(sc.nchunks(), 4);
+        assert_eq!(sc.counters().nbytes, 16000);
+        // Errors change nothing.
+        let before = sc.counters();
+        assert_eq!(sc.delete_chunk(-1), Err(Error::InvalidParam));
+        assert_eq!(sc.insert_chunk(5, &z), Err(Error::InvalidParam));
+        assert_eq!(sc.update_chunk(4, &z), Err(Error::InvalidParam));
+        assert_eq!(sc.reorder(&[0, 0, 1, 2]), Err(Error::Data));
+        assert_eq!(sc.append_chunk(&z[..20]), Err(Error::ReadBuffer));
+        assert_eq!(sc.append_chunk(&c[..c.len() - 1]), Err(Error::InvalidParam));
+        assert_eq!(sc.counters(), before);
+        let mut small = vec![0u8; 10];
+        assert!(sc.decompress_chunk(0, &mut small).is_err());
+    });
+}
+
+#[test]
+fn to_cframe_is_the_same_for_every_storage() {
+    let mut outs = Vec::new();
+    each_kind(|mut sc, _| {
+        sc.add_metalayer("m", b"abc").unwrap();
+        for k in 0..3 {
+            sc.append_buffer(&data(500, k)).unwrap();
+        }
+        sc.append_buffer(&data(100, 9)).unwrap();
+        sc.vlmeta_add("v", b"hello", None).unwrap();
+        outs.push(sc.to_cframe().unwrap());
+    });
+    assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    let mut back = SChunk::from_cframe(&outs[0], true, 1).unwrap();
+    assert!(back.frame().is_none());
+    assert_eq!(back.decompress_chunk_vec(3).unwrap(), data(100, 9));
+    assert_eq!(back.vlmeta_get("v").unwrap(), b"hello");
+    assert_eq!(back.to_cframe().unwrap(), outs[0]);
+    let nocopy = SChunk::from_cframe(&outs[0], false, 1).unwrap();
+    assert!(nocopy.frame().is_some());
+    assert_eq!(nocopy.metalayers()[0].1, b"abc");
+}
+
+/// Every way of serialising a super-chunk writes the bytes of `to_cframe`: `to_cframe_in`,
+/// `to_file`, `append_file` (at the old end of the file), copies into memory and into a cframe
+/// file (also recompressed), from every storage; with a ZERO special chunk (an index entry in
+/// a fixed-chunksize frame) and, in a second round, a shorter last chunk then one more chunk
+/// (variable chunksize: the special chunk stored as 32 bytes).
+#[test]
+fn every_serialisation_streams_the_same_bytes() {
+    let dir = crate::test_util::temp_dir("b2f-schunk-stream-");
+    for variable in [false, true] {
+        each_kind(|mut sc, kind| {
+            sc.add_metalayer("m", b"abc").unwrap();
+            sc.append_buffer(&data(500, 1)).unwrap();
+            let z = crate::chunk::compress_vec(&cp(), &vec![0u8; 2000]).unwrap();
+            sc.append_chunk(&z).unwrap();
+            sc.append_buffer(&data(500, 2)).unwrap();
+            if variable {
+                sc.append_buffer(&data(100, 3)).unwrap();
+                sc.append_buffer(&data(500, 4)).unwrap();
+            }
+            sc.vlmeta_add("v", b"hello", None).unwrap();
+            let want = sc.to_cframe().unwrap();
+            let f = Frame::from_bytes(&want).unwrap();
+            assert_eq!(f.header().chunksize == 0, variable, "{kind}");
+            assert_eq!(f.nchunks(), sc.nchunks());
+            assert_eq!(
+                matches!(f.locs()[1], ChunkLoc::Special(_)),
+                !variable,
+                "{kind}"
+            );
+
+            let mut buf = vec![0xEEu8; want.len()];
+            let mut asked = 0;
+            let n = sc
+                .to_cframe_in(|len| {
+                    asked = len;
+                    Ok(&mut buf[..len])
+                })
+                .unwrap();
+            assert_eq!((n, asked), (want.len(), want.len()), "{kind}");
+            assert_eq!(buf, want, "{kind}");
+
+            let out = dir.path().join(format!("{kind}-{variable}.b2frame"));
+            std::fs::write(&out, b"stale content, longer than nothing").unwrap();
+            assert_eq!(sc.to_file(&out).unwrap(), want.len() as i64);
+            assert_eq!(std::fs::read(&out).unwrap(), want, "{kind}");
+            assert_eq!(sc.append_file(&out).unwrap(), want.len() as i64);
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                [&want[..], &want[..]].concat()
+            );
+
+            let copy = sc.copy_to(NewStorage::Memory, None, None).unwrap();
+            assert_eq!(copy.frame().unwrap().to_cframe().unwrap(), want, "{kind}");
+            let cfile = dir.path().join(format!("{kind}-{variable}-copy.b2frame"));
+            let copy = sc.copy_to(NewStorage::File(&cfile), None, None).unwrap();
+            assert_eq!(copy.to_cframe().unwrap(), want, "{kind}");
+            assert_eq!(std::fs::read(&cfile).unwrap(), want, "{kind}");
+            drop(copy);
+            // An existing destination is refused and left alone.
+            assert_eq!(
+                sc.copy_to(NewStorage::File(&cfile), None, None).err(),
+                Some(Error::FileOpen)
+            );
+            assert_eq!(std::fs::read(&cfile).unwrap(), want, "{kind}");
+            std::fs::remove_file(&cfile).unwrap();
+
+            // Recompressed: other bytes, same data.
+            let lz4 = CParams {
+                compcode: 1,
+                ..cp()
+            };
+            let mut re = sc
+                .copy_to(NewStorage::File(&cfile), Some(lz4), None)
+                .unwrap();
+            assert_ne!(std::fs::read(&cfile).unwrap(), want, "{kind}");
+            for i in 0..sc.nchunks() {
+                assert_eq!(
+                    re.decompress_chunk_vec(i).unwrap(),
+                    sc.decompress_chunk_vec(i).unwrap(),
+                    "{kind} chunk {i}"
+                );
+            }
+            std::fs::remove_file(&cfile).unwrap();
+
+            // Back from the bytes (copied out chunk by chunk), then serialised again.
+            let back = SChunk::from_cframe(&want, true, 1).unwrap();
+            assert_eq!(back.to_cframe().unwrap(), want, "{kind}");
+        });
+    }
+}
+
+#[test]
+fn metalayers_follow_the_storage_rules() {
+    each_kind(|mut sc, kind| {
+        for i in 0..16 {
+            sc.add_metalayer(&format!("m{i}"), &[i as u8]).unwrap();
+        }
+        assert_eq!(sc.add_metalayer("m16", b"x"), Err(Error::InvalidParam));
+        assert_eq!(sc.add_metalayer("m0", b"x"), Err(Error::InvalidParam));
+        assert_eq!(sc.metalayers().len(), 16);
+        sc.append_buffer(&data(100, 0)).unwrap();
+        assert_eq!(sc.update_metalayer("m3", b"z").unwrap(), 3);
+        assert_eq!(sc.update_metalayer("m3", b"zz"), Err(Error::InvalidParam));
+        assert_eq!(sc.update_metalayer("nope", b"z"), Err(Error::NotFound));
+        sc.delete_chunk(0).unwrap();
+        let frame = kind != "plain";
+        // Frames keep the header fixed once data was written; plain storage has no header.
+        let r = sc.vlmeta_add("a", b"1", None);
+        assert!(r.is_ok());
+        let _ = frame;
+        for i in 1..16 {
+            sc.vlmeta_add(&format!("v{i}"), b"x", None).unwrap();
+        }
+        let r = sc.vlmeta_add("v16", b"x", None);
+        if kind == "plain" {
+            assert!(r.is_ok());
+        } else {
+            assert_eq!(r, Err(Error::Failure));
+            assert_eq!(sc.vlmetalayers().len(), 16);
+        }
+        assert_eq!(sc.vlmeta_update("a", b"longer content", None).unwrap(), 0);
+        assert_eq!(sc.vlmeta_get("a").unwrap(), b"longer content");
+        assert_eq!(sc.vlmeta_get("zz"), Err(Error::NotFound));
+        let left = sc.vlmeta_delete("a").unwrap();
+        assert_eq!(left, sc.vlmetalayers().len());
+    });
+}
+
+#[test]
+fn metalayers_after_data_fail_on_frames_only() {
+    each_kind(|mut sc, kind| {
+        sc.append_buffer(&data(100, 0)).unwrap();
+        let r = sc.add_metalayer("late", b"1");
+        if kind == "plain" {
+            assert_eq!(r, Ok(0));
+        } else {
+            assert_eq!(r, Err(Error::InvalidParam));
+            assert!(sc.metalayers().is_empty());
+        }
+    });
+}
+
+#[test]
+fn fill_special_and_slices() {
+    each_kind(|mut sc, kind| {
+        assert_eq!(
+            sc.fill_special(2500, special::ZERO, 4000).unwrap(),
+            3,
+            "{kind}"
+        );
+        assert_eq!(sc.counters().nbytes, 10000);
+        assert_eq!(sc.chunk_nbytes(2).unwrap(), 2000);
+        // Only an empty super-chunk can be filled (c-blosc2's -28 on every storage).
+        assert_eq!(
+            sc.fill_special(10, special::ZERO, 4000),
+            Err(Error::FrameSpecial)
+        );
+        let src = data(1200, 5);
+        sc.set_slice(500, 1700, &src).unwrap();
+        let mut out = vec![0u8; 1200 * 4];
+        sc.get_slice(500, 1700, &mut out).unwrap();
+        assert_eq!(out, src);
+        let mut all = vec![1u8; 10000];
+        sc.get_slice(0, 2500, &mut all).unwrap();
+        assert!(all[..2000].iter().all(|&b| b == 0));
+        assert!(all[6800..].iter().all(|&b| b == 0));
+        assert_eq!(sc.get_slice(0, 2501, &mut all), Err(Error::InvalidParam));
+        let mut one = vec![0u8; 8];
+        let mut e = Engines::new(sc.cparams(), sc.dparams()).unwrap();
+        sc.get_sparse_with(&mut e, &[500, 0], &mut one).unwrap();
+        assert_eq!(&one[..4], &src[..4]);
+        assert_eq!(&one[4..], &[0; 4]);
+        assert_eq!(sc.slice_nchunks(&[0], &[1001]).unwrap(), vec![0, 1]);
+    });
+}
+
+#[test]
+fn variable_chunks_and_copies() {
+    each_kind(|mut sc, kind| {
+        sc.append_buffer(&data(1000, 0)).unwrap();
+        sc.append_buffer(&data(300, 1)).unwrap();
+        sc.append_buffer(&data(1000, 2)).unwrap();
+        assert_eq!(sc.counters().chunksize, 0, "{kind}");
+        let mut out = vec![0u8; 400 * 4];
+        sc.get_slice(1000, 1400, &mut out).unwrap();
+        assert_eq!(&out[..1200], &data(300, 1)[..]);
+        let other = CParams {
+            clevel: 9,
+            compcode: 1,
+            ..cp()
+        };
+        let mut c = sc.copy_to(NewStorage::Plain, Some(other), None).unwrap();
+        assert_eq!(c.decompress_chunk_vec(2).unwrap(), data(1000, 2));
+        assert_eq!(c.counters().nbytes, sc.counters().nbytes);
+    });
+}
+
+/// The one-pass builder writes the bytes a frame receiving the same chunks one by one has.
+#[test]
+fn one_pass_cframe_matches_sequential_appends() {
+    let cp0 = CParams {
+        nthreads: 0,
+        ..cp()
+    };
+    let zeros = crate::chunk::compress_vec(&cp(), &vec![0u8; 4000]).unwrap();
+    let seqs: Vec<Vec<Vec<u8>>> = vec![
+        vec![],
+        (0..5)
+            .map(|k| crate::chunk::compress_vec(&cp(), &data(1000, k)).unwrap())
+            .collect(),
+        vec![
+            crate::chunk::compress_vec(&cp(), &data(1000, 1)).unwrap(),
+            zeros.clone(),
+            crate::chunk::compress_vec(&cp(), &data(300, 2)).unwrap(),
+        ],
+        vec![
+            crate::chunk::compress_vec(&cp(), &data(1000, 1)).unwrap(),
+            crate::chunk::compress_vec(&cp(), &data(300, 2)).unwrap(),
+            crate::chunk::compress_vec(&cp(), &data(1000, 3)).unwrap(),
+        ],
+    ];
+    let metas = vec![("m".to_string(), b"xyz".to_vec())];
+    let vl = vec![(
+        "v".to_string(),
+        crate::frame::meta::encode_vlmeta(b"hello", None).unwrap(),
+    )];
+    for chunks in seqs {
+        let mut f = Frame::create(Target::Memory, &cp0, &DParams { nthreads: 0 }).unwrap();
+        f.add_metalayer("m", b"xyz").unwrap();
+        for c in &chunks {
+            f.append_chunk(c).unwrap();
+        }
+        f.add_vlmetalayer_raw("v", &vl[0].1).unwrap();
+        let built = build::build_cframe(&cp0, &metas, &chunks, &vl).unwrap();
+        assert_eq!(built, f.to_cframe().unwrap(), "{} chunks", chunks.len());
+    }
+    // Chunks a frame cannot hold are refused.
+    let empty = crate::chunk::compress_vec(&cp(), &[]).unwrap();
+    assert_eq!(
+        build::build_cframe(&cp0, &[], &[empty], &[]),
+        Err(Error::InvalidParam)
+    );
+}
+
+/// Pseudo-random bytes (incompressible: chunks longer than their neighbours).
+fn noise(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn reads_into_one_reused_buffer_match_fresh_reads_in_any_layout() {
+    // Chunks of very different cbytes, then mutations that leave the data section out of
+    // index order (inserted/updated chunks go to its end, deleted ones leave holes): every
+    // read through one reused buffer (read-ahead by the span to the next entry, or header
+    // first) must equal a fresh read, with nothing of a longer earlier chunk left over.
+    each_kind(|mut sc, kind| {
+        for k in 0..6u32 {
+            let d = if k % 2 == 0 {
+                noise(4000, k.into())
+            } else {
+                data(1000, k)
+            };
+            sc.append_buffer(&d).unwrap();
+        }
+        let big = crate::chunk::compress_vec(&cp(), &noise(4000, 99)).unwrap();
+        let small = crate::chunk::compress_vec(&cp(), &data(1000, 7)).unwrap();
+        let steps: [&dyn Fn(&mut SChunk); 5] = [
+            &|_| {},
+            &|s| assert_eq!(s.update_chunk(1, &big).unwrap(), 6),
+            &|s| assert_eq!(s.insert_chunk(2, &small).unwrap(), 7),
+            &|s| assert_eq!(s.delete_chunk(4).unwrap(), 6),
+            &|s| s.reorder(&[5, 0, 3, 1, 4, 2]).unwrap(),
+        ];
+        let mut buf = Vec::new();
+        let mut out = vec![0u8; 4000];
+        for (n, step) in steps.iter().enumerate() {
+            step(&mut sc);
+            // Big and small chunks alternately, each twice.
+            let order: Vec<i64> = (0..sc.nchunks()).chain((0..sc.nchunks()).rev()).collect();
+            for &i in &order {
+                let fresh = sc.chunk(i).unwrap().into_owned();
+                assert_eq!(
+                    sc.chunk_in(i, &mut buf).unwrap(),
+                    &fresh[..],
+                    "{kind} {n} {i}"
+                );
+                let want = crate::chunk::decompress_vec(&fresh).unwrap();
+                let mut e = Engines::new(&cp(), &DParams::default()).unwrap();
+                let got = sc
+                    .decompress_chunk_in(&mut e, i, &mut out, &mut buf)
+                    .unwrap();
+                assert_eq!(&out[..got], &want[..], "{kind} {n} {i}");
+            }
+        }
+    });
+}
+
+// Replacing a file another handle has open needs POSIX rename semantics on Windows (std asks for
+// them, Windows 10 1607 and later grant them); wine refuses with "access denied".
+#[cfg_attr(windows, ignore = "wine cannot rename over an open file")]
+#[test]
+fn a_cframe_file_renamed_over_is_noticed_and_reopened() {
+    // Removed with everything in it when `dir` is dropped.
+    let dir = crate::test_util::temp_dir("b2f-replaced-");
+    let (a, b) = (dir.path().join("a.b2frame"), dir.path().join("b.b2frame"));
+    let make = |p: &Path, k: u32, n: u32| {
+        let mut s = SChunk::new(NewStorage::File(p), cp(), DParams::default()).unwrap();
+        for _ in 0..n {
+            s.append_buffer(&data(1000, k)).unwrap();
+        }
+    };
+    make(&a, 1, 2);
+    let mut sc = SChunk::open(&a, 1).unwrap();
+    assert!(!sc.is_replaced());
+    // Grown through another handle (same file): not replaced.
+    let mut other = SChunk::open(&a, 1).unwrap();
+    other.append_buffer(&data(1000, 2)).unwrap();
+    drop(other);
+    assert!(!sc.is_replaced());
+    make(&b, 3, 3);
+    std::fs::rename(&b, &a).unwrap();
+    assert!(sc.is_replaced());
+    assert!(sc.reopen_if_replaced().unwrap());
+    assert!(!sc.is_replaced());
+    assert_eq!(sc.nchunks(), 3);
+    assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(1000, 3));
+}
