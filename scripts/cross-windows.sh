@@ -38,14 +38,14 @@ bad() { echo "FAIL windows: $1"; failed=$((failed + 1)); keep_work=1; }
 # The Rust test binaries run under wine: the unit tests plus those that exercise what differs on
 # Windows (file I/O, mappings, locking, paths, the C boundary's structs) or compare with the
 # Windows c-blosc2 (codecs, filters, chunks, info). Not run: binaries that start the Linux Python
-# of .venv (frame_python_interop, schunk_python; wine cannot start a Linux executable), those
+# of .venv (cli, frame_python_interop, schunk_python; wine cannot start a Linux executable), those
 # that free buffers of the reference library through shared helpers written for one C runtime
 # (frame_reference_reads, schunk_interop, schunk_min_header_chunk: the Windows DLL allocates on
 # the UCRT heap, the test binary frees on msvcrt's), chunk_fork (no fork on Windows) and
 # header_drift (a host tool).
 WIN_TESTS=(filters codecs codecs_reference blosclz_reference chunk_basic chunk_differential
   chunk_instr chunk_robustness frame_rw info_vs_reference io_reference concurrent_readers
-  reentrant_compress udio_backends fuzz_regressions cli)
+  reentrant_compress udio_backends fuzz_regressions)
 if [ -n "${B2FRAME_WINDOWS_TESTS:-}" ]; then
   read -r -a WIN_TESTS <<<"$B2FRAME_WINDOWS_TESTS"
 fi

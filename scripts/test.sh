@@ -161,9 +161,6 @@ stage "Go bindings" bindings_stage go
 # Without Julia: every @ccall of bindings/julia against include/blosc2.h and the library's exports.
 stage "Julia @ccall prototypes" python3 "$root/scripts/julia-ccall-check.py" "$lib"
 stage "Julia bindings" bindings_stage julia
-# aarch64 Linux: cross-built and run under qemu-user against the aarch64 c-blosc2 (README,
-# "Platforms"); installs its own cross gcc, qemu-user, rustup target and reference wheel.
-stage "aarch64 Linux under qemu-user" bash "$root/scripts/cross-aarch64.sh"
 if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
   stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
 fi

@@ -417,7 +417,7 @@ impl Frame {
         // c-blosc2 creates the index with "wb"; later rewrites open it "rb+". Backends may hand
         // out a stream for "rb+" even when the file does not exist yet (c-blosc2's own
         // test_udio does), so the index must exist before the first commit.
-        drop(io.open(&dir.join(sframe::INDEX_FILE), "wb")?);
+        drop(io.open(&sframe::join_slash(dir, sframe::INDEX_FILE), "wb")?);
         let mut f = Frame {
             header: new_header(FrameType::Sparse, cparams, dparams),
             locs: Vec::new(),

@@ -32,7 +32,7 @@ impl SparseDir {
     pub fn new(dir: &Path, io: Option<Arc<dyn UserIo>>) -> SparseDir {
         SparseDir {
             dir: dir.to_path_buf(),
-            index: dir.join(INDEX_FILE),
+            index: join_slash(dir, INDEX_FILE),
             io,
         }
     }
@@ -232,6 +232,20 @@ fn check_chunk_file_size(size: u64, header: &FrameHeader) -> Result<()> {
         return Err(Error::ReadBuffer);
     }
     Ok(())
+}
+
+/// `dir/name` with a `/` as c-blosc2 writes it on every platform (`Path::join` would put a `\`
+/// on Windows, which user I/O backends keyed by path strings would see as another name).
+pub fn join_slash(dir: &Path, name: &str) -> PathBuf {
+    let dir = dir.as_os_str();
+    let mut p = std::ffi::OsString::with_capacity(dir.len() + 1 + name.len());
+    p.push(dir);
+    // `Path::join` adds no separator after a trailing one.
+    if !dir.as_encoded_bytes().last().is_none_or(|&b| b == b'/') {
+        p.push("/");
+    }
+    p.push(name);
+    PathBuf::from(p)
 }
 
 /// Path of the file holding chunk `id` (8 uppercase hex digits), built in one allocation.
