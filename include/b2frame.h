@@ -390,6 +390,21 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * `int b2frame_get_durable(void)`: 1 when durable mode is on, else 0.
+ */
+int b2frame_get_durable(void);
+
+/**
+ * `int b2frame_set_durable(int on)`: switches durable mode on (`on != 0`) or off for the whole
+ * process and returns the previous setting (1 or 0). In durable mode every call that changes
+ * a frame on disk orders its writes with `fdatasync` barriers, so that a call that returned
+ * success survives a power cut and an interrupted one leaves the state before it (see
+ * docs/durability.md). The default comes from the environment variable `B2FRAME_DURABLE`
+ * (any value but empty and "0" switches it on).
+ */
+int b2frame_set_durable(int on);
+
+/**
  * `const char *b2frame_version_string(void)`: b2frame's own version.
  */
 const char *b2frame_version_string(void);
@@ -1195,8 +1210,9 @@ int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
                                    void *buffer);
 
 /**
- * Serialises the super-chunk as a compact cframe in a new `malloc`ed buffer
- * (`*needs_free = true`); returns its length.
+ * Serialises the super-chunk as a cframe in a new `malloc`ed buffer (`*needs_free = true`);
+ * returns its length. The bytes are c-blosc2's: an in-memory frame's own, else those of
+ * c-blosc2's copy into memory (see `SChunk::to_cframe_as`).
  *
  * # Safety
  * `schunk` live; `cframe`/`needs_free` valid pointers.
