@@ -3,7 +3,7 @@
 //!
 //! The reference's raw BloscLZ stream comes from a single-block, unsplit, unfiltered chunk
 //! (typesize 1, blocksize = nbytes): `header(32) | bstarts[0] | csize | stream`. Run `cargo test
-//! --test blosclz_reference -- --nocapture` to see the comparison table.
+//! --test codecs_reference_blosclz -- --nocapture` to see the comparison table.
 mod common;
 
 use b2frame::capi::types::{blosc2_cparams, BLOSC2_CPARAMS_DEFAULTS, BLOSC_NEVER_SPLIT};
