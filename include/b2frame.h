@@ -361,6 +361,21 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * `int b2frame_get_durable(void)`: 1 when durable mode is on, else 0.
+ */
+int b2frame_get_durable(void);
+
+/**
+ * `int b2frame_set_durable(int on)`: switches durable mode on (`on != 0`) or off for the whole
+ * process and returns the previous setting (1 or 0). In durable mode every call that changes
+ * a frame on disk orders its writes with `fdatasync` barriers, so that a call that returned
+ * success survives a power cut and an interrupted one leaves the state before it (see
+ * docs/durability.md). The default comes from the environment variable `B2FRAME_DURABLE`
+ * (any value but empty and "0" switches it on).
+ */
+int b2frame_set_durable(int on);
+
+/**
  * `const char *b2frame_version_string(void)`: b2frame's own version.
  */
 const char *b2frame_version_string(void);

@@ -415,6 +415,9 @@ fn chunksize_written_before_metalayers_and_after() {
             vlmeta_add(api, sc, "v", b"\xa3abc");
         };
         compare("meta, chunksize, vlmeta", cparams(typesize), &h);
+        // Empty frames c-blosc2 wrote this way, reopened by each library (python-blosc2's empty
+        // arrays and stores): the same to_buffer bytes, chunksize included.
+        compare_reopened("meta, chunksize, vlmeta", cparams(typesize), &h);
         // SAFETY: `compare`/`compare_reopened` pass a live super-chunk of `api`'s library, used by
         // this thread only.
         let h = move |api: &Api, sc: Sc| unsafe {

@@ -2,12 +2,14 @@
 
 use crate::{emit, names, open, progress::Progress, CliResult, Failure};
 use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
+use b2frame_core::chunk::plugins::env_hooks;
+use b2frame_core::chunk::{CParams, Compressor, Hooks};
 use b2frame_core::chunk::{DParams, Decompressor};
 use b2frame_core::frame::offsets::ChunkLoc;
 use b2frame_core::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Args)]
 pub struct ConvertArgs {
@@ -109,15 +111,27 @@ fn vl_bound(blocks: &[Vec<u8>]) -> usize {
 /// decoded on its own and the new chunk has the same blocks, as `blosc2_vlcompress_ctx` makes
 /// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
 /// unchanged instead; here the requested codec, level and filters apply to them too.
-fn recompress(c: &CParams, chunk: &[u8]) -> b2frame_core::Result<Vec<u8>> {
+/// `hooks` describe the super-chunk to the plugin codecs and filters.
+fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core::Result<Vec<u8>> {
     let h = ChunkHeader::parse(chunk)?;
+    let mut d = Decompressor::new(DParams::default(), hooks.clone())?;
+    let mut comp = Compressor::new(*c, hooks.clone())?;
     if !h.is_vl() {
-        return compress_vec(c, &decompress_vec(chunk)?);
+        let mut buf = vec![0u8; h.nbytes.max(0) as usize];
+        let n = d.decompress(chunk, &mut buf)?;
+        buf.truncate(n);
+        let mut dst = vec![0u8; buf.len() + b2frame_core::chunk::header::EXTENDED_HEADER_LEN];
+        let n = comp.compress(&buf, &mut dst)?;
+        if n == 0 {
+            return Err(b2frame_core::Error::WriteBuffer);
+        }
+        dst.truncate(n);
+        return Ok(dst);
     }
-    let blocks = Decompressor::new(DParams::default(), no_hooks())?.vldecompress(chunk)?;
+    let blocks = d.vldecompress(chunk)?;
     let srcs: Vec<&[u8]> = blocks.iter().map(Vec::as_slice).collect();
     let mut dst = vec![0u8; vl_bound(&blocks)];
-    let n = Compressor::new(*c, no_hooks())?.vlcompress(&srcs, &mut dst)?;
+    let n = comp.vlcompress(&srcs, &mut dst)?;
     if n == 0 {
         return Err(b2frame_core::Error::WriteBuffer);
     }
@@ -131,6 +145,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
         out.set_chunksize(h.chunksize)
             .map_err(|e| Failure::new(spath, format!("cannot set chunksize: {e}")))?;
     }
+    let hooks = env_hooks(crate::verify::plugin_env(src));
     let mut bar = Progress::new("convert", src.nchunks());
     for i in 0..src.nchunks() {
         let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
@@ -141,7 +156,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
             || ChunkHeader::parse(&chunk).map_err(err)?.special_code() != 0;
         match cp {
             Some(c) if !special => {
-                let new = recompress(c, &chunk).map_err(err)?;
+                let new = recompress(c, &chunk, &hooks).map_err(err)?;
                 out.append_chunk(&new).map_err(err)?;
             }
             _ => {
@@ -186,21 +201,23 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         header.use_dict = false;
     }
     probe_create(&a.dst, a.sparse)?;
-    let target = if a.sparse {
-        Target::Sparse(&a.dst)
-    } else {
-        Target::File(&a.dst)
-    };
-    let result = Frame::new_like(&header, target)
+    if !a.sparse {
+        // Built in memory, then published whole: a crash leaves no file or the complete one.
+        let mut out = Frame::new_like(&header, Target::Memory)
+            .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))?;
+        copy_into(&src, &mut out, cp.as_ref(), &a.src)?;
+        let bytes = out
+            .to_cframe()
+            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")))?;
+        return b2frame_core::frame::record::publish_file(&a.dst, &bytes, true)
+            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")));
+    }
+    let result = Frame::new_like(&header, Target::Sparse(&a.dst))
         .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))
         .and_then(|mut out| copy_into(&src, &mut out, cp.as_ref(), &a.src));
     if result.is_err() {
         // Leave nothing half-written behind.
-        let _ = if a.sparse {
-            std::fs::remove_dir_all(&a.dst)
-        } else {
-            std::fs::remove_file(&a.dst)
-        };
+        let _ = std::fs::remove_dir_all(&a.dst);
     }
     result
 }
@@ -259,4 +276,41 @@ pub fn compact(path: &Path) -> CliResult<()> {
         before,
         after
     ))
+}
+
+/// `recover SRC DST`: salvages the cframe at `offset` of `src` into the new file `dst` and says
+/// how, and what could not be kept.
+pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
+    use b2frame_core::frame::recover::{recover_cframe, Method};
+    if src.is_dir() {
+        return Err(Failure::new(
+            src,
+            "recover reads cframe files; an sframe's index is replaced atomically by b2frame (use convert)",
+        ));
+    }
+    if dst.exists() {
+        return Err(Failure::new(
+            dst,
+            "destination exists; refusing to overwrite",
+        ));
+    }
+    let bytes = std::fs::read(src).map_err(|e| Failure::new(src, format!("cannot read: {e}")))?;
+    let from = usize::try_from(offset)
+        .ok()
+        .filter(|&o| o <= bytes.len())
+        .ok_or_else(|| Failure::new(src, "offset past the end of the file"))?;
+    let r = recover_cframe(&bytes[from..])
+        .map_err(|e| Failure::new(src, format!("nothing to salvage: {e}")))?;
+    b2frame_core::frame::record::publish_file(dst, &r.cframe, true)
+        .map_err(|e| Failure::new(dst, format!("cannot write: {e}")))?;
+    let how = match r.method {
+        Method::Intact => "the frame opens as it is; copied".to_string(),
+        Method::Earlier(len) => format!("kept the last consistent state on disk (frame_len {len})"),
+        Method::Rebuilt => "rebuilt from the intact chunks".to_string(),
+    };
+    let mut text = format!("{}: {how}\n", dst.display());
+    for n in &r.notes {
+        text.push_str(&format!("  {n}\n"));
+    }
+    emit(&text)
 }

@@ -4,7 +4,8 @@
 
 use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
 use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::chunk::{no_hooks, DParams, Decompressor};
+use b2frame_core::chunk::plugins::env_hooks;
+use b2frame_core::chunk::{DParams, Decompressor, SchunkEnv};
 use b2frame_core::frame::header::FrameType;
 use b2frame_core::frame::offsets::ChunkLoc;
 use b2frame_core::frame::{Backing, Frame};
@@ -107,7 +108,7 @@ fn check_chunk(
     if h.special().is_none() {
         rep.push(format!("{w}: invalid special code {}", h.special_code()));
     }
-    match decode(&chunk, &h) {
+    match decode(&chunk, &h, &plugin_env(f)) {
         Ok(n) if n != i64::from(h.nbytes) => rep.push(format!(
             "{w}: decompressed to {n} bytes, header says {}",
             h.nbytes
@@ -148,9 +149,23 @@ fn check_chunk(
     Some((i64::from(h.nbytes), extent))
 }
 
+/// What the plugin codecs and filters (ZFP, NDCELL, ...) read from the super-chunk: the frame's
+/// typesize and `b2nd` metalayer.
+pub(crate) fn plugin_env(f: &Frame) -> SchunkEnv {
+    SchunkEnv {
+        typesize: Some(f.header().typesize),
+        b2nd: f
+            .metalayers()
+            .iter()
+            .find(|(n, _)| n == "b2nd")
+            .map(|(_, c)| c.clone()),
+    }
+}
+
 /// Decompresses a chunk; returns its decompressed size, or which block fails and why.
-fn decode(chunk: &[u8], h: &ChunkHeader) -> Result<i64, String> {
-    let mut d = Decompressor::new(DParams::default(), no_hooks()).map_err(|e| e.to_string())?;
+fn decode(chunk: &[u8], h: &ChunkHeader, env: &SchunkEnv) -> Result<i64, String> {
+    let mut d =
+        Decompressor::new(DParams::default(), env_hooks(env.clone())).map_err(|e| e.to_string())?;
     if h.is_vl() {
         return match d.vldecompress(chunk) {
             Ok(blocks) => Ok(blocks.iter().map(|b| b.len() as i64).sum()),
@@ -320,7 +335,31 @@ fn check(f: &Frame, src: (&Path, u64), rep: &mut Report) {
 pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
     let f = match open(path, offset) {
         Ok(f) => f,
-        Err(e) => return Err(Failure::new(path, format!("not sound: {}", e.reason))),
+        Err(e) => {
+            // A frame header that parses while the frame does not open: a write was cut short.
+            let torn = !path.is_dir()
+                && std::fs::read(path).ok().is_some_and(|b| {
+                    let from = usize::try_from(offset).unwrap_or(usize::MAX);
+                    b.get(from..).is_some_and(|b| {
+                        b.len() > 87 && &b[2..10] == b"b2frame\0" && {
+                            let hl = u32::from_be_bytes([b[11], b[12], b[13], b[14]]) as usize;
+                            b.get(..hl).is_some_and(|h| {
+                                b2frame_core::frame::header::FrameHeader::parse(h).is_ok()
+                            })
+                        }
+                    })
+                });
+            let hint = if torn {
+                format!(
+                    "; the header is intact, so the frame looks torn (a write cut short): try \
+                     `b2frame recover {} NEW_FILE`",
+                    path.display()
+                )
+            } else {
+                String::new()
+            };
+            return Err(Failure::new(path, format!("not sound: {}{hint}", e.reason)));
+        }
     };
     let mut rep = Report {
         problems: Vec::new(),

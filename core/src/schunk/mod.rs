@@ -21,7 +21,7 @@ mod plain;
 mod serialize;
 mod slice;
 
-use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
+use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
@@ -95,7 +95,7 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Engines for these parameters.
+    /// Engines for these parameters, outside any super-chunk.
     pub fn new(cparams: &CParams, dparams: &DParams) -> Result<Engines> {
         let mut cp = *cparams;
         cp.nthreads = cp.nthreads.max(1);
@@ -105,6 +105,21 @@ impl Engines {
         Ok(Engines {
             compressor: Compressor::new(cp, no_hooks())?,
             decompressor: Decompressor::new(dp, no_hooks())?,
+        })
+    }
+
+    /// Engines for a super-chunk described by `env` (typesize and `b2nd` metalayer, which the
+    /// plugin codecs and filters read).
+    pub fn with_env(cparams: &CParams, dparams: &DParams, env: SchunkEnv) -> Result<Engines> {
+        let mut cp = *cparams;
+        cp.nthreads = cp.nthreads.max(1);
+        let dp = DParams {
+            nthreads: dparams.nthreads.max(1),
+        };
+        let hooks = crate::chunk::plugins::env_hooks(env);
+        Ok(Engines {
+            compressor: Compressor::new(cp, hooks.clone())?,
+            decompressor: Decompressor::new(dp, hooks)?,
         })
     }
 }
@@ -415,7 +430,20 @@ impl SChunk {
     fn engines(&mut self) -> Result<Engines> {
         match self.engines.take() {
             Some(e) => Ok(e),
-            None => Engines::new(&self.cparams, &self.dparams),
+            None => Engines::with_env(&self.cparams, &self.dparams, self.plugin_env()),
+        }
+    }
+
+    /// What the plugin codecs and filters see of this super-chunk: its typesize and its
+    /// `b2nd` metalayer.
+    pub fn plugin_env(&self) -> SchunkEnv {
+        SchunkEnv {
+            typesize: Some(self.cparams.typesize),
+            b2nd: self
+                .metalayers()
+                .iter()
+                .find(|(n, _)| n == "b2nd")
+                .map(|(_, c)| c.clone()),
         }
     }
 
