@@ -12,7 +12,6 @@ pub mod b2nd_array;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
-mod fields;
 pub mod filters;
 pub mod globals;
 pub(crate) mod handle;

@@ -1,4 +1,4 @@
-//! Opt-in advisory file locking shared with c-blosc2 3.2+ processes (cblosc2-notes §5.3).
+//! Opt-in advisory file locking shared with c-blosc2 3.2+ processes (docs/threading.md#file-locking).
 //!
 //! The protocol, which every cooperating handle (ours or c-blosc2's) follows:
 //! * a sidecar file `<path>.b2lock` (cframe) or `<dir>/.b2lock` (sframe), created on first use

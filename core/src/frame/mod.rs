@@ -5,7 +5,7 @@
 //! [`Frame`] opens a frame by validating its header, trailer and the *whole* offsets index (every
 //! stored offset bounded by the data section) and reads nothing else; chunks are read on demand
 //! and their sizes re-validated on every access. Mutations follow c-blosc2 3.3's semantics
-//! (cblosc2-notes §2.12) but never write the frames its bugs produce (§2.16).
+//! (docs/mutation.md) but never write the frames its bugs produce (docs/divergences.md).
 
 #![forbid(unsafe_code)]
 

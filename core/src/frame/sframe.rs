@@ -1,6 +1,6 @@
 //! Sparse frames: a directory holding `chunks.b2frame` (a frame header with `frame_type = 1`,
 //! the offsets index whose entries are chunk-file ids, and the trailer) plus one `%08X.chunk`
-//! file per stored chunk (cblosc2-notes §2.14).
+//! file per stored chunk (docs/format/sframe.md#directory).
 //!
 //! With a user I/O backend, c-blosc2 opens the index file and every chunk file through the
 //! backend's callbacks; the directory itself (creation, and removal of chunk files) stays on the

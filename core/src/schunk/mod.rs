@@ -4,8 +4,8 @@
 //! kinds, and the counters c-blosc2 callers read (`nchunks`, `nbytes`, `cbytes`, `chunksize`)
 //! come from one place ([`SChunk::counters`]).
 //!
-//! Semantics follow c-blosc2 3.3 (cblosc2-notes §1.2, §2.12) except where the reference has
-//! bugs (§1.7, §2.16): the metalayer count is checked, a failed metalayer add changes nothing,
+//! Semantics follow c-blosc2 3.3 (docs/mutation.md) except where the reference has
+//! bugs (docs/divergences.md): the metalayer count is checked, a failed metalayer add changes nothing,
 //! and every failed operation leaves the super-chunk as it was (the frame layer rolls its
 //! in-memory state back; plain storage checks everything before mutating).
 //!

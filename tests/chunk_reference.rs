@@ -126,7 +126,8 @@ fn ref_getitem(chunk: &[u8], start: i32, nitems: i32, itemsize: usize) -> Result
 }
 
 /// A sampled case is valid input for the reference: it must not hit its header/effective
-/// blocksize bug (notes §2.16.1) nor the DELTA trailing-bytes bug (§2.16.2), and TRUNC_PREC needs
+/// blocksize bug (docs/divergences.md#1-the-header-records-the-effective-blocksize) nor the
+/// DELTA trailing-bytes bug (docs/divergences.md#2-delta-and-trunc_prec-encode-the-trailing-bytes), and TRUNC_PREC needs
 /// typesize 4 or 8.
 fn valid(c: &Case) -> bool {
     // TRUNC_PREC: typesize 4 or 8 only; and like DELTA the reference leaves the trailing bytes
