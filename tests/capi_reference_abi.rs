@@ -30,7 +30,9 @@ fn build_and_run_dump() -> Vec<String> {
     // Removed when this returns (see `common::scratch`).
     let dir = common::scratch::dir("b2frame-abi-dump-");
     let exe = dir.join("abi_dump");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    // Compiled for the target and run through its runner, so a cross-run compares the target's
+    // C layouts (not the host's) with the Rust ones.
+    let cc = common::target_cc();
     let status = Command::new(&cc)
         .args(["-std=gnu11", "-O1", "-w", "-I"])
         .arg(&include)
@@ -44,7 +46,7 @@ fn build_and_run_dump() -> Vec<String> {
         status.success(),
         "building abi_dump.c against the reference failed"
     );
-    let out = Command::new(&exe).output().expect("run abi_dump");
+    let out = common::target_command(&exe).output().expect("run abi_dump");
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()
