@@ -6,6 +6,7 @@ pub mod b2nd;
 pub mod boundary;
 pub mod chunk;
 pub mod filters;
+pub mod fingerprint;
 pub mod globals;
 pub mod info;
 pub mod io;

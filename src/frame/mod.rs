@@ -9,6 +9,7 @@
 
 pub mod cframe;
 pub mod chunkinfo;
+pub mod fingerprint;
 pub mod header;
 pub mod io;
 pub mod lock;
@@ -84,6 +85,8 @@ pub struct Frame {
     locs: Vec<ChunkLoc>,
     vlmeta: Vec<(String, Vec<u8>)>,
     backing: Backing,
+    /// What the frame knows about its fingerprint's data part.
+    fp: fingerprint::Tracker,
 }
 
 impl Frame {
@@ -127,12 +130,14 @@ impl Frame {
 
     fn open_store(store: Store) -> Result<Frame> {
         let (header, locs, vlmeta) = cframe::read_frame(&store, FrameType::Contiguous)?;
-        Ok(Frame {
+        Frame {
             header,
             locs,
             vlmeta,
             backing: Backing::Contiguous(store),
-        })
+            fp: fingerprint::Tracker::default(),
+        }
+        .check_on_open()
     }
 
     /// Creates an empty in-memory cframe with these default parameters.
@@ -161,6 +166,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing: target.create()?,
+            fp: fingerprint::Tracker::empty(),
         };
         f.commit(true)?;
         Ok(f)
@@ -185,6 +191,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing,
+            fp: fingerprint::Tracker::empty(),
         };
         f.commit(true)?;
         Ok(f)

@@ -13,6 +13,7 @@
 mod undo;
 
 use super::chunkinfo::ChunkInfo;
+use super::fingerprint::{self, Piece};
 use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
@@ -98,7 +99,7 @@ impl Frame {
             Index::Encode(room) => offsets::encode_index_with_room(&self.locs, room)?,
             Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
         };
-        let trailer = trailer::to_bytes(&self.vlmeta)?;
+        let mut trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
         let hl = header.encoded_len() as u64;
         if !may_resize && hl != u64::from(self.header.header_len) {
@@ -110,6 +111,10 @@ impl Frame {
         };
         header.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
         let hbytes = header.to_bytes()?;
+        if fingerprint::writes_enabled() {
+            let data = self.data_piece_for_commit(&header, hl)?;
+            fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
+        }
         match &mut self.backing {
             Backing::Contiguous(store) => {
                 undo.write_at(store, data_end, &index)?;
@@ -152,6 +157,7 @@ impl Frame {
         index_mode: Index,
         f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>,
     ) -> Result<T> {
+        self.prime_fingerprint();
         let saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
         let mut undo = Undo::new(&self.backing)?;
         let r = f(self, &mut undo).and_then(|v| {
@@ -163,6 +169,7 @@ impl Frame {
             Err(_) => {
                 undo.rollback(&mut self.backing);
                 (self.header, self.locs, self.vlmeta) = saved;
+                self.fp.reset();
             }
         }
         r
@@ -247,6 +254,7 @@ impl Frame {
             Backing::Contiguous(store) => {
                 let at = self.header.cbytes as u64;
                 undo.write_at(store, u64::from(self.header.header_len) + at, chunk)?;
+                self.fp.wrote_data(at, chunk);
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
@@ -260,6 +268,7 @@ impl Frame {
                     .max()
                     .unwrap_or(0);
                 undo.write_chunk(dir, id, chunk)?;
+                self.fp.wrote_chunk_file(id, chunk);
                 ChunkLoc::Stored(id)
             }
         };
@@ -426,6 +435,7 @@ impl Frame {
                 let new_end = at + new.len() as u64;
                 undo.move_within(store, hl + old_end, hl + new_end, tail)?;
                 undo.write_at(store, hl + at, new)?;
+                self.fp.data_changed();
                 for l in self.locs.iter_mut() {
                     if let ChunkLoc::Stored(v) = l {
                         if *v >= old_end {
@@ -439,6 +449,7 @@ impl Frame {
                     undo.remove_chunk_later(at);
                 } else {
                     undo.write_chunk(dir, at, new)?;
+                    self.fp.wrote_chunk_file(at, new);
                 }
             }
         }

@@ -120,6 +120,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
+            fp: super::fingerprint::Tracker::empty(),
         };
         f.commit(true)?;
         Ok(f)
@@ -158,6 +159,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing: Backing::Sparse(super::sframe::SparseDir::new(dir, Some(io))),
+            fp: super::fingerprint::Tracker::empty(),
         };
         f.commit(true)?;
         Ok(f)
@@ -198,6 +200,7 @@ impl Frame {
             }
         };
         (self.header, self.locs, self.vlmeta) = parts;
+        self.fp.reset();
         Ok(())
     }
 

@@ -12,6 +12,7 @@ use super::plain::next_chunksize;
 use crate::chunk::CParams;
 use crate::error::{Error, Result};
 use crate::frame::chunkinfo::ChunkInfo;
+use crate::frame::fingerprint::{self, Piece};
 use crate::frame::header::{FrameHeader, FrameType, MAX_NCHUNKS, VERSION_RC1};
 use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
@@ -88,11 +89,15 @@ pub(super) fn build_cframe<C: AsRef<[u8]>>(
     } else {
         offsets::encode_index(&locs)?
     };
-    let trailer = trailer::to_bytes(vlmeta)?;
+    let mut trailer = trailer::to_bytes(vlmeta)?;
     header.check_encodable()?;
     let hl = header.encoded_len();
     header.frame_len = (hl + data.len() + index.len() + trailer.len()) as u64;
     let mut out = header.to_bytes()?;
+    if fingerprint::writes_enabled() {
+        let (h, d, i) = (Piece::of(&out), Piece::of(&data), Piece::of(&index));
+        fingerprint::seal(&mut trailer, h, d, i);
+    }
     out.reserve(data.len() + index.len() + trailer.len());
     out.extend_from_slice(&data);
     out.extend_from_slice(&index);
