@@ -57,6 +57,10 @@ struct Api {
     append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
     decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
     get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+    to_buffer: unsafe extern "C" fn(Sc, *mut *mut u8, *mut bool) -> i64,
+    to_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
+    append_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
+    copy: unsafe extern "C" fn(Sc, *mut blosc2_storage) -> Sc,
 }
 
 fn ours() -> Api {
@@ -70,6 +74,10 @@ fn ours() -> Api {
         append_chunk: blosc2_schunk_append_chunk,
         decompress_chunk: blosc2_schunk_decompress_chunk,
         get_chunk: blosc2_schunk_get_chunk,
+        to_buffer: blosc2_schunk_to_buffer,
+        to_file: blosc2_schunk_to_file,
+        append_file: blosc2_schunk_append_file,
+        copy: blosc2_schunk_copy,
     }
 }
 
@@ -86,6 +94,10 @@ fn theirs() -> Api {
             append_chunk: std::mem::transmute(r.sym("blosc2_schunk_append_chunk")),
             decompress_chunk: std::mem::transmute(r.sym("blosc2_schunk_decompress_chunk")),
             get_chunk: std::mem::transmute(r.sym("blosc2_schunk_get_chunk")),
+            to_buffer: std::mem::transmute(r.sym("blosc2_schunk_to_buffer")),
+            to_file: std::mem::transmute(r.sym("blosc2_schunk_to_file")),
+            append_file: std::mem::transmute(r.sym("blosc2_schunk_append_file")),
+            copy: std::mem::transmute(r.sym("blosc2_schunk_copy")),
         }
     }
 }
@@ -495,6 +507,214 @@ fn append_rows(b: &mut Bench, dir: &Path, src: &[u8], o: &Api, r: &Api, counts: 
     }
 }
 
+/// A storage description for `kind` ("memory", "plain", "cframe", "sframe") at `path`.
+fn storage(
+    kind: &str,
+    path: &CString,
+    cp: &mut blosc2_cparams,
+    dp: &mut blosc2_dparams,
+) -> blosc2_storage {
+    let on_disk = kind == "cframe" || kind == "sframe";
+    blosc2_storage {
+        contiguous: kind == "memory" || kind == "cframe",
+        urlpath: if on_disk {
+            path.as_ptr() as *mut c_char
+        } else {
+            std::ptr::null_mut()
+        },
+        cparams: cp,
+        dparams: dp,
+        ..BLOSC2_STORAGE_DEFAULTS
+    }
+}
+
+/// A super-chunk of `api` of kind `kind` holding the frame `bytes` (a reference-written cframe
+/// at `file`; `sdir` is the same frame as a reference-written sframe).
+fn open_source(
+    api: &Api,
+    kind: &str,
+    file: &Path,
+    sdir: &Path,
+    bytes: &[u8],
+    cp: &blosc2_cparams,
+) -> Sc {
+    // SAFETY: valid paths and buffers; `from_buffer` copies; the temporary in-memory
+    // super-chunk of the plain copy is freed once.
+    let sc = unsafe {
+        match kind {
+            "cframe" => (api.open)(cpath(file).as_ptr()),
+            "sframe" => (api.open)(cpath(sdir).as_ptr()),
+            _ => {
+                let mut buf = bytes.to_vec();
+                let m = (api.from_buffer)(buf.as_mut_ptr(), buf.len() as i64, true);
+                assert!(!m.is_null(), "from_buffer");
+                if kind == "memory" {
+                    m
+                } else {
+                    let (mut c, mut d) = (*cp, BLOSC2_DPARAMS_DEFAULTS);
+                    d.nthreads = 1;
+                    let none = CString::new("").unwrap();
+                    let mut st = storage("plain", &none, &mut c, &mut d);
+                    let p = (api.copy)(m, &mut st);
+                    (api.free)(m);
+                    p
+                }
+            }
+        }
+    };
+    assert!(!sc.is_null(), "open source {kind}");
+    sc
+}
+
+/// Whole-frame operations: `to_file`, `to_buffer`, `append_file` (into a new file), `copy`
+/// between every pair of storages, `from_buffer(copy = true)`; the source frame written by
+/// the reference (same bytes on both sides), 64 MiB of data.
+fn whole_rows(b: &mut Bench, dir: &Path, o: &Api, r: &Api) {
+    let kinds = ["memory", "plain", "cframe", "sframe"];
+    for (dname, chunk) in [
+        ("small_int", 4usize << 20),
+        ("random", 4 << 20),
+        ("small_int", 64 << 10),
+    ] {
+        let src = common::data_kind(dname, 64 << 20, 42);
+        let nchunks = src.len() / chunk;
+        let size_s = if chunk < 1 << 20 {
+            format!("{}K", chunk >> 10)
+        } else {
+            format!("{}M", chunk >> 20)
+        };
+        let desc = format!("{dname} {size_s} x {nchunks}");
+        let mut labels = vec![format!(
+            "from_buffer(copy) blosclz/5 shuf | {desc} | memory"
+        )];
+        for s in kinds {
+            for op in ["to_file", "append_file", "to_buffer"] {
+                labels.push(format!("{op} blosclz/5 shuf | {desc} | from {s}"));
+            }
+            for d in kinds {
+                labels.push(format!("copy blosclz/5 shuf | {desc} | {s} -> {d}"));
+            }
+        }
+        if !labels.iter().any(|l| b.wants(l)) {
+            continue;
+        }
+        let cp = cparams(BLOSC_BLOSCLZ as u8, 5);
+        let file = dir.join("whole-src.b2frame");
+        let sdir = dir.join("whole-src.sframe");
+        write_frame(r, &file, true, &cp, &src, chunk, nchunks);
+        write_frame(r, &sdir, false, &cp, &src, chunk, nchunks);
+        let bytes = std::fs::read(&file).unwrap();
+        let out = dir.join("whole-out");
+        let cout = cpath(&out);
+        for skind in kinds {
+            let (so, sr) = (
+                open_source(o, skind, &file, &sdir, &bytes, &cp),
+                open_source(r, skind, &file, &sdir, &bytes, &cp),
+            );
+            let ms = |s: f64| format!("{:.1} ms", s * 1e3);
+            let row = format!("to_file blosclz/5 shuf | {desc} | from {skind}");
+            if b.wants(&row) {
+                let f = |api: Api, sc: Sc| {
+                    let (out, cout) = (out.clone(), cout.clone());
+                    move || {
+                        remove(&out);
+                        // SAFETY: live super-chunk, NUL-terminated path.
+                        let n = unsafe { (api.to_file)(sc, cout.as_ptr()) };
+                        assert!(n > 0, "to_file {n}");
+                    }
+                };
+                b.row(&row, false, ms, speedup, f(*o, so), f(*r, sr));
+            }
+            let row = format!("append_file blosclz/5 shuf | {desc} | from {skind}");
+            if b.wants(&row) {
+                let f = |api: Api, sc: Sc| {
+                    let (out, cout) = (out.clone(), cout.clone());
+                    move || {
+                        remove(&out);
+                        // SAFETY: live super-chunk, NUL-terminated path.
+                        let n = unsafe { (api.append_file)(sc, cout.as_ptr()) };
+                        assert!(n >= 0, "append_file {n}");
+                    }
+                };
+                b.row(&row, false, ms, speedup, f(*o, so), f(*r, sr));
+            }
+            let row = format!("to_buffer blosclz/5 shuf | {desc} | from {skind}");
+            if b.wants(&row) {
+                let f = |api: Api, sc: Sc| {
+                    move || {
+                        let (mut p, mut needs_free) = (std::ptr::null_mut(), false);
+                        // SAFETY: live super-chunk, valid out-pointers; a malloc'ed buffer is
+                        // freed here.
+                        unsafe {
+                            let n = (api.to_buffer)(sc, &mut p, &mut needs_free);
+                            assert!(n > 0 && !p.is_null(), "to_buffer {n}");
+                            black_box(*p);
+                            if needs_free {
+                                libc::free(p as *mut c_void);
+                            }
+                        }
+                    }
+                };
+                b.row(&row, false, ms, speedup, f(*o, so), f(*r, sr));
+            }
+            for dkind in kinds {
+                let row = format!("copy blosclz/5 shuf | {desc} | {skind} -> {dkind}");
+                if !b.wants(&row) {
+                    continue;
+                }
+                let f = |api: Api, sc: Sc| {
+                    let (out, cout) = (out.clone(), cout.clone());
+                    move || {
+                        remove(&out);
+                        let (mut c, mut d) = (cp, BLOSC2_DPARAMS_DEFAULTS);
+                        d.nthreads = 1;
+                        let mut st = storage(dkind, &cout, &mut c, &mut d);
+                        // SAFETY: live super-chunk; the storage and what it points to outlive
+                        // the call; the copy is freed once.
+                        unsafe {
+                            let n = (api.copy)(sc, &mut st);
+                            assert!(!n.is_null(), "copy");
+                            assert_eq!((*n).nchunks, nchunks as i64);
+                            (api.free)(n);
+                        }
+                    }
+                };
+                b.row(&row, false, ms, speedup, f(*o, so), f(*r, sr));
+            }
+            // SAFETY: live super-chunks, freed once.
+            unsafe {
+                (o.free)(so);
+                (r.free)(sr);
+            }
+        }
+        let row = format!("from_buffer(copy) blosclz/5 shuf | {desc} | memory");
+        if b.wants(&row) {
+            let f = |api: Api| {
+                let mut buf = bytes.clone();
+                move || {
+                    // SAFETY: valid buffer (copied by the library); freed once.
+                    unsafe {
+                        let sc = (api.from_buffer)(buf.as_mut_ptr(), buf.len() as i64, true);
+                        assert!(!sc.is_null(), "from_buffer");
+                        (api.free)(black_box(sc));
+                    }
+                }
+            };
+            b.row(
+                &row,
+                false,
+                |s| format!("{:.2} ms", s * 1e3),
+                speedup,
+                f(*o),
+                f(*r),
+            );
+        }
+        remove(&out);
+        remove(&file);
+        remove(&sdir);
+    }
+}
+
 fn main() {
     let mut b = Bench {
         rounds: env_or("B2_BENCH_ROUNDS", 7),
@@ -520,6 +740,7 @@ fn main() {
     open_rows(&mut b, &dir, &src, &o, &r);
     read_rows(&mut b, &dir, &src, &o, &r);
     append_rows(&mut b, &dir, &src, &o, &r, appends);
+    whole_rows(&mut b, &dir, &o, &r);
     println!();
     println!("load average at end: {}", load_average());
     println!("x = reference time / our time (> 1: ours faster)");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole b2frame test suite (the README's test command; .ci/run calls it).
 # Stages run in order; a failed stage does not stop the later ones. Ends with
-# `N passed, M failed` (counting stages) and exits non-zero if any stage failed.
+# `N passed, M failed, K skipped` (counting stages) and exits non-zero if any stage failed. A stage
+# that exits with 77 (the automake convention) could not run here and counts as skipped.
 #
 # Environment: CARGO_TARGET_DIR is honoured (default target/); B2FRAME_TEST_BUILD_DIR overrides
 # the CMake build dir (default build-test/); FUZZ_SMOKE_SECONDS is passed to scripts/fuzz-smoke.sh.
@@ -15,6 +16,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 passed=0
 failed=0
+skipped=0
 results=()
 # Each stage's output is also kept in a log, so that the end of the run can repeat the last lines
 # of every failed stage: a CI system that only shows the tail of the output then still shows why.
@@ -30,19 +32,25 @@ stage() { # stage NAME CMD...: runs CMD, records the result
   echo
   echo "=================== [$name] $(date -u +%H:%M:%S)"
   local t0=$SECONDS rc=0 log
-  log="$logdir/$((passed + failed + 1)).log"
+  log="$logdir/$((passed + failed + skipped + 1)).log"
   "$@" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   local dt=$((SECONDS - t0))
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1))
     results+=("PASS  $name (${dt}s)")
+  elif [ "$rc" = 77 ]; then
+    skipped=$((skipped + 1))
+    results+=("SKIP  $name (${dt}s)")
   else
     failed=$((failed + 1))
     results+=("FAIL  $name (exit $rc, ${dt}s)")
     failed_logs+=("$name|$log")
   fi
-  echo "=================== [$name] $([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)") in ${dt}s"
+  local verdict="FAILED (exit $rc)"
+  [ "$rc" = 0 ] && verdict=passed
+  [ "$rc" = 77 ] && verdict=SKIPPED
+  echo "=================== [$name] $verdict in ${dt}s"
 }
 
 # A script another part of the project provides: missing is a failure, not a skip.
@@ -111,12 +119,12 @@ dropin_stage() {
 }
 
 # Consumers' bindings (bindings/LANG/test.sh) against a fresh install; Julia's script prints one
-# SKIPPED line when julia is not on PATH.
+# SKIPPED line when julia is not on PATH, and the stage then counts as skipped (exit 77).
 bindings_stage() { # bindings_stage LANG
   local prefix rc=0
   if [ "$1" = julia ] && ! command -v julia >/dev/null 2>&1; then
-    bash "$root/bindings/julia/test.sh" /nonexistent
-    return
+    bash "$root/bindings/julia/test.sh" /nonexistent || return
+    return 77
   fi
   prefix=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-$1-prefix.XXXXXX")
   B2FRAME_BUILD_DIR="$build-install" bash "$root/scripts/install.sh" "$prefix" \
@@ -150,6 +158,8 @@ stage "drop-in: one c-blosc2 binary on both libraries" dropin_stage
 stage "pytest tests/python" pytest_stage
 stage "CLI README example" bash "$root/tests/cli-example.sh" "$target_dir/release"
 stage "Go bindings" bindings_stage go
+# Without Julia: every @ccall of bindings/julia against include/blosc2.h and the library's exports.
+stage "Julia @ccall prototypes" python3 "$root/scripts/julia-ccall-check.py" "$lib"
 stage "Julia bindings" bindings_stage julia
 if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
   stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
@@ -164,5 +174,5 @@ for entry in ${failed_logs[@]+"${failed_logs[@]}"}; do
   tail -n 20 "${entry#*|}"
 done
 echo
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

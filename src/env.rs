@@ -32,6 +32,9 @@ pub mod names {
     pub const NOLOCK: &str = "BLOSC_NOLOCK";
     /// Present (any value): the global API writes 16-byte Blosc1 headers.
     pub const BLOSC1_COMPAT: &str = "BLOSC_BLOSC1_COMPAT";
+    /// Present (any value): informational `[INFO] - ...` lines on stderr (c-blosc2's
+    /// `BLOSC_INFO` macro; only the memory-mapped file open prints one here).
+    pub const INFO: &str = "BLOSC_INFO";
 }
 
 /// Looks a variable up in the process environment (non-UTF-8 values are kept lossily, which only

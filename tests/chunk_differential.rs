@@ -870,3 +870,50 @@ fn tight_output_buffers_match_reference() {
     }
     println!("tight output buffers: {checked} destsizes, same outcome and bytes");
 }
+
+/// TRUNC_PREC that turns a chunk into zeros: c-blosc2 stores a ZERO special chunk (header only,
+/// byte 31 = 0x10) also when a short last block has bytes after its last whole element (which it
+/// leaves unwritten, so they are the earlier blocks' zeros); ours writes the same 32 bytes.
+#[test]
+fn trunc_prec_to_zeros_is_a_zero_chunk() {
+    let mut checked = 0;
+    for (typesize, prec) in [(4, 10i8), (4, 3), (8, 20), (8, -40)] {
+        for size in [65549usize, 65548, 3 * 65536 + 7, 131072] {
+            // Small non-negative integers: denormal floats, all truncated to zero.
+            let mut rng = Rng::new(size as u64);
+            let mut data = vec![0u8; size];
+            for c in data.chunks_mut(typesize) {
+                let b = rng.below(100).to_le_bytes();
+                c.copy_from_slice(&b[..c.len()]);
+            }
+            for (codec, clevel) in [(4u8, 1u8), (5, 1), (0, 5), (1, 9)] {
+                let c = Case {
+                    codec,
+                    clevel,
+                    pipe: 0,
+                    typesize: typesize as i32,
+                    size,
+                    kind: "small_int",
+                    nthreads: 1,
+                    splitmode: 4, // BLOSC_FORWARD_COMPAT_SPLIT
+                    blocksize: 0,
+                    use_dict: false,
+                };
+                let mut cp = c.ours();
+                cp.filters = [0, 0, 0, 0, 0, 4];
+                cp.filters_meta = [0, 0, 0, 0, 0, prec as u8];
+                let mut tp = c.theirs();
+                tp.filters = cp.filters;
+                tp.filters_meta = cp.filters_meta;
+                let theirs = ref_compress(tp, &data);
+                let ours = our_compress(cp, &data);
+                assert_eq!(theirs.len(), 32, "{c:?} prec {prec}");
+                assert_eq!(theirs[31], 0x10, "{c:?} prec {prec}");
+                assert_eq!(ours, theirs, "{c:?} prec {prec}");
+                assert_eq!(our_decompress(&ours, size, 1).unwrap(), vec![0u8; size]);
+                checked += 1;
+            }
+        }
+    }
+    println!("trunc_prec to zeros: {checked} chunks, ZERO special chunks identical to c-blosc2's");
+}

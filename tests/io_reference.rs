@@ -250,7 +250,7 @@ fn the_b2lock_protocol_interoperates_with_the_reference() {
         );
         let theirs = (rf.open_udio)(url.as_ptr(), &io);
         assert!(!theirs.is_null());
-        let mine = b2frame::capi::io::blosc2_schunk_open_udio(url.as_ptr(), &io);
+        let mine = b2frame::capi::schunk::blosc2_schunk_open_udio(url.as_ptr(), &io);
         assert!(!mine.is_null());
         assert_eq!((*mine).nchunks, 2);
 

@@ -112,7 +112,7 @@ fn run(contiguous: bool, file: bool) {
         // SAFETY: `c` holds the chunk (`rc` bytes); `out` has room for its nbytes.
         let mut out = vec![0u8; CHUNK_BYTES];
         let n = unsafe {
-            let n = b2frame::capi::globals::blosc2_decompress(
+            let n = b2frame::capi::blosc1::blosc2_decompress(
                 c as *const c_void,
                 rc,
                 out.as_mut_ptr() as *mut c_void,

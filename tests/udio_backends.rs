@@ -284,7 +284,7 @@ fn ours() -> Api {
         name: "b2frame",
         new: schunk::blosc2_schunk_new,
         copy: schunk::blosc2_schunk_copy,
-        open_udio: io::blosc2_schunk_open_udio,
+        open_udio: schunk::blosc2_schunk_open_udio,
         free: schunk::blosc2_schunk_free,
         append_buffer: schunk::blosc2_schunk_append_buffer,
         decompress_chunk: schunk::blosc2_schunk_decompress_chunk,

@@ -2,7 +2,7 @@
 //! and on, verify-on-open, and verifying a super-chunk's frame on demand.
 
 use super::boundary::guard_int;
-use super::schunk::read_op;
+use super::handle::{read_op, Reader};
 use super::types::blosc2_schunk;
 use crate::error::Error;
 use crate::frame::fingerprint::{self, Verdict};
@@ -37,7 +37,7 @@ pub extern "C" fn b2frame_set_verify_on_open(on: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn b2frame_schunk_verify(schunk: *mut blosc2_schunk) -> c_int {
     guard_int(|| {
-        let op = |r: &super::schunk::Reader<'_>| {
+        let op = |r: &Reader<'_>| {
             let frame = r.h.core.frame().ok_or(Error::FrameType)?;
             match frame.verify_fingerprint()? {
                 Verdict::Match => Ok(1),

@@ -1,4 +1,5 @@
-//! Metalayer and vlmetalayer C API, and the `schunk->metalayers[]` / `vlmetalayers[]` mirrors.
+//! Metalayer and vlmetalayer C API. The `schunk->metalayers[]` / `vlmetalayers[]` mirrors are
+//! rebuilt by [`super::handle`] after every operation.
 //!
 //! The header-inline `blosc2_meta_exists/get` read `schunk->nmetalayers` and
 //! `schunk->metalayers[i]->{name,content,content_len}` directly, so after every metalayer
@@ -8,108 +9,12 @@
 
 use super::boundary::{cstr, guard_int, malloc_copy};
 use super::chunk::core_cparams;
-use super::schunk::{exclusive, read_op, sync_counters, Handle, Reader};
+use super::handle::{
+    bracket, exclusive, read_op, sync_counters, sync_meta, sync_vlmeta, Handle, Reader,
+};
 use super::types::*;
 use crate::error::{Error, Result};
-use std::ffi::{c_char, c_int, c_void};
-
-/// Frees one mirrored metalayer.
-///
-/// # Safety
-/// `m` NULL or from `mirror`.
-unsafe fn free_one(m: *mut blosc2_metalayer) {
-    if m.is_null() {
-        return;
-    }
-    // SAFETY: name/content/struct were malloc'ed by `mirror`.
-    unsafe {
-        libc::free((*m).name as *mut c_void);
-        libc::free((*m).content as *mut c_void);
-        libc::free(m as *mut c_void);
-    }
-}
-
-/// A `calloc`ed metalayer with copies of `name` (NUL-terminated) and `content`.
-fn mirror(name: &str, content: &[u8]) -> *mut blosc2_metalayer {
-    // SAFETY: calloc of one struct; checked before use.
-    let m = unsafe { libc::calloc(1, std::mem::size_of::<blosc2_metalayer>()) }
-        as *mut blosc2_metalayer;
-    if m.is_null() {
-        return m;
-    }
-    let mut n = name.as_bytes().to_vec();
-    n.push(0);
-    // SAFETY: `m` is a zeroed, live struct.
-    unsafe {
-        (*m).name = malloc_copy(&n) as *mut c_char;
-        (*m).content = malloc_copy(content);
-        (*m).content_len = content.len() as i32;
-    }
-    m
-}
-
-/// Frees the first `used` mirrors of `slots` (a `metalayers[]` or `vlmetalayers[]` array) and
-/// clears their pointers.
-///
-/// # Safety
-/// Those slots are NULL or were built by `mirror`.
-unsafe fn free_slots(slots: &mut [*mut blosc2_metalayer], used: usize) {
-    let n = used.min(slots.len());
-    for slot in &mut slots[..n] {
-        // SAFETY: built by `mirror` (this function's contract).
-        unsafe { free_one(*slot) };
-        *slot = std::ptr::null_mut();
-    }
-}
-
-/// Frees the `used` old mirrors of `slots` and mirrors `list` into them (as many as fit);
-/// returns how many were mirrored.
-///
-/// # Safety
-/// As for [`free_slots`].
-unsafe fn refill_slots(
-    slots: &mut [*mut blosc2_metalayer],
-    used: usize,
-    list: &[(String, Vec<u8>)],
-) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { free_slots(slots, used) };
-    let n = list.len().min(slots.len());
-    for (slot, (name, content)) in slots.iter_mut().zip(list.iter().take(n)) {
-        *slot = mirror(name, content);
-    }
-    n
-}
-
-/// Frees both mirrors.
-///
-/// # Safety
-/// `sc` is a struct whose mirrors were built by this module.
-pub(crate) unsafe fn free_mirrors(sc: &mut blosc2_schunk) {
-    // SAFETY: built by `mirror` (this function's contract).
-    unsafe { free_slots(&mut sc.metalayers, usize::from(sc.nmetalayers)) };
-    sc.nmetalayers = 0;
-    let nvl = usize::try_from(sc.nvlmetalayers).unwrap_or(0);
-    // SAFETY: as above.
-    unsafe { free_slots(&mut sc.vlmetalayers, nvl) };
-    sc.nvlmetalayers = 0;
-}
-
-/// Rebuilds `metalayers[]` / `nmetalayers` from the core.
-pub(crate) fn sync_meta(sc: &mut blosc2_schunk, h: &Handle) {
-    let used = usize::from(sc.nmetalayers);
-    // SAFETY: the mirrors of a struct this module maintains were built by `mirror`.
-    let n = unsafe { refill_slots(&mut sc.metalayers, used, h.core.metalayers()) };
-    sc.nmetalayers = n as u16;
-}
-
-/// Rebuilds `vlmetalayers[]` / `nvlmetalayers` from the core.
-pub(crate) fn sync_vlmeta(sc: &mut blosc2_schunk, h: &Handle) {
-    let used = usize::try_from(sc.nvlmetalayers).unwrap_or(0);
-    // SAFETY: as in `sync_meta`.
-    let n = unsafe { refill_slots(&mut sc.vlmetalayers, used, h.core.vlmetalayers()) };
-    sc.nvlmetalayers = n as i16;
-}
+use std::ffi::{c_char, c_int};
 
 /// Borrows `content_len` bytes of metadata content (NULL allowed when empty).
 ///
@@ -134,7 +39,7 @@ unsafe fn meta_op(
     // SAFETY: forwarded contract.
     let mut x = unsafe { exclusive(schunk) }?;
     let (sc, h) = x.parts();
-    super::io::bracket(sc, h, true, |sc, h| {
+    bracket(sc, h, true, |sc, h| {
         // SAFETY: forwarded contract.
         let name = unsafe { cstr(name) }?;
         let r = op(h, name)?;

@@ -3,11 +3,13 @@
 //! the SIMD kernels lives here, each with a `// SAFETY:` line.
 
 pub mod b2nd;
+pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
 pub mod filters;
 pub mod fingerprint;
 pub mod globals;
+pub(crate) mod handle;
 pub mod info;
 pub mod io;
 pub mod meta;

@@ -16,7 +16,6 @@
 //! worker's stream is reset to "dictionary only" before each block), so any block can be decoded
 //! on its own with `LZ4_decompress_safe_usingDict`.
 
-use super::dict::{CompressDict, DecompressDict};
 use crate::error::{Error, Result};
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr::NonNull;
@@ -177,7 +176,7 @@ pub fn compress(
     clevel: u8,
     src: &[u8],
     dst: &mut [u8],
-    dict: Option<&CompressDict>,
+    dict: Option<&[u8]>,
 ) -> usize {
     let Some((n, cap)) = c_sizes(src, dst) else {
         return 0;
@@ -185,7 +184,7 @@ pub fn compress(
     let accel = acceleration(clevel);
     let s = src.as_ptr() as *const c_char;
     let d = dst.as_mut_ptr() as *mut c_char;
-    let written = match dict.and_then(|d| d.lz4_bytes()) {
+    let written = match dict {
         Some(dict_bytes) => {
             let Some(stream) = fast_stream(&mut state.fast_dict) else {
                 return 0;
@@ -222,7 +221,7 @@ pub fn compress_hc(
     clevel: u8,
     src: &[u8],
     dst: &mut [u8],
-    dict: Option<&CompressDict>,
+    dict: Option<&[u8]>,
 ) -> usize {
     let Some((n, cap)) = c_sizes(src, dst) else {
         return 0;
@@ -230,7 +229,7 @@ pub fn compress_hc(
     let level = c_int::from(clevel.clamp(1, 9));
     let s = src.as_ptr() as *const c_char;
     let d = dst.as_mut_ptr() as *mut c_char;
-    let written = match dict.and_then(|d| d.lz4_bytes()) {
+    let written = match dict {
         Some(dict_bytes) => {
             let Some(stream) = hc_stream(&mut state.hc_dict) else {
                 return 0;
@@ -263,7 +262,7 @@ pub fn compress_hc(
 }
 
 /// Decodes a raw LZ4 block (LZ4 or LZ4HC output) into `dst`; returns the bytes produced.
-pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&DecompressDict>) -> Result<usize> {
+pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&[u8]>) -> Result<usize> {
     if src.len() > c_int::MAX as usize || dst.len() > c_int::MAX as usize {
         return Err(Error::Data);
     }
@@ -277,7 +276,7 @@ pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&DecompressDict>) -> 
     let s = src.as_ptr() as *const c_char;
     let d = dst.as_mut_ptr() as *mut c_char;
     let (n, cap) = (src.len() as c_int, dst.len() as c_int);
-    let got = match dict.and_then(|d| d.lz4_bytes()) {
+    let got = match dict {
         // SAFETY: LZ4_decompress_safe* reads at most n bytes of src, writes at most cap bytes
         // of dst and only reads the dictionary range it is given, whatever src holds.
         Some(db) => unsafe {

@@ -101,12 +101,19 @@ pub fn compress(
     dst: &mut [u8],
     dict: Option<&dict::CompressDict>,
 ) -> Result<usize> {
+    let lz4_dict = dict.and_then(|d| d.lz4_bytes());
     let n = match compcode {
         BLOSCLZ => blosclz::compress(clevel, src, dst),
-        LZ4 => lz4::compress(&mut state.lz4, clevel, src, dst, dict),
-        LZ4HC => lz4::compress_hc(&mut state.lz4, clevel, src, dst, dict),
+        LZ4 => lz4::compress(&mut state.lz4, clevel, src, dst, lz4_dict),
+        LZ4HC => lz4::compress_hc(&mut state.lz4, clevel, src, dst, lz4_dict),
         ZLIB => zlib::compress(&mut state.zlib, clevel, src, dst),
-        ZSTD => zstd::compress(&mut state.zstd, clevel, src, dst, dict),
+        ZSTD => zstd::compress(
+            &mut state.zstd,
+            clevel,
+            src,
+            dst,
+            dict.and_then(|d| d.zstd_cdict()),
+        ),
         _ => return Err(Error::CodecSupport),
     };
     Ok(if n >= src.len() || n > dst.len() {
@@ -126,9 +133,9 @@ pub fn decompress(
 ) -> Result<usize> {
     let n = match compcode {
         BLOSCLZ => blosclz::decompress(src, dst)?,
-        LZ4 | LZ4HC => lz4::decompress(src, dst, dict)?,
+        LZ4 | LZ4HC => lz4::decompress(src, dst, dict.and_then(|d| d.lz4_bytes()))?,
         ZLIB => zlib::decompress(&mut state.zlib, src, dst)?,
-        ZSTD => zstd::decompress(&mut state.zstd, src, dst, dict)?,
+        ZSTD => zstd::decompress(&mut state.zstd, src, dst, dict.and_then(|d| d.zstd_ddict()))?,
         _ => return Err(Error::CodecSupport),
     };
     if n != dst.len() {

@@ -10,7 +10,6 @@
 //! codes (`ZSTD_isError`), never by touching memory outside the given ranges. Contexts and
 //! dictionaries are owned by small RAII wrappers that free them exactly once.
 
-use super::dict::{CompressDict, DecompressDict};
 use crate::error::{Error, Result};
 use std::ffi::{c_int, c_uint, c_void};
 use std::ptr::NonNull;
@@ -137,7 +136,7 @@ pub fn compress(
     clevel: u8,
     src: &[u8],
     dst: &mut [u8],
-    dict: Option<&CompressDict>,
+    dict: Option<&CDict>,
 ) -> usize {
     if src.is_empty() || dst.is_empty() {
         return 0;
@@ -147,7 +146,7 @@ pub fn compress(
     };
     let (s, n) = (src.as_ptr() as *const c_void, src.len());
     let (d, cap) = (dst.as_mut_ptr() as *mut c_void, dst.len());
-    let code = match dict.and_then(|d| d.zstd_cdict()) {
+    let code = match dict {
         // SAFETY: live context and CDict; src/dst are live, non-overlapping slices of n/cap.
         Some(cd) => unsafe { sys::ZSTD_compress_usingCDict(cctx, d, cap, s, n, cd.0.as_ptr()) },
         // SAFETY: as above.
@@ -165,12 +164,12 @@ pub fn decompress(
     state: &mut ZstdState,
     src: &[u8],
     dst: &mut [u8],
-    dict: Option<&DecompressDict>,
+    dict: Option<&DDict>,
 ) -> Result<usize> {
     let dctx = state.dctx().ok_or(Error::MemoryAlloc)?;
     let (s, n) = (src.as_ptr() as *const c_void, src.len());
     let (d, cap) = (dst.as_mut_ptr() as *mut c_void, dst.len());
-    let code = match dict.and_then(|d| d.zstd_ddict()) {
+    let code = match dict {
         // SAFETY: live context and DDict; zstd reads at most n bytes and writes at most cap.
         Some(dd) => unsafe { sys::ZSTD_decompress_usingDDict(dctx, d, cap, s, n, dd.0.as_ptr()) },
         // SAFETY: as above.

@@ -2,8 +2,14 @@
 //!
 //! The filter meta byte is a signed precision `p`: `p >= 0` keeps `p` mantissa bits, `p < 0`
 //! drops `-p` bits. Limits (c-blosc2): `|p|` at most 23 (float32) or 52 (float64), and fewer than
-//! 23/52 bits may be zeroed, so NaN/Inf stay NaN/Inf. Other typesizes are an error. Bytes after
-//! the last whole element are copied verbatim (the reference leaves them unwritten).
+//! 23/52 bits may be zeroed, so NaN/Inf stay NaN/Inf. Other typesizes are an error.
+//!
+//! Bytes after the last whole element (only a short last block has them): the reference leaves
+//! them unwritten, so they hold what its reused filter buffer held there, the previous block's
+//! filtered bytes. When every element of the block truncates to zero they are zeroed too: then
+//! c-blosc2, whose earlier blocks of the chunk were zero there as well, sees a zero run and stores
+//! an all-zero chunk as a ZERO special chunk, and so do we. Otherwise they are copied verbatim
+//! (the reference's bytes there are not defined).
 
 use crate::error::{Error, Result};
 
@@ -40,7 +46,11 @@ pub fn encode(typesize: usize, prec_bits: i8, src: &[u8], dst: &mut [u8]) -> Res
             d.copy_from_slice(&(u64::from_le_bytes(w) & mask).to_le_bytes());
         }
     }
-    dst[body..].copy_from_slice(&src[body..]);
+    if body < src.len() && dst[..body].iter().all(|&b| b == 0) {
+        dst[body..].fill(0);
+    } else {
+        dst[body..].copy_from_slice(&src[body..]);
+    }
     Ok(())
 }
 
@@ -57,6 +67,19 @@ mod tests {
         assert_eq!(u32::from_le_bytes(out), 0x3FFF_E000);
         encode(4, -3, &src, &mut out).unwrap();
         assert_eq!(u32::from_le_bytes(out), 0x3FFF_FFF8);
+    }
+
+    #[test]
+    fn trailing_bytes_follow_the_elements() {
+        // Elements that truncate to zero (denormals): the trailing byte is zeroed with them.
+        let src = [5, 0, 0, 0, 7, 0, 0, 0, 9];
+        let mut out = [0xAAu8; 9];
+        encode(4, 10, &src, &mut out).unwrap();
+        assert_eq!(out, [0; 9]);
+        // An element that keeps a bit: the trailing byte is copied verbatim.
+        let src = [0, 0, 0x80, 0x3F, 7, 0, 0, 0, 9];
+        encode(4, 10, &src, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 0x80, 0x3F, 0, 0, 0, 0, 9]);
     }
 
     #[test]

@@ -36,8 +36,112 @@ fn check_min_frame_len(frame_len: u64) -> Result<()> {
 /// Validated contents of a frame (or sframe index file): header, chunk locations, vlmetalayers.
 pub type FrameParts = (FrameHeader, Vec<ChunkLoc>, Vec<(String, Vec<u8>)>);
 
+/// What [`read_frame`] reads a frame from: a [`Store`], or a frame being built whose chunk data
+/// is not materialised ([`Skeleton`]).
+pub trait FrameBytes {
+    /// `len` bytes at frame position `pos`, or an error when they are not all there.
+    fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>>;
+    /// Whether the frame's bytes reach `end`.
+    fn holds(&self, end: u64) -> Result<bool>;
+}
+
+impl FrameBytes for Store {
+    fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>> {
+        Store::read_at(self, pos, len)
+    }
+    fn holds(&self, end: u64) -> Result<bool> {
+        Store::holds(self, end)
+    }
+}
+
+impl FrameBytes for [u8] {
+    fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>> {
+        let end = pos.checked_add(len).ok_or(Error::ReadBuffer)?;
+        let (pos, end) = (
+            usize::try_from(pos).map_err(|_| Error::ReadBuffer)?,
+            usize::try_from(end).map_err(|_| Error::ReadBuffer)?,
+        );
+        self.get(pos..end)
+            .map(<[u8]>::to_vec)
+            .ok_or(Error::ReadBuffer)
+    }
+    fn holds(&self, end: u64) -> Result<bool> {
+        Ok(end <= self.len() as u64)
+    }
+}
+
+/// The chunk stored at data offset `at` of the in-memory frame `buf` (whose header is
+/// `header`), checked as [`fetch_chunk`] checks it.
+pub fn lend_chunk<'a>(buf: &'a [u8], header: &FrameHeader, at: u64) -> Result<&'a [u8]> {
+    let cbytes = header.cbytes as u64;
+    let room = cbytes.checked_sub(at).ok_or(Error::ReadBuffer)?;
+    if room < MIN_HEADER_LEN as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    let pos = u64::from(header.header_len) + at;
+    let slice = |len: u64| -> Result<&'a [u8]> {
+        let lo = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+        let hi = usize::try_from(pos + len).map_err(|_| Error::ReadBuffer)?;
+        buf.get(lo..hi).ok_or(Error::ReadBuffer)
+    };
+    let len = checked_len(slice(room.min(EXTENDED_HEADER_LEN as u64))?, room)?;
+    slice(len)
+}
+
+/// The nbytes of a chunk stored as a special offset at index `i` of a frame of `nchunks`
+/// chunks: the chunksize, or the remainder for the last chunk. A variable-chunksize frame does
+/// not record it (c-blosc2 3.3.5 reads such chunks wrongly): `InvalidHeader`.
+pub fn special_nbytes(header: &FrameHeader, nchunks: i64, i: i64) -> Result<i32> {
+    let cs = header.chunksize;
+    if cs <= 0 {
+        return Err(Error::InvalidHeader);
+    }
+    let rest = header.nbytes % cs as i64;
+    if i == nchunks - 1 && rest != 0 {
+        Ok(rest as i32)
+    } else {
+        Ok(cs)
+    }
+}
+
+/// A frame of `len` bytes known by its first bytes (`head`: the header) and its last ones
+/// (`tail`: offsets index and trailer); the data section between them reads as zeros. Lets a
+/// frame writer check what it is about to write with the reader's own validation, without
+/// holding the chunk data.
+pub struct Skeleton<'a> {
+    /// The header.
+    pub head: &'a [u8],
+    /// Offsets index and trailer.
+    pub tail: &'a [u8],
+    /// The whole frame's length.
+    pub len: u64,
+}
+
+impl FrameBytes for Skeleton<'_> {
+    fn read_at(&self, pos: u64, len: u64) -> Result<Vec<u8>> {
+        let end = pos.checked_add(len).ok_or(Error::ReadBuffer)?;
+        if end > self.len {
+            return Err(Error::ReadBuffer);
+        }
+        let n = usize::try_from(len).map_err(|_| Error::ReadBuffer)?;
+        let mut out = vec![0u8; n];
+        let tail_at = self.len - self.tail.len() as u64;
+        for (part, at) in [(self.head, 0u64), (self.tail, tail_at)] {
+            let (lo, hi) = (pos.max(at), end.min(at + part.len() as u64));
+            if lo < hi {
+                out[(lo - pos) as usize..(hi - pos) as usize]
+                    .copy_from_slice(&part[(lo - at) as usize..(hi - at) as usize]);
+            }
+        }
+        Ok(out)
+    }
+    fn holds(&self, end: u64) -> Result<bool> {
+        Ok(end <= self.len)
+    }
+}
+
 /// Reads and validates header, trailer and offsets index from `store`.
-pub fn read_frame(store: &Store, expect: FrameType) -> Result<FrameParts> {
+pub fn read_frame<S: FrameBytes + ?Sized>(store: &S, expect: FrameType) -> Result<FrameParts> {
     let fixed = store.read_at(0, HEADER_MINLEN as u64)?;
     let (header_len, frame_len) = header::peek_lengths(&fixed)?;
     check_min_frame_len(frame_len)?;

@@ -356,6 +356,42 @@ pub fn judge(
     }
 }
 
+/// Checks the fingerprint of the cframe `buf` (exactly `frame_len` bytes) whose parsed header
+/// is `header`, without a [`Frame`] (a buffer validated where it lies).
+pub fn verify_cframe_bytes(buf: &[u8], header: &FrameHeader) -> Result<Verdict> {
+    let n = buf.len();
+    let min = super::header::TRAILER_MINLEN;
+    let window = buf
+        .get(n.checked_sub(min).ok_or(Error::InvalidHeader)?..)
+        .ok_or(Error::ReadBuffer)?;
+    let tl = trailer::trailer_len_from_window(window, n as u64)? as usize;
+    let ts = n - tl;
+    let hl = header.header_len as usize;
+    let de = hl
+        .checked_add(header.cbytes as usize)
+        .ok_or(Error::InvalidHeader)?;
+    if de > ts || tl <= TYPE_FROM_END {
+        return Err(Error::InvalidHeader);
+    }
+    let slot = Slot::from_tail(buf)?;
+    Ok(judge(
+        &slot,
+        Piece::of(&buf[..hl]),
+        Some(Piece::of(&buf[hl..de])),
+        Piece::of(&buf[de..ts]),
+        Piece::of(&buf[ts..n - SLOT_LEN]),
+    ))
+}
+
+/// With verify-on-open set: fails with `InvalidHeader` unless the cframe `buf` (see
+/// [`verify_cframe_bytes`]) passes the check.
+pub fn check_bytes_on_open(buf: &[u8], header: &FrameHeader) -> Result<()> {
+    if verify_on_open() && !verify_cframe_bytes(buf, header)?.is_sound() {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(())
+}
+
 /// What an open frame knows about its data part, so that a commit can fingerprint it without
 /// re-reading it (see the module docs).
 #[derive(Clone, Debug, Default)]

@@ -18,7 +18,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// just the growth), so a buffer reused for reads of similar sizes is neither reallocated nor
 /// cleared again: the read overwrites what it needs.
 pub fn sized(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
-    if buf.len() < len {
+    if buf.capacity() == 0 {
+        // A fresh zeroed allocation (calloc: a large one gets zero pages from the kernel
+        // instead of a pass of writes over it).
+        *buf = vec![0u8; len];
+    } else if buf.len() < len {
         buf.resize(len, 0);
     }
     &mut buf[..len]

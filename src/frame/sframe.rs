@@ -6,7 +6,7 @@
 //! backend's callbacks; the directory itself (creation, and removal of chunk files) stays on the
 //! filesystem. [`SparseDir`] carries that choice.
 
-use super::chunkinfo::{ChunkInfo, MIN_HEADER_LEN};
+use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
 use super::header::{FrameHeader, FrameType};
 use super::io::Store;
 use super::udio::{UdioStore, UserIo};
@@ -145,6 +145,38 @@ impl SparseDir {
             return Err(Error::ReadBuffer);
         }
         Ok(info.cbytes as usize)
+    }
+
+    /// Header fields of chunk file `id`, checked like [`SparseDir::fetch_chunk`] checks them,
+    /// reading only the chunk's header (at most 32 bytes).
+    pub fn read_chunk_info(&self, header: &FrameHeader, id: u64) -> Result<ChunkInfo> {
+        let path = chunk_path(&self.dir, id)?;
+        let mut head = [0u8; EXTENDED_HEADER_LEN];
+        let (size, n) = match &self.io {
+            None => {
+                use std::os::unix::fs::FileExt;
+                let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
+                let size = f.metadata().map_err(|_| Error::FileRead)?.len();
+                check_chunk_file_size(size, header)?;
+                let n = size.min(head.len() as u64) as usize;
+                f.read_exact_at(&mut head[..n], 0)
+                    .map_err(|_| Error::ReadBuffer)?;
+                (size, n)
+            }
+            Some(io) => {
+                let mut s = io.open(&path, "rb")?;
+                let size = s.size()?;
+                check_chunk_file_size(size, header)?;
+                let n = size.min(head.len() as u64) as usize;
+                s.read_exact_at(0, &mut head[..n])?;
+                (size, n)
+            }
+        };
+        let info = ChunkInfo::parse(&head[..n])?;
+        if info.cbytes as u64 > size {
+            return Err(Error::ReadBuffer);
+        }
+        Ok(info)
     }
 
     /// Writes (creating or replacing) chunk file `id`.

@@ -8,11 +8,6 @@
 //! stream again: backends may rely on that one-handle-per-access contract (the mmap backend
 //! makes `open` a cheap lookup of its existing mapping).
 
-use super::cframe;
-use super::header::{self, FrameType, HEADER_MINLEN};
-use super::io::Store;
-use super::{Backing, Frame};
-use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -106,132 +101,11 @@ impl UdioStore {
     }
 }
 
-impl Frame {
-    /// Creates (or truncates) the cframe file `path` through `io`, holding a new empty frame.
-    pub fn new_udio(
-        io: Arc<dyn UserIo>,
-        path: &Path,
-        cparams: &CParams,
-        dparams: &DParams,
-    ) -> Result<Frame> {
-        let store = UdioStore::create(io, path)?;
-        let mut f = Frame {
-            header: super::new_header(FrameType::Contiguous, cparams, dparams),
-            locs: Vec::new(),
-            vlmeta: Vec::new(),
-            backing: Backing::Contiguous(Store::User(store)),
-            fp: super::fingerprint::Tracker::empty(),
-        };
-        f.commit(true)?;
-        Ok(f)
-    }
-
-    /// Creates (or truncates) the file `path` through `io` and writes the complete cframe
-    /// `bytes` in one `"wb"` stream (what c-blosc2 does when it saves a whole frame), then
-    /// opens it through `io`.
-    pub fn create_udio_from_cframe(
-        io: Arc<dyn UserIo>,
-        path: &Path,
-        bytes: &[u8],
-    ) -> Result<Frame> {
-        {
-            let mut s = io.open(path, "wb")?;
-            s.write_all_at(0, bytes)?;
-        }
-        Frame::open_udio(io, path, 0)
-    }
-
-    /// Creates a new empty sframe in directory `dir` (created on the filesystem if missing)
-    /// whose index and chunk files are written through `io`, as c-blosc2 does.
-    pub fn new_sframe_udio(
-        io: Arc<dyn UserIo>,
-        dir: &Path,
-        cparams: &CParams,
-        dparams: &DParams,
-    ) -> Result<Frame> {
-        std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
-        // c-blosc2 creates the index with "wb"; later rewrites open it "rb+". Backends may hand
-        // out a stream for "rb+" even when the file does not exist yet (c-blosc2's own
-        // test_udio does), so the index must exist before the first commit.
-        drop(io.open(&dir.join(super::sframe::INDEX_FILE), "wb")?);
-        let mut f = Frame {
-            header: super::new_header(FrameType::Sparse, cparams, dparams),
-            locs: Vec::new(),
-            vlmeta: Vec::new(),
-            backing: Backing::Sparse(super::sframe::SparseDir::new(dir, Some(io))),
-            fp: super::fingerprint::Tracker::empty(),
-        };
-        f.commit(true)?;
-        Ok(f)
-    }
-
-    /// Opens the sframe in directory `dir`, reading its files through `io`.
-    pub fn open_sframe_udio(io: Arc<dyn UserIo>, dir: &Path) -> Result<Frame> {
-        super::sframe::open_dir(super::sframe::SparseDir::new(dir, Some(io)))
-    }
-
-    /// Opens the cframe at byte `offset` of `path` through `io`.
-    pub fn open_udio(io: Arc<dyn UserIo>, path: &Path, offset: u64) -> Result<Frame> {
-        Frame::open_store(Store::User(UdioStore::new(io, path, offset)))
-    }
-
-    /// The `frame_len` currently recorded in the frame's own storage (memory or file), read
-    /// without touching the cached view. `None` for sframes and in-memory frames, whose
-    /// storage only this handle can change.
-    pub fn stored_frame_len(&self) -> Result<Option<u64>> {
-        match &self.backing {
-            Backing::Contiguous(Store::Memory(_)) | Backing::Sparse(_) => Ok(None),
-            Backing::Contiguous(store) => {
-                let fixed = store.read_at(0, HEADER_MINLEN as u64)?;
-                Ok(Some(header::peek_lengths(&fixed)?.1))
-            }
-        }
-    }
-
-    /// Re-reads header, offsets index and trailer from the frame's storage (another handle
-    /// changed it). On failure the cached view is kept. In-memory frames are left as they are.
-    pub fn reload(&mut self) -> Result<()> {
-        let parts = match &self.backing {
-            Backing::Contiguous(Store::Memory(_)) => return Ok(()),
-            Backing::Contiguous(store) => cframe::read_frame(store, FrameType::Contiguous)?,
-            Backing::Sparse(dir) => {
-                let f = super::sframe::open_dir(dir.clone())?;
-                (f.header, f.locs, f.vlmeta)
-            }
-        };
-        (self.header, self.locs, self.vlmeta) = parts;
-        self.fp.reset();
-        Ok(())
-    }
-
-    /// Re-reads the frame when the `frame_len` in storage differs from the cached one, or
-    /// when `force` is set (the lock generation moved). Returns whether it re-read.
-    pub fn refresh_if_stale(&mut self, force: bool) -> Result<bool> {
-        if !force {
-            let stored = match &self.backing {
-                Backing::Sparse(dir) => {
-                    let store = dir.index_store()?;
-                    let fixed = store.read_at(0, HEADER_MINLEN as u64)?;
-                    Some(header::peek_lengths(&fixed)?.1)
-                }
-                _ => self.stored_frame_len()?,
-            };
-            match stored {
-                Some(len) if len != self.header.frame_len => {}
-                _ => return Ok(false),
-            }
-        }
-        if matches!(self.backing, Backing::Contiguous(Store::Memory(_))) {
-            return Ok(false);
-        }
-        self.reload()?;
-        Ok(true)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chunk::{CParams, DParams};
+    use crate::frame::Frame;
     use std::collections::HashMap;
     use std::sync::Mutex;
 

@@ -5,107 +5,201 @@
 //! follows c-blosc2's rules over the append sequence; ZERO/NaN/UNINIT chunks become special
 //! offsets while the chunksize is fixed and are stored as 32-byte chunks in variable-size frames
 //! (so that c-blosc2 3.3.5 can read them, cblosc2-notes §2.10); the flags and version follow the
-//! chunksize and the chunk kind. The bytes are parsed back with [`Frame::from_vec`] before they
-//! are handed out, so a builder bug cannot produce a frame our own reader refuses.
+//! chunksize and the chunk kind. Header, index and trailer are parsed back by the frame reader
+//! before anything is written, so a builder bug cannot produce a frame our own reader refuses;
+//! the chunk data is streamed into the destination, never assembled in memory as a whole.
 
 use super::plain::next_chunksize;
 use crate::chunk::CParams;
 use crate::error::{Error, Result};
+use crate::frame::cframe::{self, Fetched, Skeleton};
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::fingerprint::{self, Piece};
 use crate::frame::header::{FrameHeader, FrameType, MAX_NCHUNKS, VERSION_RC1};
 use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
-use crate::frame::Frame;
+use std::io::Write;
 
-/// Builds a contiguous frame holding `chunks` (complete chunks, in order).
+/// A compact cframe to be written: its header, offsets index and trailer, and which chunks
+/// go into the data section (and how many bytes of each). Planned from the chunks' headers
+/// alone, so the chunk data can be streamed into the destination afterwards
+/// ([`CframePlan::emit`]): no copy of the whole frame is held in memory.
+pub(crate) struct CframePlan {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    /// How many bytes of `tail` are the offsets index (the trailer follows).
+    index_len: usize,
+    /// Per chunk: `Some(cbytes)` when stored in the data section, `None` for a special offset.
+    stored: Vec<Option<u32>>,
+    len: u64,
+}
+
+impl CframePlan {
+    /// Plans a contiguous frame holding chunks whose headers are `infos` (in order), with the
+    /// parameters `cp`, `metalayers` and `vlmeta`.
+    pub(crate) fn new(
+        cp: &CParams,
+        metalayers: &[(String, Vec<u8>)],
+        infos: &[ChunkInfo],
+        vlmeta: &[(String, Vec<u8>)],
+    ) -> Result<CframePlan> {
+        if vlmeta.len() > MAX_VLMETALAYERS_WRITE {
+            return Err(Error::Failure);
+        }
+        if infos.len() as i64 > MAX_NCHUNKS {
+            return Err(Error::ChunkAppend);
+        }
+        let mut chunksize = -1i32;
+        let mut nbytes = 0i64;
+        for (n, info) in infos.iter().enumerate() {
+            if !info.frame_storable() {
+                return Err(Error::InvalidParam);
+            }
+            if n > 0 && info.vl_blocks != infos[0].vl_blocks {
+                return Err(Error::InvalidParam);
+            }
+            chunksize = next_chunksize(chunksize, n, nbytes, n, false, info.nbytes);
+            nbytes += i64::from(info.nbytes);
+        }
+        let mut header = FrameHeader::new_empty(
+            FrameType::Contiguous,
+            cp.compcode,
+            cp.clevel,
+            cp.splitmode.clamp(1, 4) as u8,
+            cp.typesize,
+            cp.blocksize,
+            cp.filters,
+            cp.filters_meta,
+            cp.compcode_meta,
+            cp.use_dict,
+            (0, 0),
+        );
+        header.metalayers = metalayers.to_vec();
+        header.chunksize = chunksize;
+        header.nbytes = nbytes;
+        header.vl_blocks = infos.first().is_some_and(|i| i.vl_blocks);
+        header.variable_chunks = chunksize == 0;
+        header.version = if header.variable_chunks || header.vl_blocks {
+            3
+        } else {
+            VERSION_RC1
+        };
+        header.has_vlmeta = !vlmeta.is_empty();
+        let mut data_len = 0u64;
+        let mut locs = Vec::with_capacity(infos.len());
+        let mut stored = Vec::with_capacity(infos.len());
+        for info in infos {
+            let special = SpecialKind::from_special_id(info.special).filter(|_| chunksize != 0);
+            match special {
+                Some(kind) => {
+                    locs.push(ChunkLoc::Special(kind));
+                    stored.push(None);
+                }
+                None => {
+                    locs.push(ChunkLoc::Stored(data_len));
+                    data_len += u64::from(info.cbytes as u32);
+                    stored.push(Some(info.cbytes as u32));
+                }
+            }
+        }
+        header.cbytes = i64::try_from(data_len).map_err(|_| Error::Failure)?;
+        let mut tail = if locs.is_empty() {
+            Vec::new()
+        } else {
+            offsets::encode_index(&locs)?
+        };
+        let index_len = tail.len();
+        tail.extend_from_slice(&trailer::to_bytes(vlmeta)?);
+        header.check_encodable()?;
+        let hl = header.encoded_len() as u64;
+        let len = hl + data_len + tail.len() as u64;
+        header.frame_len = len;
+        let head = header.to_bytes()?;
+        // Our own reader must accept it (and agree on the chunk count).
+        let skeleton = Skeleton {
+            head: &head,
+            tail: &tail,
+            len,
+        };
+        let (_, check, _) = cframe::read_frame(&skeleton, FrameType::Contiguous)?;
+        if check.len() != infos.len() {
+            return Err(Error::Failure);
+        }
+        Ok(CframePlan {
+            head,
+            tail,
+            index_len,
+            stored,
+            len,
+        })
+    }
+
+    /// The frame's length in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Writes the frame to `out`; `chunk(i, buf)` gives chunk `i` (the one whose header was
+    /// planned), borrowed or read into `buf`. Only stored chunks are asked for. Errors of
+    /// `out` are `Error::FileWrite`. The trailer gets the frame's fingerprint (unless switched
+    /// off), the data part hashed as it is written.
+    pub(crate) fn emit<'s>(
+        &self,
+        out: &mut dyn Write,
+        mut chunk: impl FnMut(usize, &mut Vec<u8>) -> Result<Fetched<'s>>,
+    ) -> Result<()> {
+        let w = |out: &mut dyn Write, b: &[u8]| out.write_all(b).map_err(|_| Error::FileWrite);
+        w(out, &self.head)?;
+        let sealing = fingerprint::writes_enabled();
+        let mut data = Piece::EMPTY;
+        let mut buf = Vec::new();
+        for (i, st) in self.stored.iter().enumerate() {
+            let Some(n) = *st else { continue };
+            let n = n as usize;
+            let c = match chunk(i, &mut buf)? {
+                Fetched::Lent(lent) => lent,
+                Fetched::Read(k) => &buf[..k],
+            };
+            // The chunk must still be the one planned.
+            if c.len() < n || ChunkInfo::parse(c)?.cbytes as usize != n {
+                return Err(Error::Failure);
+            }
+            if sealing {
+                data.extend(&c[..n]);
+            }
+            w(out, &c[..n])?;
+        }
+        let (index, trailer) = self.tail.split_at(self.index_len);
+        w(out, index)?;
+        if sealing {
+            let mut trailer = trailer.to_vec();
+            fingerprint::seal(&mut trailer, Piece::of(&self.head), data, Piece::of(index));
+            w(out, &trailer)?;
+        } else {
+            w(out, trailer)?;
+        }
+        out.flush().map_err(|_| Error::FileWrite)
+    }
+}
+
+/// Builds a contiguous frame holding `chunks` (complete chunks, in order), in memory.
+#[cfg(test)]
 pub(super) fn build_cframe<C: AsRef<[u8]>>(
     cp: &CParams,
     metalayers: &[(String, Vec<u8>)],
     chunks: &[C],
     vlmeta: &[(String, Vec<u8>)],
 ) -> Result<Vec<u8>> {
-    if vlmeta.len() > MAX_VLMETALAYERS_WRITE {
-        return Err(Error::Failure);
-    }
-    if chunks.len() as i64 > MAX_NCHUNKS {
-        return Err(Error::ChunkAppend);
-    }
     let mut infos = Vec::with_capacity(chunks.len());
-    let mut chunksize = -1i32;
-    let mut nbytes = 0i64;
-    for (n, c) in chunks.iter().enumerate() {
-        let c = c.as_ref();
-        let info = ChunkInfo::parse(c)?;
-        if info.cbytes as usize > c.len() || !info.frame_storable() {
+    for c in chunks {
+        let info = ChunkInfo::parse(c.as_ref())?;
+        if info.cbytes as usize > c.as_ref().len() {
             return Err(Error::InvalidParam);
         }
-        if n > 0 && info.vl_blocks != infos.first().is_some_and(|i: &ChunkInfo| i.vl_blocks) {
-            return Err(Error::InvalidParam);
-        }
-        chunksize = next_chunksize(chunksize, n, nbytes, n, false, info.nbytes);
-        nbytes += i64::from(info.nbytes);
         infos.push(info);
     }
-    let mut header = FrameHeader::new_empty(
-        FrameType::Contiguous,
-        cp.compcode,
-        cp.clevel,
-        cp.splitmode.clamp(1, 4) as u8,
-        cp.typesize,
-        cp.blocksize,
-        cp.filters,
-        cp.filters_meta,
-        cp.compcode_meta,
-        cp.use_dict,
-        (0, 0),
-    );
-    header.metalayers = metalayers.to_vec();
-    header.chunksize = chunksize;
-    header.nbytes = nbytes;
-    header.vl_blocks = infos.first().is_some_and(|i| i.vl_blocks);
-    header.variable_chunks = chunksize == 0;
-    header.version = if header.variable_chunks || header.vl_blocks {
-        3
-    } else {
-        VERSION_RC1
-    };
-    header.has_vlmeta = !vlmeta.is_empty();
-    let mut data = Vec::new();
-    let mut locs = Vec::with_capacity(chunks.len());
-    for (c, info) in chunks.iter().zip(&infos) {
-        let special = SpecialKind::from_special_id(info.special).filter(|_| chunksize != 0);
-        match special {
-            Some(kind) => locs.push(ChunkLoc::Special(kind)),
-            None => {
-                locs.push(ChunkLoc::Stored(data.len() as u64));
-                data.extend_from_slice(&c.as_ref()[..info.cbytes as usize]);
-            }
-        }
-    }
-    header.cbytes = data.len() as i64;
-    let index = if locs.is_empty() {
-        Vec::new()
-    } else {
-        offsets::encode_index(&locs)?
-    };
-    let mut trailer = trailer::to_bytes(vlmeta)?;
-    header.check_encodable()?;
-    let hl = header.encoded_len();
-    header.frame_len = (hl + data.len() + index.len() + trailer.len()) as u64;
-    let mut out = header.to_bytes()?;
-    if fingerprint::writes_enabled() {
-        let (h, d, i) = (Piece::of(&out), Piece::of(&data), Piece::of(&index));
-        fingerprint::seal(&mut trailer, h, d, i);
-    }
-    out.reserve(data.len() + index.len() + trailer.len());
-    out.extend_from_slice(&data);
-    out.extend_from_slice(&index);
-    out.extend_from_slice(&trailer);
-    // Our own reader must accept it (and agree on the chunk count).
-    let check = Frame::from_bytes(&out)?;
-    if check.nchunks() != chunks.len() as i64 {
-        return Err(Error::Failure);
-    }
+    let plan = CframePlan::new(cp, metalayers, &infos, vlmeta)?;
+    let mut out = Vec::with_capacity(usize::try_from(plan.len()).map_err(|_| Error::MemoryAlloc)?);
+    plan.emit(&mut out, |i, _| Ok(Fetched::Lent(chunks[i].as_ref())))?;
     Ok(out)
 }

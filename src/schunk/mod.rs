@@ -23,7 +23,7 @@ use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
-use crate::frame::header::FrameHeader;
+use crate::frame::header::{FrameHeader, FrameType};
 use crate::frame::offsets::{ChunkLoc, SpecialKind};
 use crate::frame::{Frame, Target};
 use plain::Plain;
@@ -185,6 +185,35 @@ pub fn cparams_of_header(h: &FrameHeader, nthreads: i16) -> CParams {
     }
 }
 
+/// Fills the empty plain `p` with the `n` chunks `chunk(i)` of a frame whose header is `h`
+/// (each copied and checked: complete chunks whose nbytes add up to the header's).
+fn fill_plain<'a>(
+    p: &mut Plain,
+    h: &FrameHeader,
+    n: i64,
+    mut chunk: impl FnMut(i64) -> Result<Cow<'a, [u8]>>,
+) -> Result<()> {
+    let mut acc = 0i64;
+    p.chunks.reserve(n as usize);
+    for i in 0..n {
+        let c = chunk(i)?.into_owned();
+        let info = ChunkInfo::parse(&c)?;
+        if info.cbytes as usize != c.len() {
+            return Err(Error::Data);
+        }
+        acc += i64::from(info.nbytes);
+        p.cbytes += c.len() as i64;
+        p.vl = info.vl_blocks;
+        p.chunks.push(c);
+    }
+    if acc != h.nbytes {
+        return Err(Error::Data);
+    }
+    p.nbytes = acc;
+    p.chunksize = h.chunksize;
+    Ok(())
+}
+
 fn frame_exists_error(path: &Path) -> Result<()> {
     if path.exists() {
         Err(Error::FileOpen)
@@ -275,43 +304,37 @@ impl SChunk {
     /// of `buf`: the caller's buffer is never modified nor freed); `copy == true`: a plain
     /// super-chunk whose chunks are copied out of the frame (and re-validated).
     pub fn from_cframe(buf: &[u8], copy: bool, nthreads: i16) -> Result<SChunk> {
-        let frame = Frame::from_bytes(buf)?;
-        let sc = SChunk::from_frame(frame, Location::Memory, nthreads);
         if !copy {
-            return Ok(sc);
+            let frame = Frame::from_bytes(buf)?;
+            return Ok(SChunk::from_frame(frame, Location::Memory, nthreads));
         }
-        sc.materialise_plain()
-    }
-
-    /// The plain equivalent of a frame-backed super-chunk (chunks read and checked).
-    fn materialise_plain(self) -> Result<SChunk> {
-        let Body::Frame(f) = &self.body else {
-            return Ok(self);
+        // Validated and read where it lies: each chunk is copied once, the frame never.
+        let (len, _) = crate::frame::cframe::frame_extent(buf)?;
+        let buf = &buf[..len];
+        let (h, locs, vlmeta) = crate::frame::cframe::read_frame(buf, FrameType::Contiguous)?;
+        crate::frame::fingerprint::check_bytes_on_open(buf, &h)?;
+        let n = locs.len() as i64;
+        let chunk = |i: i64| -> Result<Cow<'_, [u8]>> {
+            use crate::frame::cframe;
+            match locs[i as usize] {
+                ChunkLoc::Stored(at) => cframe::lend_chunk(buf, &h, at).map(Cow::Borrowed),
+                ChunkLoc::Special(kind) => {
+                    Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
+                        kind,
+                        h.typesize,
+                        cframe::special_nbytes(&h, n, i)?,
+                        h.blocksize,
+                    )))
+                }
+            }
         };
         let mut p = Plain::new();
-        p.metalayers = f.metalayers().to_vec();
-        p.vlmeta = f.vlmetalayers().to_vec();
-        let h = f.header();
-        let mut acc = 0i64;
-        for i in 0..f.nchunks() {
-            let c = f.chunk(i)?.into_owned();
-            let info = ChunkInfo::parse(&c)?;
-            if info.cbytes as usize != c.len() {
-                return Err(Error::Data);
-            }
-            acc += i64::from(info.nbytes);
-            p.cbytes += c.len() as i64;
-            p.vl = info.vl_blocks;
-            p.chunks.push(c);
-        }
-        if acc != h.nbytes {
-            return Err(Error::Data);
-        }
-        p.nbytes = acc;
-        p.chunksize = h.chunksize;
+        p.metalayers = h.metalayers.clone();
+        p.vlmeta = vlmeta;
+        fill_plain(&mut p, &h, n, chunk)?;
         Ok(SChunk {
-            cparams: self.cparams,
-            dparams: self.dparams,
+            cparams: cparams_of_header(&h, nthreads),
+            dparams: DParams { nthreads },
             location: Location::Plain,
             body: Body::Plain(p),
             engines: None,

@@ -4,6 +4,7 @@
 use super::index;
 use crate::error::{Error, Result};
 use crate::frame::chunkinfo::ChunkInfo;
+use std::borrow::Cow;
 
 /// Chunks and metadata of a plain super-chunk.
 #[derive(Debug, Default)]
@@ -80,11 +81,17 @@ impl Plain {
     }
 
     pub fn insert(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
+        self.insert_owned(i, Cow::Borrowed(chunk))
+    }
+
+    /// [`Plain::insert`] of a chunk that may be handed over (then kept without a copy).
+    pub fn insert_owned(&mut self, i: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let at = usize::try_from(i)
             .ok()
             .filter(|&i| i <= self.chunks.len())
             .ok_or(Error::InvalidParam)?;
-        let (info, c) = self.incoming(chunk, false)?;
+        let (info, c) = self.incoming(&chunk, false)?;
+        let len = c.len();
         let cs = next_chunksize(
             self.chunksize,
             self.chunks.len(),
@@ -97,9 +104,11 @@ impl Plain {
             self.vl = info.vl_blocks;
         }
         self.chunksize = cs;
-        self.chunks.insert(at, c.to_vec());
+        let mut c = chunk.into_owned();
+        c.truncate(len);
+        self.chunks.insert(at, c);
         self.nbytes += i64::from(info.nbytes);
-        self.cbytes += c.len() as i64;
+        self.cbytes += len as i64;
         Ok(self.chunks.len() as i64)
     }
 

@@ -4,13 +4,15 @@
 //! vlmetalayers. So `to_cframe` is deterministic: a plain super-chunk and the same data
 //! reopened from a file give the same bytes (cblosc2-notes §2.13).
 
-use super::{build, ChunkCodec, Engines, Location, NewStorage, SChunk};
+use super::build::CframePlan;
+use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
+use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::Frame;
 use std::borrow::Cow;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// Whether chunks made with `a` can be stored unchanged under `b` (everything but threads).
@@ -73,7 +75,8 @@ impl SChunk {
     /// A copy of this super-chunk at `storage`, with `cparams`/`dparams` (default: this one's).
     /// Metalayers first, then chunks (stored unchanged when the parameters are compatible, for
     /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
-    /// Contiguous frames are built in one pass (`build::build_cframe`).
+    /// Contiguous frames are planned from the chunk headers and streamed into place
+    /// ([`CframePlan`]).
     pub fn copy_to(
         &self,
         storage: NewStorage<'_>,
@@ -90,25 +93,35 @@ impl SChunk {
                 if cp.typesize <= 0 {
                     return Err(Error::InvalidParam);
                 }
-                let chunks = self.chunks_for(&cp)?;
-                let bytes =
-                    build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())?;
+                let recoded = self.recoded_for(&cp)?;
+                let plan = self.cframe_plan(&cp, recoded.as_deref())?;
                 let (frame, location) = match storage {
                     NewStorage::File(p) => {
                         if p.exists() {
                             return Err(Error::FileOpen);
                         }
-                        std::fs::write(p, &bytes).map_err(|_| Error::FileWrite)?;
-                        let f = Frame::open_file_at(p, 0).inspect_err(|_| {
-                            let _ = std::fs::remove_file(p);
-                        })?;
+                        let file = std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(p)
+                            .map_err(|_| Error::FileOpen)?;
+                        let f = self
+                            .emit_to_file(&plan, recoded.as_deref(), file)
+                            .and_then(|_| Frame::open_file_at(p, 0))
+                            .inspect_err(|_| {
+                                let _ = std::fs::remove_file(p);
+                            })?;
                         let loc = Location::File {
                             path: p.to_path_buf(),
                             offset: 0,
                         };
                         (f, loc)
                     }
-                    _ => (Frame::from_vec(bytes)?, Location::Memory),
+                    _ => {
+                        let mut bytes = Vec::with_capacity(vec_len(&plan)?);
+                        self.emit_cframe(&plan, recoded.as_deref(), &mut bytes)?;
+                        (Frame::from_vec(bytes)?, Location::Memory)
+                    }
                 };
                 let mut out = SChunk::from_frame(frame, location, dp.nthreads);
                 out.cparams = cp;
@@ -127,12 +140,80 @@ impl SChunk {
         }
     }
 
-    /// The chunks of this super-chunk as a copy with `cp` stores them.
-    fn chunks_for(&self, cp: &CParams) -> Result<Vec<Cow<'_, [u8]>>> {
+    /// The chunks of this super-chunk recompressed for `cp`, or `None` when they are stored
+    /// unchanged under `cp` (compatible parameters): then they are streamed from the source.
+    fn recoded_for(&self, cp: &CParams) -> Result<Option<Vec<Cow<'_, [u8]>>>> {
+        if compatible(&self.cparams, cp) {
+            return Ok(None);
+        }
         let mut recoder = Recoder::new(&self.cparams, cp)?;
         (0..self.nchunks())
             .map(|i| recoder.recode(self.chunk(i)?))
-            .collect()
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// Header fields of chunk `i` as stored, reading no more of it than needed.
+    fn stored_chunk_info(&self, i: i64) -> Result<ChunkInfo> {
+        match &self.body {
+            Body::Plain(_) => {
+                let c = self.chunk(i)?;
+                let info = ChunkInfo::parse(&c)?;
+                if info.cbytes as usize > c.len() {
+                    return Err(Error::InvalidParam);
+                }
+                Ok(info)
+            }
+            Body::Frame(f) => f.chunk_info(i).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// The layout of the compact cframe of this super-chunk under `cp`, whose chunks are
+    /// `recoded` (see [`SChunk::recoded_for`]) or this super-chunk's own.
+    fn cframe_plan(&self, cp: &CParams, recoded: Option<&[Cow<'_, [u8]>]>) -> Result<CframePlan> {
+        let infos = match recoded {
+            Some(r) => r
+                .iter()
+                .map(|c| {
+                    let info = ChunkInfo::parse(c)?;
+                    if info.cbytes as usize > c.len() {
+                        return Err(Error::InvalidParam);
+                    }
+                    Ok(info)
+                })
+                .collect::<Result<Vec<_>>>()?,
+            None => (0..self.nchunks())
+                .map(|i| self.stored_chunk_info(i))
+                .collect::<Result<Vec<_>>>()?,
+        };
+        CframePlan::new(cp, self.metalayers(), &infos, self.vlmetalayers())
+    }
+
+    /// Writes the frame `plan` describes to `out`, chunk by chunk (one chunk in memory at a
+    /// time when the source is a file).
+    fn emit_cframe(
+        &self,
+        plan: &CframePlan,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        plan.emit(out, |i, buf| match recoded {
+            Some(r) => Ok(Fetched::Lent(&r[i][..])),
+            None => self.fetch_chunk(i as i64, buf),
+        })
+    }
+
+    /// [`SChunk::emit_cframe`] into `file` (at its current position), synced to the file.
+    fn emit_to_file(
+        &self,
+        plan: &CframePlan,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+        file: std::fs::File,
+    ) -> Result<()> {
+        let mut w = BufWriter::with_capacity(WRITE_BUFFER, file);
+        self.emit_cframe(plan, recoded, &mut w)?;
+        w.into_inner().map_err(|_| Error::FileWrite)?;
+        Ok(())
     }
 
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
@@ -147,7 +228,16 @@ impl SChunk {
         let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
         for i in 0..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
-            out.append_chunk(&c)?;
+            match &mut out.body {
+                // A chunk read from a file is handed over, not copied again.
+                Body::Plain(p) => {
+                    let n = p.chunks.len() as i64;
+                    p.insert_owned(n, c)?;
+                }
+                Body::Frame(_) => {
+                    out.append_chunk(&c)?;
+                }
+            }
         }
         for (name, stored) in self.vlmetalayers() {
             out.vlmeta_add_raw(name, stored)?;
@@ -171,30 +261,68 @@ impl SChunk {
     /// The super-chunk as a compact, deterministic cframe.
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
         self.check_frame_storable()?;
-        let cp = self.cparams;
-        let chunks = self.chunks_for(&cp)?;
-        build::build_cframe(&cp, self.metalayers(), &chunks, self.vlmetalayers())
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let mut out = Vec::with_capacity(vec_len(&plan)?);
+        self.emit_cframe(&plan, None, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`SChunk::to_cframe`] written into the buffer `alloc(len)` returns (`len`: the
+    /// frame's length, returned too): one copy of the chunk data, straight into the
+    /// caller's buffer.
+    pub fn to_cframe_in<'b>(
+        &self,
+        alloc: impl FnOnce(usize) -> Result<&'b mut [u8]>,
+    ) -> Result<usize> {
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let len = vec_len(&plan)?;
+        let mut dst = alloc(len)?;
+        self.emit_cframe(&plan, None, &mut dst)?;
+        if !dst.is_empty() {
+            return Err(Error::Failure);
+        }
+        Ok(len)
     }
 
     /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns
-    /// its length.
+    /// its length. The frame is streamed: only one chunk is held in memory at a time. A
+    /// failed write removes the file.
     pub fn to_file(&self, path: &Path) -> Result<i64> {
-        let bytes = self.to_cframe()?;
-        std::fs::write(path, &bytes).map_err(|_| Error::FileWrite)?;
-        Ok(bytes.len() as i64)
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
+        let file = std::fs::File::create(path).map_err(|_| Error::FileWrite)?;
+        self.emit_to_file(&plan, None, file).inspect_err(|_| {
+            let _ = std::fs::remove_file(path);
+        })?;
+        i64::try_from(plan.len()).map_err(|_| Error::FileWrite)
     }
 
     /// Appends the cframe of [`SChunk::to_cframe`] at the end of `path` (created if missing);
-    /// returns the offset where it starts.
+    /// returns the offset where it starts. Streamed like [`SChunk::to_file`]; a failed write
+    /// truncates the file back to its old length.
     pub fn append_file(&self, path: &Path) -> Result<i64> {
-        let bytes = self.to_cframe()?;
+        self.check_frame_storable()?;
+        let plan = self.cframe_plan(&self.cparams, None)?;
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(|_| Error::FileOpen)?;
         let at = f.seek(SeekFrom::End(0)).map_err(|_| Error::FileWrite)?;
-        f.write_all(&bytes).map_err(|_| Error::FileWrite)?;
+        let keep = f.try_clone().map_err(|_| Error::FileWrite)?;
+        self.emit_to_file(&plan, None, f).inspect_err(|_| {
+            let _ = keep.set_len(at);
+        })?;
         i64::try_from(at).map_err(|_| Error::FileWrite)
     }
+}
+
+/// Bytes buffered between the chunks of a frame and its file (chunks at least this long are
+/// written straight through).
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// The frame length of `plan` as an in-memory buffer length.
+fn vec_len(plan: &CframePlan) -> Result<usize> {
+    usize::try_from(plan.len()).map_err(|_| Error::MemoryAlloc)
 }

@@ -92,6 +92,97 @@ fn to_cframe_is_the_same_for_every_storage() {
     assert_eq!(nocopy.metalayers()[0].1, b"abc");
 }
 
+/// Every way of serialising a super-chunk writes the bytes of `to_cframe`: `to_cframe_in`,
+/// `to_file`, `append_file` (at the old end of the file), copies into memory and into a cframe
+/// file (also recompressed), from every storage; with a ZERO special chunk (an index entry in
+/// a fixed-chunksize frame) and, in a second round, a shorter last chunk then one more chunk
+/// (variable chunksize: the special chunk stored as 32 bytes).
+#[test]
+fn every_serialisation_streams_the_same_bytes() {
+    let dir = crate::test_util::temp_dir("b2f-schunk-stream-");
+    for variable in [false, true] {
+        each_kind(|mut sc, kind| {
+            sc.add_metalayer("m", b"abc").unwrap();
+            sc.append_buffer(&data(500, 1)).unwrap();
+            let z = crate::chunk::compress_vec(&cp(), &vec![0u8; 2000]).unwrap();
+            sc.append_chunk(&z).unwrap();
+            sc.append_buffer(&data(500, 2)).unwrap();
+            if variable {
+                sc.append_buffer(&data(100, 3)).unwrap();
+                sc.append_buffer(&data(500, 4)).unwrap();
+            }
+            sc.vlmeta_add("v", b"hello", None).unwrap();
+            let want = sc.to_cframe().unwrap();
+            let f = Frame::from_bytes(&want).unwrap();
+            assert_eq!(f.header().chunksize == 0, variable, "{kind}");
+            assert_eq!(f.nchunks(), sc.nchunks());
+            assert_eq!(
+                matches!(f.locs()[1], ChunkLoc::Special(_)),
+                !variable,
+                "{kind}"
+            );
+
+            let mut buf = vec![0xEEu8; want.len()];
+            let mut asked = 0;
+            let n = sc
+                .to_cframe_in(|len| {
+                    asked = len;
+                    Ok(&mut buf[..len])
+                })
+                .unwrap();
+            assert_eq!((n, asked), (want.len(), want.len()), "{kind}");
+            assert_eq!(buf, want, "{kind}");
+
+            let out = dir.path().join(format!("{kind}-{variable}.b2frame"));
+            std::fs::write(&out, b"stale content, longer than nothing").unwrap();
+            assert_eq!(sc.to_file(&out).unwrap(), want.len() as i64);
+            assert_eq!(std::fs::read(&out).unwrap(), want, "{kind}");
+            assert_eq!(sc.append_file(&out).unwrap(), want.len() as i64);
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                [&want[..], &want[..]].concat()
+            );
+
+            let copy = sc.copy_to(NewStorage::Memory, None, None).unwrap();
+            assert_eq!(copy.frame().unwrap().to_cframe().unwrap(), want, "{kind}");
+            let cfile = dir.path().join(format!("{kind}-{variable}-copy.b2frame"));
+            let copy = sc.copy_to(NewStorage::File(&cfile), None, None).unwrap();
+            assert_eq!(copy.to_cframe().unwrap(), want, "{kind}");
+            assert_eq!(std::fs::read(&cfile).unwrap(), want, "{kind}");
+            drop(copy);
+            // An existing destination is refused and left alone.
+            assert_eq!(
+                sc.copy_to(NewStorage::File(&cfile), None, None).err(),
+                Some(Error::FileOpen)
+            );
+            assert_eq!(std::fs::read(&cfile).unwrap(), want, "{kind}");
+            std::fs::remove_file(&cfile).unwrap();
+
+            // Recompressed: other bytes, same data.
+            let lz4 = CParams {
+                compcode: 1,
+                ..cp()
+            };
+            let mut re = sc
+                .copy_to(NewStorage::File(&cfile), Some(lz4), None)
+                .unwrap();
+            assert_ne!(std::fs::read(&cfile).unwrap(), want, "{kind}");
+            for i in 0..sc.nchunks() {
+                assert_eq!(
+                    re.decompress_chunk_vec(i).unwrap(),
+                    sc.decompress_chunk_vec(i).unwrap(),
+                    "{kind} chunk {i}"
+                );
+            }
+            std::fs::remove_file(&cfile).unwrap();
+
+            // Back from the bytes (copied out chunk by chunk), then serialised again.
+            let back = SChunk::from_cframe(&want, true, 1).unwrap();
+            assert_eq!(back.to_cframe().unwrap(), want, "{kind}");
+        });
+    }
+}
+
 #[test]
 fn metalayers_follow_the_storage_rules() {
     each_kind(|mut sc, kind| {

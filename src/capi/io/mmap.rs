@@ -135,6 +135,18 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
             return Ok(null);
         }
         m.addr = addr as *mut c_char;
+        if std::env::var_os(crate::env::names::INFO).is_some() {
+            // c-blosc2's exact line (its `BLOSC_INFO` macro, "an mapping" included), which
+            // python-blosc2's tests look for.
+            let mut line = b"[INFO] - Opened memory-mapped file ".to_vec();
+            line.extend_from_slice(path.to_bytes());
+            line.extend_from_slice(b" in mode ");
+            line.extend_from_slice(mode);
+            line.extend_from_slice(
+                format!(" with an mapping size of {} bytes.\n", m.mapping_size).as_bytes(),
+            );
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), &line);
+        }
         // The caller's mode string need not outlive this call.
         m.mode = std::ptr::null();
         Ok(params)

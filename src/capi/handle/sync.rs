@@ -707,7 +707,7 @@ pub(crate) unsafe fn read_op<T>(
         if revalidate {
             super::revalidate(sc, h)?;
         }
-        return crate::capi::io::bracket(sc, h, false, |sc, h| {
+        return super::bracket(sc, h, false, |sc, h| {
             op(&Reader {
                 p: sc,
                 h,
@@ -727,7 +727,7 @@ pub(crate) unsafe fn read_op<T>(
             if revalidate {
                 super::revalidate(sc, h)?;
             }
-            let _ = crate::capi::io::resync(sc, h, false);
+            let _ = super::resync(sc, h, false);
         }
         g = b.shared()?;
     }

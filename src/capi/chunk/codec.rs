@@ -1,0 +1,253 @@
+//! Compressing and decompressing through a context: `blosc2_compress_ctx`,
+//! `blosc2_decompress_ctx`, `blosc2_getitem(_bytes)_ctx` and the VL-block entry points.
+
+use super::*;
+
+/// Compresses `srcsize` bytes into `dest`; returns the chunk size, 0 if it does not fit, or a
+/// negative error.
+///
+/// # Safety
+/// `context` a live compression context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        if srcsize < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.compress(s, d)? as c_int)
+    })
+}
+
+/// Decompresses a chunk into `dest`; returns the number of bytes written.
+///
+/// # Safety
+/// `context` a live decompression context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.decompress(s, d)? as c_int)
+    })
+}
+
+/// Decodes `nitems` items (in the chunk's typesize) from item `start`.
+///
+/// # Safety
+/// `context` a live context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.getitem_engine()?.getitem(s, start, nitems, d)? as c_int)
+    })
+}
+
+/// Decodes `nbytes` bytes from byte `start` (both multiples of the chunk's typesize).
+///
+/// # Safety
+/// `context` a live context; `src`/`dest` valid for their sizes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(c.getitem_engine()?.getitem_bytes(s, start, nbytes, d)? as c_int)
+    })
+}
+
+/// Compresses `nblocks` buffers as one VL-block chunk.
+///
+/// # Safety
+/// `context` a live compression context; `srcs`/`srcsizes` hold `nblocks` entries, each
+/// source valid for its size; `dest` valid for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlcompress_ctx(
+    context: *mut blosc2_context,
+    srcs: *const *const c_void,
+    srcsizes: *const i32,
+    nblocks: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        let comp = c.compressor()?;
+        if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let n = len_of(nblocks);
+        // SAFETY: both arrays hold `nblocks` entries by this function's contract.
+        let (ptrs, sizes) = unsafe {
+            (
+                std::slice::from_raw_parts(srcs, n),
+                std::slice::from_raw_parts(srcsizes, n),
+            )
+        };
+        let mut blocks = Vec::with_capacity(n);
+        for (&p, &len) in ptrs.iter().zip(sizes) {
+            if p.is_null() || len <= 0 {
+                return Err(Error::InvalidParam);
+            }
+            // SAFETY: each source is valid for its size by this function's contract.
+            blocks.push(unsafe { input(p, len) }?);
+        }
+        // SAFETY: forwarded contract.
+        let d = unsafe { output(dest, destsize) }?;
+        Ok(comp.vlcompress(&blocks, d)? as c_int)
+    })
+}
+
+/// Decompresses every block of a VL-block chunk into `malloc`ed buffers (the caller frees
+/// them); returns the number of blocks.
+///
+/// # Safety
+/// `context` a live decompression context; `src` valid for `srcsize`; `dests`/`destsizes`
+/// hold `maxblocks` writable entries.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dests: *mut *mut c_void,
+    destsizes: *mut i32,
+    maxblocks: i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        let d = c.decompressor()?;
+        if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { input(src, srcsize) }?;
+        let nblocks = vlchunk_nblocks(s)?;
+        if nblocks > maxblocks {
+            return Err(Error::InvalidParam);
+        }
+        let blocks = d.vldecompress(s)?;
+        let n = blocks.len();
+        // SAFETY: both arrays hold `maxblocks >= n` entries by this function's contract.
+        let (out, sizes) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(dests, n),
+                std::slice::from_raw_parts_mut(destsizes, n),
+            )
+        };
+        for (i, b) in blocks.iter().enumerate() {
+            let p = malloc_copy(b);
+            if p.is_null() {
+                for q in out.iter_mut().take(i) {
+                    // SAFETY: these buffers were malloc'ed just above.
+                    unsafe { libc::free(*q) };
+                    *q = std::ptr::null_mut();
+                }
+                return Err(Error::MemoryAlloc);
+            }
+            out[i] = p as *mut c_void;
+            sizes[i] = b.len() as i32;
+        }
+        Ok(n as c_int)
+    })
+}
+
+/// The number of blocks of a VL-block chunk.
+///
+/// # Safety
+/// `src` valid for `srcsize` bytes; `nblocks` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
+    src: *const c_void,
+    srcsize: i32,
+    nblocks: *mut i32,
+) -> c_int {
+    guard_int(|| {
+        if src.is_null() || nblocks.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { input(src, srcsize) }?;
+        let n = vlchunk_nblocks(s)?;
+        // SAFETY: non-NULL and writable by this function's contract.
+        unsafe { *nblocks = n };
+        Ok(0)
+    })
+}
+
+/// Decompresses block `nblock` of a VL-block chunk into a `malloc`ed buffer; returns its size.
+///
+/// # Safety
+/// `context` a live decompression context; `src` valid for `srcsize`; `dest`/`destsize`
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(context) }?;
+        let d = c.decompressor()?;
+        if dest.is_null() || destsize.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let s = unsafe { input(src, srcsize) }?;
+        let block = d.vldecompress_block(s, nblock)?;
+        let p = malloc_copy(&block);
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        // SAFETY: both out-pointers are writable by this function's contract.
+        unsafe {
+            *dest = p;
+            *destsize = block.len() as i32;
+        }
+        Ok(block.len() as c_int)
+    })
+}

@@ -1,0 +1,399 @@
+//! Contexts: `blosc2_create_cctx/dctx`, `blosc2_free_ctx`, `blosc2_ctx_get_cparams/dparams`,
+//! `blosc2_set_maskout`, and the parameter conversion they share with the rest of the C API.
+
+use super::*;
+
+pub(super) enum Engine {
+    Compress(Compressor),
+    Decompress(Decompressor),
+}
+
+/// What a `blosc2_context*` points to.
+pub struct Context {
+    pub(super) engine: Engine,
+    pub(super) hooks: Arc<CHooks>,
+    /// The parameters `blosc2_ctx_get_cparams` reports (environment overrides applied).
+    pub(super) cparams: blosc2_cparams,
+    /// The parameters `blosc2_ctx_get_dparams` reports.
+    pub(super) dparams: blosc2_dparams,
+    /// A failure c-blosc2 reports at the first compression rather than at creation (an
+    /// unknown `BLOSC_COMPRESSOR`). A thread count <= 0 is not one: c-blosc2 then runs
+    /// serially, and so does this.
+    pub(super) deferred: Option<Error>,
+    /// A decoder for `getitem` calls on a compression context (c-blosc2 allows them).
+    pub(super) aux: Option<Decompressor>,
+}
+
+impl Context {
+    /// The super-chunk this context belongs to (`cparams.schunk` / `dparams.schunk`), which
+    /// lazy-chunk decompression needs.
+    pub fn schunk(&self) -> *mut c_void {
+        self.hooks.schunk
+    }
+
+    /// Whether this is a compression context.
+    pub fn is_compression(&self) -> bool {
+        matches!(self.engine, Engine::Compress(_))
+    }
+
+    pub(super) fn compressor(&mut self) -> Result<&mut Compressor> {
+        match &mut self.engine {
+            Engine::Compress(c) => match self.deferred {
+                Some(e) => Err(e),
+                None => Ok(c),
+            },
+            Engine::Decompress(_) => Err(Error::InvalidParam),
+        }
+    }
+
+    pub(super) fn decompressor(&mut self) -> Result<&mut Decompressor> {
+        match &mut self.engine {
+            Engine::Decompress(d) => match self.deferred {
+                Some(e) => Err(e),
+                None => Ok(d),
+            },
+            Engine::Compress(_) => Err(Error::InvalidParam),
+        }
+    }
+
+    /// Makes every later compression fail with `e` (how c-blosc2 reports an unusable
+    /// compressor set through the Blosc1 API).
+    pub(crate) fn fail_compressions_with(&mut self, e: Error) {
+        self.deferred = Some(e);
+    }
+
+    /// The decoder `getitem` uses: the context's own, or an auxiliary one for compression
+    /// contexts.
+    pub(super) fn getitem_engine(&mut self) -> Result<&mut Decompressor> {
+        match &mut self.engine {
+            Engine::Decompress(d) => Ok(d),
+            Engine::Compress(_) => {
+                if self.aux.is_none() {
+                    self.aux = Some(Decompressor::new(DParams::default(), self.hooks.clone())?);
+                }
+                self.aux.as_mut().ok_or(Error::Failure)
+            }
+        }
+    }
+
+    /// Compresses `src` into `dst` (0 = does not fit).
+    pub(crate) fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        if self.cparams.instr_codec {
+            let cp = *self.compressor()?.cparams();
+            if let Some(n) = crate::chunk::instr::compress(&cp, &*self.hooks, src, dst)? {
+                return Ok(n);
+            }
+        }
+        self.compressor()?.compress(src, dst)
+    }
+
+    /// Decompresses a whole chunk; returns nbytes.
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        let n = self.decompressor()?.decompress(src, dst)?;
+        self.dparams.typesize = i32::from(src.get(3).copied().unwrap_or(0));
+        Ok(n)
+    }
+
+    fn into_raw(self: Box<Self>) -> *mut blosc2_context {
+        let hooks = Arc::clone(&self.hooks);
+        let p = Box::into_raw(self) as *mut blosc2_context;
+        hooks.ctx.store(p, Ordering::Release);
+        p
+    }
+}
+
+/// Borrows the context behind a C handle.
+///
+/// # Safety
+/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`, not used concurrently.
+pub unsafe fn context_mut<'a>(ctx: *mut blosc2_context) -> Result<&'a mut Context> {
+    if ctx.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: by this function's contract `ctx` came from `Context::into_raw`.
+    Ok(unsafe { &mut *(ctx as *mut Context) })
+}
+
+/// The super-chunk a context is bound to (NULL for NULL or unbound contexts).
+///
+/// # Safety
+/// As for [`context_mut`].
+pub unsafe fn context_schunk(ctx: *mut blosc2_context) -> *mut c_void {
+    // SAFETY: forwarded contract.
+    unsafe { context_mut(ctx) }.map_or(std::ptr::null_mut(), |c| c.schunk())
+}
+
+/// `build_filters`: what the shuffle/delta switches of the Blosc1 API and of `BLOSC_SHUFFLE` /
+/// `BLOSC_DELTA` do to a pipeline (slots 5 and 4). `doshuffle` outside 0..=2 leaves slot 5.
+pub(crate) fn build_filters(doshuffle: i32, delta: bool, typesize: i32, filters: &mut [u8; 6]) {
+    match doshuffle {
+        1 if typesize > 1 => filters[5] = 1,
+        2 => filters[5] = 2,
+        0 => filters[5] = 0,
+        _ => {}
+    }
+    if delta {
+        filters[4] = 3;
+    }
+}
+
+/// Filter ids c-blosc2 refuses at context creation: 5..=31 and 37..=159 (undefined).
+fn undefined_filter(id: u8) -> bool {
+    (5..=31).contains(&id) || (37..=159).contains(&id)
+}
+
+/// The core parameters for C cparams (clevel and compcode are checked by the engine).
+pub(crate) fn core_cparams(cp: &blosc2_cparams) -> CParams {
+    CParams {
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        clevel: cp.clevel,
+        use_dict: cp.use_dict != 0,
+        typesize: cp.typesize,
+        nthreads: cp.nthreads.max(1),
+        blocksize: cp.blocksize,
+        splitmode: cp.splitmode,
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+    }
+}
+
+/// `blosc2_create_cctx` without the FFI: validates filters, applies the environment
+/// (`BLOSC_SHUFFLE, DELTA, TYPESIZE, CLEVEL, COMPRESSOR, BLOCKSIZE, NTHREADS, SPLITMODE`) like
+/// c-blosc2 and builds the compressor. `None` where the reference returns NULL.
+pub(crate) fn create_cctx(
+    given: &blosc2_cparams,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<Box<Context>> {
+    if given.filters.iter().copied().any(undefined_filter) {
+        return None;
+    }
+    let mut cp = *given;
+    let mut deferred = None;
+    cp.typesize = env::positive_i32(&lookup, env::names::TYPESIZE).unwrap_or(cp.typesize);
+    let doshuffle = env::shuffle(&lookup).map_or(-1, i32::from);
+    let delta = env::delta(&lookup).unwrap_or(false);
+    build_filters(doshuffle, delta, cp.typesize, &mut cp.filters);
+    if let Some(cl) = env::clevel(&lookup) {
+        // c-blosc2 keeps an int; anything above 255 fails the 0..=9 check all the same.
+        cp.clevel = u8::try_from(cl).unwrap_or(u8::MAX);
+    }
+    if let Some(name) = lookup(env::names::COMPRESSOR) {
+        let code = registry::compname_to_compcode(&name);
+        if code >= BLOSC_LAST_CODEC {
+            return None;
+        }
+        match u8::try_from(code) {
+            Ok(c) => cp.compcode = c,
+            Err(_) => deferred = Some(Error::CodecSupport),
+        }
+    }
+    cp.blocksize = env::positive_i32(&lookup, env::names::BLOCKSIZE).unwrap_or(cp.blocksize);
+    cp.nthreads = env::nthreads_for_context(&lookup).unwrap_or(cp.nthreads);
+    cp.splitmode = env::splitmode(&lookup).unwrap_or(cp.splitmode);
+    if cp.tuner_id > 0 && !registry::has_tuner(cp.tuner_id) {
+        return None;
+    }
+    let template = if given.prefilter.is_some() && !given.preparams.is_null() {
+        // SAFETY: a non-NULL preparams is a valid struct by the C contract (c-blosc2 copies
+        // it the same way).
+        unsafe { *given.preparams }
+    } else {
+        blosc2_prefilter_params::default()
+    };
+    let hooks = Arc::new(CHooks {
+        cparams: cp,
+        prefilter: given.prefilter,
+        preparams: Box::new(UnsafeCell::new(template)),
+        schunk: given.schunk,
+        nthreads: Some(cp.nthreads),
+        ..CHooks::plain()
+    });
+    let mut reported = cp;
+    reported.preparams = if cp.prefilter.is_some() {
+        hooks.preparams.get()
+    } else {
+        std::ptr::null_mut()
+    };
+    let mut compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
+    if cp.nthreads > 1 {
+        let pool = globals::shared_pool(cp.nthreads as usize).ok()?;
+        compressor.set_pool(pool).ok()?;
+    }
+    Some(Box::new(Context {
+        engine: Engine::Compress(compressor),
+        hooks,
+        cparams: reported,
+        // What c-blosc2 reports for the other kind of parameters: the context's own fields.
+        dparams: blosc2_dparams {
+            nthreads: cp.nthreads,
+            schunk: cp.schunk,
+            typesize: cp.typesize,
+            ..BLOSC2_DPARAMS_DEFAULTS
+        },
+        deferred,
+        aux: None,
+    }))
+}
+
+/// `blosc2_create_dctx` without the FFI (honours `BLOSC_NTHREADS`).
+pub(crate) fn create_dctx(
+    given: &blosc2_dparams,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<Box<Context>> {
+    let mut dp = *given;
+    dp.nthreads = env::nthreads_for_context(&lookup).unwrap_or(dp.nthreads);
+    let template = if given.postfilter.is_some() && !given.postparams.is_null() {
+        // SAFETY: a non-NULL postparams is a valid struct by the C contract.
+        unsafe { *given.postparams }
+    } else {
+        blosc2_postfilter_params::default()
+    };
+    let hooks = Arc::new(CHooks {
+        dparams: dp,
+        postfilter: given.postfilter,
+        postparams: Box::new(UnsafeCell::new(template)),
+        schunk: given.schunk,
+        nthreads: Some(dp.nthreads),
+        ..CHooks::plain()
+    });
+    let mut reported = dp;
+    // The typesize reported is the one of the last chunk decoded (none yet: 0), as in c-blosc2.
+    reported.typesize = 0;
+    reported.postparams = if dp.postfilter.is_some() {
+        hooks.postparams.get()
+    } else {
+        std::ptr::null_mut()
+    };
+    let core = DParams {
+        nthreads: dp.nthreads.max(1),
+    };
+    let mut decompressor = Decompressor::new(core, hooks.clone()).ok()?;
+    if core.nthreads > 1 {
+        let pool = globals::shared_pool(core.nthreads as usize).ok()?;
+        decompressor.set_pool(pool).ok()?;
+    }
+    Some(Box::new(Context {
+        engine: Engine::Decompress(decompressor),
+        hooks,
+        // c-blosc2 reports a decompression context's unset compression fields as zeros.
+        cparams: blosc2_cparams {
+            compcode: 0,
+            clevel: 0,
+            typesize: 0,
+            splitmode: 0,
+            filters: [0; 6],
+            nthreads: dp.nthreads,
+            schunk: dp.schunk,
+            ..BLOSC2_CPARAMS_DEFAULTS
+        },
+        dparams: reported,
+        deferred: None,
+        aux: None,
+    }))
+}
+
+/// A compression context for `cparams` (environment applied); NULL for undefined filter ids,
+/// an unknown user tuner, or a user codec named in `BLOSC_COMPRESSOR`.
+#[no_mangle]
+pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    guard_ptr(|| {
+        create_cctx(&cparams, env::from_process)
+            .map(Context::into_raw)
+            .ok_or(Error::Failure)
+    })
+}
+
+/// A decompression context for `dparams` (`BLOSC_NTHREADS` applied).
+#[no_mangle]
+pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    guard_ptr(|| {
+        create_dctx(&dparams, env::from_process)
+            .map(Context::into_raw)
+            .ok_or(Error::Failure)
+    })
+}
+
+/// Frees a context (NULL is ignored).
+///
+/// # Safety
+/// `context` must be NULL or a live handle from `blosc2_create_cctx/dctx`, freed only once.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    guard_void(|| {
+        if !context.is_null() {
+            // SAFETY: by this function's contract the handle came from `Context::into_raw`.
+            drop(unsafe { Box::from_raw(context as *mut Context) });
+        }
+    })
+}
+
+/// Copies a context's compression parameters into `*cparams`.
+///
+/// # Safety
+/// `ctx` as for [`blosc2_free_ctx`]; `cparams` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(ctx) }?;
+        if cparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // c-blosc2 leaves `tuner_params` and `filter_params` as the caller had them.
+        // SAFETY: non-NULL and writable by this function's contract.
+        let out = unsafe { &mut *cparams };
+        let keep_tuner = out.tuner_params;
+        let keep_filters = out.filter_params;
+        *out = c.cparams;
+        out.tuner_params = keep_tuner;
+        out.filter_params = keep_filters;
+        Ok(0)
+    })
+}
+
+/// Copies a context's decompression parameters into `*dparams`.
+///
+/// # Safety
+/// `ctx` as for [`blosc2_free_ctx`]; `dparams` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(ctx) }?;
+        if dparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: non-NULL and writable by this function's contract.
+        unsafe { *dparams = c.dparams };
+        Ok(0)
+    })
+}
+
+/// Sets a one-shot block mask (true = skip) for the next decompression with `ctx`.
+///
+/// # Safety
+/// `ctx` as for [`blosc2_free_ctx`]; `maskout` must hold `nblocks` bools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
+    guard_int(|| {
+        // SAFETY: forwarded contract.
+        let c = unsafe { context_mut(ctx) }?;
+        let n = usize::try_from(nblocks).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: `maskout` holds `nblocks` bools by this function's contract.
+        let mask = unsafe { slice(maskout as *const u8, n) }?;
+        let mask: Vec<bool> = mask.iter().map(|&b| b != 0).collect();
+        c.decompressor()?.set_maskout(&mask);
+        Ok(0)
+    })
+}

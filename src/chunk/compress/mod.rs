@@ -1,0 +1,541 @@
+//! The chunk writer.
+//!
+//! Per block: prefilter (if any) → filter pipeline → split into `typesize` streams (split
+//! rule, not for the leftover block) → each stream stored as a zero run (csize 0), a byte run
+//! (csize = −value, then token byte 1), codec output, or raw (csize = neblock). Blocks are
+//! encoded independently (on worker threads when there are several) into per-block buffers and
+//! then laid out in block order, checking at each stream whether it still fits the way
+//! c-blosc2's serial writer does; when something does not fit the chunk falls back to memcpy
+//! (`cbytes = nbytes + 32`), and when even that does not fit the result is 0.
+
+use super::blocksize::{compute_blocksize, split_block};
+use super::copy::copy_bytes;
+use super::decompress::recycle;
+use super::header::{
+    self, blosc2_flags, filters_to_flags, flags, ChunkHeader, SpecialKind, EXTENDED_HEADER_LEN,
+    MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_HEADER_TYPESIZE, MAX_TYPESIZE, MIN_BUFFERSIZE,
+    MIN_USEFUL_DICT,
+};
+use super::par::{acquire, lock, run_jobs};
+use super::pipeline::Pipeline;
+use super::{CParams, Hooks, PrefilterArgs};
+use crate::codecs::{self, dict, CodecState};
+use crate::error::{Error, Result};
+use crate::pool::Pool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+mod block;
+mod layout;
+
+use block::*;
+
+/// From this many bytes on, a memcpyed chunk of several blocks is copied by the workers when
+/// `nthreads > 1` (below, handing the copy over costs more than it saves). One-block chunks
+/// are copied by the caller, as c-blosc2 does: its workers would have to be woken for it
+/// (lz4 random 256 KiB, one block: 48-67 µs a call through the workers, 25 µs without).
+const PARALLEL_COPY_MIN: usize = 256 << 10;
+
+/// Writes chunks. Owns its codec states, scratch buffers and (when `nthreads > 1`) its worker
+/// pool; reusable for any number of chunks. Not shareable between threads at the same time
+/// (`&mut self`), but two compressors never interfere.
+pub struct Compressor {
+    cp: CParams,
+    hooks: Arc<dyn Hooks>,
+    pool: Option<Arc<Pool>>,
+    workers: Vec<Mutex<Worker>>,
+    /// Per-block outputs of the dictionary training pass.
+    outs: Vec<Mutex<BlockOut>>,
+    /// Buffers of [`Order`] kept for the next parallel call: blocks encoded but not placed
+    /// (empty between calls), free buffers, block starts.
+    pending: Vec<(usize, BlockOut)>,
+    spares: Vec<BlockOut>,
+    starts: Vec<usize>,
+    /// The allocation of the last parallel copy list (empty), reused by the next.
+    pieces: Vec<Mutex<&'static mut [u8]>>,
+}
+
+impl std::fmt::Debug for Compressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compressor")
+            .field("cparams", &self.cp)
+            .finish()
+    }
+}
+
+fn grow(v: &mut Vec<u8>, n: usize) {
+    if v.len() < n {
+        v.resize(n, 0);
+    }
+}
+
+impl Compressor {
+    /// A compressor for `cparams`. Parameters are checked at each call (as c-blosc2 does),
+    /// except `nthreads`, which must be ≥ 1 (`InvalidParam`).
+    pub fn new(cparams: CParams, hooks: Arc<dyn Hooks>) -> Result<Compressor> {
+        if cparams.nthreads < 1 {
+            return Err(Error::InvalidParam);
+        }
+        let n = cparams.nthreads as usize;
+        Ok(Compressor {
+            cp: cparams,
+            hooks,
+            pool: None,
+            workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
+            outs: Vec::new(),
+            pending: Vec::new(),
+            spares: Vec::new(),
+            starts: Vec::new(),
+            pieces: Vec::new(),
+        })
+    }
+
+    /// The parameters in use.
+    pub fn cparams(&self) -> &CParams {
+        &self.cp
+    }
+
+    /// Replaces the parameters (a different `nthreads` drops the current pool).
+    pub fn set_cparams(&mut self, cparams: CParams) -> Result<()> {
+        if cparams.nthreads < 1 {
+            return Err(Error::InvalidParam);
+        }
+        if cparams.nthreads != self.cp.nthreads {
+            self.pool = None;
+            let n = cparams.nthreads as usize;
+            self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
+        }
+        self.cp = cparams;
+        Ok(())
+    }
+
+    /// Uses `pool` (shared with other contexts) for parallel work; its size must equal
+    /// `nthreads`.
+    pub fn set_pool(&mut self, pool: Arc<Pool>) -> Result<()> {
+        if pool.nthreads() != self.cp.nthreads as usize {
+            return Err(Error::InvalidParam);
+        }
+        self.pool = Some(pool);
+        Ok(())
+    }
+
+    /// Checks shared by every entry point (c-blosc2's `initialize_context_compression`).
+    fn check_params(&self, nbytes: usize, destsize: usize) -> Result<()> {
+        let cp = &self.cp;
+        if nbytes > MAX_BUFFERSIZE as usize {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if destsize < EXTENDED_HEADER_LEN {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if cp.clevel > 9 {
+            return Err(Error::CodecParam);
+        }
+        if cp.use_dict && !matches!(cp.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
+            return Err(Error::CodecParam);
+        }
+        if cp.typesize <= 0 || cp.typesize > MAX_TYPESIZE || cp.blocksize < 0 {
+            return Err(Error::InvalidParam);
+        }
+        Ok(())
+    }
+
+    /// The codec format (flags bits 5-7) and versionlz of the configured codec.
+    fn codec_ids(&self) -> Result<(u8, u8)> {
+        let cc = self.cp.compcode;
+        match cc {
+            codecs::BLOSCLZ | codecs::LZ4 | codecs::LZ4HC | codecs::ZLIB | codecs::ZSTD => {
+                Ok((codecs::format_of(cc).unwrap_or(0), 1))
+            }
+            32..=255 => match self.hooks.codec_version(cc) {
+                Some(v) => Ok((codecs::format::UDCODEC, v)),
+                None => Err(Error::CodecSupport),
+            },
+            _ => Err(Error::CodecSupport),
+        }
+    }
+
+    /// Compresses `src` into `dst` as one chunk; returns its size, or 0 if it does not fit.
+    pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.compress_impl(src, dst, true)
+    }
+
+    /// Like [`Compressor::compress`] but writes a 16-byte Blosc1-style header (c-blosc2's
+    /// `BLOSC_BLOSC1_COMPAT` mode): the pipeline is only described by the flag bits, no runs,
+    /// no dictionary, memcpyed chunks are `nbytes + 16` bytes.
+    pub fn compress_blosc1(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.compress_impl(src, dst, false)
+    }
+
+    fn compress_impl(&mut self, src: &[u8], dst: &mut [u8], extended: bool) -> Result<usize> {
+        let mut cp = self.cp;
+        // A 16-byte header describes a pipeline only through its flag bits; one it cannot
+        // describe gets the 32-byte header instead, so the chunk always decodes to its input.
+        let blosc1_filters = blosc1_pipeline(&cp.filters, &cp.filters_meta);
+        let extended = extended || blosc1_filters.is_none();
+        let hlen = if extended {
+            EXTENDED_HEADER_LEN
+        } else {
+            cp.use_dict = false;
+            cp.filters = blosc1_filters.unwrap_or(cp.filters);
+            header::MIN_HEADER_LEN
+        };
+        self.check_params(src.len(), dst.len())?;
+        let (format, versionlz) = self.codec_ids()?;
+        let destsize = dst.len().min(i32::MAX as usize);
+        let nbytes = src.len();
+        let typesize = if cp.typesize > MAX_HEADER_TYPESIZE {
+            1
+        } else {
+            cp.typesize as usize
+        };
+        let blocksize = compute_blocksize(
+            cp.compcode,
+            cp.clevel,
+            cp.typesize,
+            cp.splitmode,
+            &cp.filters,
+            nbytes as i32,
+            cp.blocksize,
+        ) as usize;
+        let nblocks = nbytes.div_ceil(blocksize);
+        let leftover = nbytes % blocksize;
+        let header_blocksize = if nbytes == 0 && cp.blocksize > 0 {
+            cp.blocksize
+        } else {
+            blocksize as i32
+        };
+        let bstarts_end = hlen + 4 * nblocks;
+        let mut memcpyed =
+            cp.clevel == 0 || (nbytes as i32) < MIN_BUFFERSIZE || bstarts_end > destsize;
+        let mut hflags = if extended { flags::EXTENDED } else { 0 };
+        // A split block must hold whole items (else its streams would be empty or miss
+        // bytes): only degenerate requested sizes hit the second condition.
+        let dont_split = !split_block(
+            cp.splitmode,
+            cp.compcode,
+            cp.clevel,
+            &cp.filters,
+            typesize as i32,
+            blocksize as i32,
+        ) || !blocksize.is_multiple_of(typesize);
+        if !memcpyed {
+            hflags |= filters_to_flags(&cp.filters);
+            if dont_split {
+                hflags |= flags::DONT_SPLIT;
+            }
+            hflags |= format << 5;
+        }
+        let mut h = ChunkHeader {
+            version: header::version::STABLE,
+            versionlz,
+            flags: hflags,
+            typesize: typesize as u8,
+            nbytes: nbytes as i32,
+            blocksize: header_blocksize,
+            cbytes: 0,
+            filters: cp.filters,
+            udcompcode: cp.compcode,
+            compcode_meta: cp.compcode_meta,
+            filters_meta: cp.filters_meta,
+            flags2: 0,
+            blosc2_flags: 0,
+        };
+
+        if !memcpyed {
+            let hooks = self.hooks.clone();
+            let dict_store: Option<(dict::CompressDict, Vec<u8>)>;
+            let mut plan = Plan {
+                input: Input::Flat(src),
+                blocksize,
+                nblocks,
+                leftover,
+                typesize,
+                dont_split,
+                compcode: cp.compcode,
+                compcode_meta: cp.compcode_meta,
+                clevel: cp.clevel,
+                pipeline: Pipeline {
+                    filters: cp.filters,
+                    meta: cp.filters_meta,
+                    typesize,
+                    version: header::version::STABLE,
+                    hooks: &*hooks,
+                },
+                dict: None,
+                training: false,
+                hlen,
+                hooks: &*hooks,
+            };
+            let mut done = None;
+            if cp.use_dict {
+                let nstreams = nblocks * if dont_split { 1 } else { typesize };
+                dict_store = self.build_dict(&mut plan, nbytes, nstreams, None)?;
+                if let Some((d, bytes)) = &dict_store {
+                    let start = bstarts_end + 4 + bytes.len();
+                    if start <= destsize {
+                        plan.dict = Some(d);
+                        done = self.run_blocks(&plan, dst, start, destsize)?;
+                        plan.dict = None;
+                        if let Some((n, _)) = done {
+                            dst[bstarts_end..bstarts_end + 4]
+                                .copy_from_slice(&(bytes.len() as i32).to_le_bytes());
+                            dst[bstarts_end + 4..start].copy_from_slice(bytes);
+                            h.blosc2_flags |= blosc2_flags::USEDICT;
+                            done = Some((n, false));
+                        }
+                    }
+                    if done.is_none() {
+                        memcpyed = true;
+                    }
+                }
+            }
+            if done.is_none() && !memcpyed {
+                plan.dict = None;
+                done = self.run_blocks(&plan, dst, bstarts_end, destsize)?;
+            }
+            match done {
+                Some((n, all_zero)) => {
+                    if all_zero && extended {
+                        h.blosc2_flags |= (SpecialKind::Zero as u8) << 4;
+                        h.cbytes = EXTENDED_HEADER_LEN as i32;
+                    } else {
+                        h.cbytes = n as i32;
+                    }
+                    h.write(dst);
+                    return Ok(h.cbytes as usize);
+                }
+                None => memcpyed = true,
+            }
+        }
+        debug_assert!(memcpyed);
+        if nbytes + hlen > destsize {
+            return Ok(0);
+        }
+        h.flags |= flags::MEMCPYED;
+        h.blosc2_flags &= !blosc2_flags::USEDICT;
+        h.cbytes = (nbytes + hlen) as i32;
+        let body = &mut dst[hlen..hlen + nbytes];
+        if self.hooks.has_prefilter() {
+            self.prefilter_memcpy(src, body, blocksize, typesize)?;
+        } else {
+            self.copy_body(src, body, nblocks)?;
+        }
+        h.write(dst);
+        Ok(h.cbytes as usize)
+    }
+
+    /// Memcpyed chunk with a prefilter: each block is the prefilter's output.
+    fn prefilter_memcpy(
+        &mut self,
+        src: &[u8],
+        body: &mut [u8],
+        bs: usize,
+        ts: usize,
+    ) -> Result<()> {
+        let hooks = self.hooks.clone();
+        let mut w = lock(&self.workers[0]);
+        for (j, (out, inp)) in body.chunks_mut(bs).zip(src.chunks(bs)).enumerate() {
+            let staged = run_prefilter(&*hooks, &mut w.pre, inp, j * bs, j, ts, 0)?;
+            copy_bytes(out, &staged[..out.len()]);
+        }
+        Ok(())
+    }
+
+    /// Dictionary training: the filtered blocks are the samples; returns the dictionary (and
+    /// its bytes) for the second pass, or `None` to write the chunk without one (c-blosc2's
+    /// fallbacks). Flat chunks use `nstreams` (≥ 8) samples of `nbytes / nstreams / 16` bytes;
+    /// VL chunks (`vl_sizes`) one sample per block.
+    fn build_dict(
+        &mut self,
+        plan: &mut Plan<'_>,
+        nbytes: usize,
+        nstreams: usize,
+        vl_sizes: Option<Vec<usize>>,
+    ) -> Result<Option<(dict::CompressDict, Vec<u8>)>> {
+        let maxsize = (MAX_DICT_SIZE as usize).min(nbytes / 20);
+        let sizes = match vl_sizes {
+            Some(s) => {
+                if s.len() < 8 || nbytes / s.len() / 16 == 0 {
+                    return Ok(None);
+                }
+                s
+            }
+            None => {
+                let nsamples = nstreams.max(8);
+                let sample_size = nbytes / nsamples / 16;
+                if sample_size == 0 {
+                    return Ok(None);
+                }
+                vec![sample_size; nsamples]
+            }
+        };
+        if maxsize < MIN_USEFUL_DICT as usize {
+            return Ok(None);
+        }
+        plan.training = true;
+        let samples = self.encode_all(plan);
+        plan.training = false;
+        let samples = samples?;
+        let Some(bytes) = dict::train(plan.compcode, &samples, &sizes, maxsize) else {
+            return Ok(None);
+        };
+        match dict::CompressDict::new(plan.compcode, plan.clevel, &bytes) {
+            Ok(d) => Ok(Some((d, bytes))),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+impl Compressor {
+    /// Copies `src` into a memcpyed chunk's body, on the workers when it is large and has
+    /// several blocks.
+    fn copy_body(&mut self, src: &[u8], body: &mut [u8], nblocks: usize) -> Result<()> {
+        let nthreads = self.cp.nthreads as usize;
+        if nthreads < 2 || nblocks < 2 || src.len() < PARALLEL_COPY_MIN {
+            copy_bytes(body, src);
+            return Ok(());
+        }
+        let step = src.len().div_ceil(nthreads);
+        let mut pieces: Vec<Mutex<&mut [u8]>> = recycle(std::mem::take(&mut self.pieces));
+        pieces.extend(body.chunks_mut(step).map(Mutex::new));
+        let job = |k: usize| {
+            let from = &src[k * step..];
+            let mut to = lock(&pieces[k]);
+            let len = to.len();
+            copy_bytes(&mut to, &from[..len]);
+        };
+        let r = run_jobs(&*self.hooks, &mut self.pool, nthreads, pieces.len(), &job);
+        self.pieces = recycle(pieces);
+        r
+    }
+
+    /// Compresses one block per source into a VL-block chunk (version 6, never memcpyed,
+    /// never split, no runs); returns its size, or 0 if it does not fit.
+    pub fn vlcompress(&mut self, srcs: &[&[u8]], dst: &mut [u8]) -> Result<usize> {
+        let cp = self.cp;
+        if srcs.is_empty() || srcs.iter().any(|s| s.is_empty()) {
+            return Err(Error::InvalidParam);
+        }
+        let mut total = 0usize;
+        for s in srcs {
+            total += s.len();
+            if total > MAX_BUFFERSIZE as usize {
+                return Err(Error::MaxBufsizeExceeded);
+            }
+        }
+        if srcs.len() > i32::MAX as usize / 4 {
+            return Err(Error::InvalidParam);
+        }
+        self.check_params(total, dst.len())?;
+        let (format, versionlz) = self.codec_ids()?;
+        let destsize = dst.len().min(i32::MAX as usize);
+        let typesize = if cp.typesize > MAX_HEADER_TYPESIZE {
+            1
+        } else {
+            cp.typesize as usize
+        };
+        let nblocks = srcs.len();
+        let max_bs = srcs.iter().map(|s| s.len()).max().unwrap_or(0);
+        let bstarts_end = EXTENDED_HEADER_LEN + 4 * nblocks;
+        if bstarts_end > destsize {
+            return Ok(0);
+        }
+        let mut h = ChunkHeader {
+            version: header::version::VL_BLOCKS,
+            versionlz,
+            flags: flags::EXTENDED
+                | filters_to_flags(&cp.filters)
+                | flags::DONT_SPLIT
+                | (format << 5),
+            typesize: typesize as u8,
+            nbytes: total as i32,
+            blocksize: nblocks as i32,
+            cbytes: 0,
+            filters: cp.filters,
+            udcompcode: cp.compcode,
+            compcode_meta: cp.compcode_meta,
+            filters_meta: cp.filters_meta,
+            flags2: blosc2_flags::VL_BLOCKS,
+            blosc2_flags: 0,
+        };
+        let hooks = self.hooks.clone();
+        let dict_store: Option<(dict::CompressDict, Vec<u8>)>;
+        let mut plan = Plan {
+            input: Input::Vl(srcs),
+            blocksize: max_bs,
+            nblocks,
+            leftover: 0,
+            typesize,
+            dont_split: true,
+            compcode: cp.compcode,
+            compcode_meta: cp.compcode_meta,
+            clevel: cp.clevel,
+            pipeline: Pipeline {
+                filters: cp.filters,
+                meta: cp.filters_meta,
+                typesize,
+                version: header::version::VL_BLOCKS,
+                hooks: &*hooks,
+            },
+            dict: None,
+            training: false,
+            hlen: EXTENDED_HEADER_LEN,
+            hooks: &*hooks,
+        };
+        if cp.use_dict && cp.clevel > 0 {
+            let sizes: Vec<usize> = srcs.iter().map(|s| s.len()).collect();
+            dict_store = self.build_dict(&mut plan, total, nblocks, Some(sizes))?;
+            if let Some((d, bytes)) = &dict_store {
+                let start = bstarts_end + 4 + bytes.len();
+                if start > destsize {
+                    return Ok(0);
+                }
+                plan.dict = Some(d);
+                let done = self.run_blocks(&plan, dst, start, destsize)?;
+                let Some((n, _)) = done else {
+                    return Ok(0);
+                };
+                dst[bstarts_end..bstarts_end + 4]
+                    .copy_from_slice(&(bytes.len() as i32).to_le_bytes());
+                dst[bstarts_end + 4..start].copy_from_slice(bytes);
+                h.blosc2_flags |= blosc2_flags::USEDICT;
+                h.cbytes = n as i32;
+                h.write(dst);
+                return Ok(n);
+            }
+        }
+        match self.run_blocks(&plan, dst, bstarts_end, destsize)? {
+            Some((n, _)) => {
+                h.cbytes = n as i32;
+                h.write(dst);
+                Ok(n)
+            }
+            None => Ok(0),
+        }
+    }
+}
+
+/// The pipeline a 16-byte (Blosc1) header can express, in the slots its reader assumes: at most
+/// one DELTA (slot 4) followed by at most one SHUFFLE or BITSHUFFLE (slot 5), with no filter
+/// meta. `None` when `filters` needs the extended header.
+fn blosc1_pipeline(filters: &[u8; 6], meta: &[u8; 6]) -> Option<[u8; 6]> {
+    let mut out = [0u8; 6];
+    let mut seen_delta = false;
+    let mut seen_shuffle = false;
+    for (&f, &m) in filters.iter().zip(meta) {
+        match f {
+            crate::filters::NOFILTER => continue,
+            crate::filters::DELTA if !seen_delta && !seen_shuffle && m == 0 => {
+                seen_delta = true;
+                out[4] = f;
+            }
+            crate::filters::SHUFFLE | crate::filters::BITSHUFFLE if !seen_shuffle && m == 0 => {
+                seen_shuffle = true;
+                out[5] = f;
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
