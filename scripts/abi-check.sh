@@ -9,7 +9,7 @@
 #   3. header-only helpers: tests/abi/inline_dump.c runs blosc2_meta_exists/blosc2_meta_get,
 #      swap_store and the error macros against each header set; the outputs must be identical;
 #   4. prototypes: every BLOSC_EXPORT function of the reference blosc2.h and blosc2-stdio.h
-#      (and the b2nd metalayer helpers of b2nd.h) must be declared by our headers, and the
+#      and b2nd.h must be declared by our headers, and the
 #      reference prototypes, compiled in one translation unit after our headers, must not
 #      conflict with ours (C: incompatible redeclaration; C++: conflicting extern "C").
 #   5. (only when a library is given) link: tests/abi/link_smoke.c, built at -O0 against our
@@ -138,7 +138,7 @@ def exported(path, only=None):
             protos.append((name, decl))
     return protos
 protos = exported(ref / "blosc2.h") + exported(ref / "blosc2" / "blosc2-stdio.h")
-protos += exported(ref / "b2nd.h", only={"b2nd_serialize_meta", "b2nd_deserialize_meta"})
+protos += exported(ref / "b2nd.h")
 head = "#include <blosc2.h>\n#include <b2nd.h>\n"
 (out / "names.txt").write_text("".join(n + "\n" for n, _ in protos))
 (out / "declared.c").write_text(head + "void b2frame_uses(void);\nvoid b2frame_uses(void) {\n"
@@ -148,9 +148,10 @@ body = "".join(f"{d};\n" for _, d in protos)
 (out / "compat.cpp").write_text(head + 'extern "C" {\n' + body + "}\n")
 PY
 nproto=$(wc -l <"$tmp/names.txt")
-if $CC -std=gnu11 -Wall -Wextra -Werror -I"$ours" -c "$tmp/declared.c" -o "$tmp/d.o" \
+# (b2nd_copy_buffer is declared deprecated, as in c-blosc2: taking its address may warn.)
+if $CC -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -I"$ours" -c "$tmp/declared.c" -o "$tmp/d.o" \
     2>"$tmp/decl.err"; then
-  echo "abi-check: ok: all $nproto reference prototypes are declared by include/blosc2.h"
+  echo "abi-check: ok: all $nproto reference prototypes are declared by include/blosc2.h and b2nd.h"
 else
   grep -E "error" "$tmp/decl.err" | head -40
   fail "$(grep -c "error:.*undeclared" "$tmp/decl.err" || true) reference function(s) not declared"

@@ -14,10 +14,12 @@
 //! | [`msgpack`] | the bounds-checked msgpack subset frame headers and trailers use |
 //! | [`frame`] | cframes and sframes: header, offsets index, trailer, I/O, locking |
 //! | [`b2nd_meta`] | the `b2nd` (and `caterva`) array metalayer |
+//! | [`b2nd`](mod@b2nd) | N-dimensional arrays over a super-chunk: geometry, slices, selections |
 //! | [`schunk`] | the super-chunk: storage-agnostic operations over chunks and frames |
 //! | [`env`](mod@env) | the `BLOSC_*` environment variables, parsed once into typed values |
 //! | [`capi`] | the `extern "C"` facade and the `#[repr(C)]` types: the only FFI layer |
 
+pub mod b2nd;
 pub mod b2nd_meta;
 pub mod capi;
 pub mod chunk;

@@ -3,6 +3,8 @@
 //! the SIMD kernels lives here, each with a `// SAFETY:` line.
 
 pub mod b2nd;
+/// cbindgen:ignore
+pub mod b2nd_array;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;

@@ -14,7 +14,7 @@ mod undo;
 
 use super::chunkinfo::ChunkInfo;
 use super::fingerprint::{self, Piece};
-use super::header::{self, MAX_METALAYERS, MAX_NCHUNKS};
+use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
@@ -583,6 +583,15 @@ impl Frame {
     /// A fresh in-memory cframe with the same parameters, metalayers, vlmetalayers and chunks
     /// (in logical order, no dead space). Deterministic.
     pub fn compacted(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_compacted(&mut out)?;
+        Ok(out)
+    }
+
+    /// Writes [`Frame::compacted`] to `out`, chunk by chunk (one chunk in memory at a time
+    /// for a frame on disk); returns its length. Header, offsets index and trailer are
+    /// planned and checked before anything is written.
+    pub fn write_compacted(&self, out: &mut dyn std::io::Write) -> Result<u64> {
         let h = &self.header;
         let cparams = CParams {
             compcode: h.compcode,
@@ -599,16 +608,16 @@ impl Frame {
         let dparams = DParams {
             nthreads: h.nthreads_decomp,
         };
-        let mut out = Frame::new_memory(&cparams, &dparams)?;
-        out.header.user_type = h.user_type;
-        out.header.metalayers = h.metalayers.clone();
-        out.vlmeta = self.vlmeta.clone();
-        out.header.chunksize = h.chunksize;
-        out.commit(true)?;
-        for i in 0..self.nchunks() {
-            out.append_chunk(&self.chunk(i)?)?;
-        }
-        out.to_cframe()
+        let mut header = super::new_header(FrameType::Contiguous, &cparams, &dparams);
+        header.user_type = h.user_type;
+        header.metalayers = h.metalayers.clone();
+        header.chunksize = h.chunksize;
+        let infos = (0..self.nchunks())
+            .map(|i| self.chunk_info(i))
+            .collect::<Result<Vec<_>>>()?;
+        let plan = crate::schunk::build::CframePlan::from_header(header, &infos, &self.vlmeta)?;
+        plan.emit(out, |i, buf| self.fetch(i as i64, buf))?;
+        Ok(plan.len())
     }
 }
 

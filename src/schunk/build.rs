@@ -43,24 +43,6 @@ impl CframePlan {
         infos: &[ChunkInfo],
         vlmeta: &[(String, Vec<u8>)],
     ) -> Result<CframePlan> {
-        if vlmeta.len() > MAX_VLMETALAYERS_WRITE {
-            return Err(Error::Failure);
-        }
-        if infos.len() as i64 > MAX_NCHUNKS {
-            return Err(Error::ChunkAppend);
-        }
-        let mut chunksize = -1i32;
-        let mut nbytes = 0i64;
-        for (n, info) in infos.iter().enumerate() {
-            if !info.frame_storable() {
-                return Err(Error::InvalidParam);
-            }
-            if n > 0 && info.vl_blocks != infos[0].vl_blocks {
-                return Err(Error::InvalidParam);
-            }
-            chunksize = next_chunksize(chunksize, n, nbytes, n, false, info.nbytes);
-            nbytes += i64::from(info.nbytes);
-        }
         let mut header = FrameHeader::new_empty(
             FrameType::Contiguous,
             cp.compcode,
@@ -75,6 +57,36 @@ impl CframePlan {
             (0, 0),
         );
         header.metalayers = metalayers.to_vec();
+        CframePlan::from_header(header, infos, vlmeta)
+    }
+
+    /// [`CframePlan::new`] with the parameters, metalayers and thread fields of `header` (a
+    /// contiguous frame header); its chunksize is the one the first chunk meets (-1: none
+    /// yet, a preset chunksize, or 0 for variable chunks), its sizes are replaced.
+    pub(crate) fn from_header(
+        mut header: FrameHeader,
+        infos: &[ChunkInfo],
+        vlmeta: &[(String, Vec<u8>)],
+    ) -> Result<CframePlan> {
+        if vlmeta.len() > MAX_VLMETALAYERS_WRITE {
+            return Err(Error::Failure);
+        }
+        if infos.len() as i64 > MAX_NCHUNKS {
+            return Err(Error::ChunkAppend);
+        }
+        let mut chunksize = header.chunksize;
+        let mut nbytes = 0i64;
+        for (n, info) in infos.iter().enumerate() {
+            if !info.frame_storable() {
+                return Err(Error::InvalidParam);
+            }
+            if n > 0 && info.vl_blocks != infos[0].vl_blocks {
+                return Err(Error::InvalidParam);
+            }
+            chunksize = next_chunksize(chunksize, n, nbytes, n, false, info.nbytes);
+            nbytes += i64::from(info.nbytes);
+        }
+        header.frame_type = FrameType::Contiguous;
         header.chunksize = chunksize;
         header.nbytes = nbytes;
         header.vl_blocks = infos.first().is_some_and(|i| i.vl_blocks);

@@ -13,7 +13,7 @@
 //! [`Decompressor`] by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
 //! carry user codecs and pre/postfilters).
 
-mod build;
+pub(crate) mod build;
 mod meta;
 mod plain;
 mod serialize;

@@ -218,6 +218,46 @@ static void structs(void) {
   IFIELD(blosc2_stdio_mmap, access_flags);
   IFIELD(blosc2_stdio_mmap, map_flags);
 
+  /* b2nd.h: the array struct (b2nd_context_t is opaque in both headers). */
+  STRUCT(struct chunk_cache_s);
+  FIELD(struct chunk_cache_s, data);
+  IFIELD(struct chunk_cache_s, nchunk);
+
+  STRUCT(b2nd_array_t);
+  FIELD(b2nd_array_t, sc);
+  IFIELD(b2nd_array_t, shape[0]);
+  FIELD(b2nd_array_t, shape);
+  IFIELD(b2nd_array_t, chunkshape[0]);
+  FIELD(b2nd_array_t, chunkshape);
+  IFIELD(b2nd_array_t, extshape[0]);
+  FIELD(b2nd_array_t, extshape);
+  IFIELD(b2nd_array_t, blockshape[0]);
+  FIELD(b2nd_array_t, blockshape);
+  IFIELD(b2nd_array_t, extchunkshape[0]);
+  FIELD(b2nd_array_t, extchunkshape);
+  IFIELD(b2nd_array_t, nitems);
+  IFIELD(b2nd_array_t, chunknitems);
+  IFIELD(b2nd_array_t, extnitems);
+  IFIELD(b2nd_array_t, blocknitems);
+  IFIELD(b2nd_array_t, extchunknitems);
+  IFIELD(b2nd_array_t, ndim);
+  FIELD(b2nd_array_t, chunk_cache);
+  IFIELD(b2nd_array_t, item_array_strides[0]);
+  FIELD(b2nd_array_t, item_array_strides);
+  IFIELD(b2nd_array_t, item_chunk_strides[0]);
+  FIELD(b2nd_array_t, item_chunk_strides);
+  IFIELD(b2nd_array_t, item_extchunk_strides[0]);
+  FIELD(b2nd_array_t, item_extchunk_strides);
+  IFIELD(b2nd_array_t, item_block_strides[0]);
+  FIELD(b2nd_array_t, item_block_strides);
+  IFIELD(b2nd_array_t, block_chunk_strides[0]);
+  FIELD(b2nd_array_t, block_chunk_strides);
+  IFIELD(b2nd_array_t, chunk_array_strides[0]);
+  FIELD(b2nd_array_t, chunk_array_strides);
+  FIELD(b2nd_array_t, dtype);
+  IFIELD(b2nd_array_t, dtype_format);
+  IFIELD(b2nd_array_t, last_tick);
+
   printf("typedef blosc_timestamp_t size=%zu\n", sizeof(blosc_timestamp_t));
   printf("typedef blosc_threads_callback size=%zu\n", sizeof(blosc_threads_callback));
 }

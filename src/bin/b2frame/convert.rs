@@ -229,31 +229,34 @@ pub fn compact(path: &Path) -> CliResult<()> {
         ));
     }
     let before = f.header().frame_len;
-    let bytes = f
-        .compacted()
-        .map_err(|e| Failure::new(path, format!("cannot compact: {e}")))?;
-    drop(f);
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".b2frame-compact.tmp");
     let tmp = PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
+    // Streamed into the temporary file chunk by chunk (a frame larger than memory compacts
+    // too), then renamed over the original.
+    let io_err =
+        |e: std::io::Error| Failure::new(path, format!("cannot write compacted frame: {e}"));
+    let write = || -> CliResult<u64> {
         use std::io::Write;
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        let file = std::fs::File::create(&tmp).map_err(io_err)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let len = f
+            .write_compacted(&mut w)
+            .map_err(|e| Failure::new(path, format!("cannot compact: {e}")))?;
+        w.flush().map_err(io_err)?;
+        let file = w.into_inner().map_err(|e| io_err(e.into_error()))?;
+        file.sync_all().map_err(io_err)?;
+        std::fs::rename(&tmp, path).map_err(io_err)?;
+        Ok(len)
     };
-    if let Err(e) = write() {
+    let after = write().inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
-        return Err(Failure::new(
-            path,
-            format!("cannot write compacted frame: {e}"),
-        ));
-    }
+    })?;
+    drop(f);
     emit(&format!(
         "{}: {} -> {} bytes\n",
         path.display(),
         before,
-        bytes.len()
+        after
     ))
 }
