@@ -3,7 +3,7 @@
 //! speeds depend on timing, so only their presence is checked. Covered: codecs, splitmodes,
 //! typesize > 255, special-value inputs, nthreads 2, prefilters (plain, failing, disposable
 //! output), dictionaries, and the memcpyed cases, where c-blosc2 writes a chunk it cannot
-//! decode itself and we deliberately write the plain memcpyed chunk (src/chunk/instr.rs docs);
+//! decode itself and we deliberately write the plain memcpyed chunk (core/src/chunk/instr.rs docs);
 //! those tests pin both the fields we share and the reference's broken ones, so a change on
 //! either side shows up here.
 

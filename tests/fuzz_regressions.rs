@@ -476,7 +476,7 @@ fn frame_schunk_refuses_empty_chunk() {
 }
 
 /// frame_mutate finding (fixed: mutations run in a transaction whose storage writes go through
-/// an undo log, src/frame/mutate/undo.rs): a mutation that fails must leave the frame as it
+/// an undo log, core/src/frame/mutate/undo.rs): a mutation that fails must leave the frame as it
 /// was, but a failed `reorder` did not. On a fixed-chunksize cframe with a short
 /// last chunk and special (zero) chunks, `reorder` calls `switch_to_variable`, which stores a
 /// regular equivalent of each special chunk with `store_payload`, i.e. writes it into the

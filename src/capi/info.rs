@@ -76,12 +76,18 @@ fn complib_of(name: &[u8]) -> Option<(c_int, String, String)> {
             BLOSC_BLOSCLZ_LIB,
             builtin(BLOSC_BLOSCLZ_LIBNAME, BLOSCLZ_VERSION.to_string()),
         ),
-        BLOSC_LZ4 | BLOSC_LZ4HC => (BLOSC_LZ4_LIB, builtin(BLOSC_LZ4_LIBNAME, lz4_version())),
+        BLOSC_LZ4 | BLOSC_LZ4HC => (
+            BLOSC_LZ4_LIB,
+            builtin(BLOSC_LZ4_LIBNAME, crate::codecs::lz4::version()),
+        ),
         BLOSC_ZLIB => (
             BLOSC_ZLIB_LIB,
             builtin(BLOSC_ZLIB_LIBNAME, ZLIB_RS_VERSION.to_string()),
         ),
-        BLOSC_ZSTD => (BLOSC_ZSTD_LIB, builtin(BLOSC_ZSTD_LIBNAME, zstd_version())),
+        BLOSC_ZSTD => (
+            BLOSC_ZSTD_LIB,
+            builtin(BLOSC_ZSTD_LIBNAME, crate::codecs::zstd::version()),
+        ),
         _ => {
             let complib = registry::codec(u8::try_from(code).ok()?)?.codec.complib;
             let p = registry::complib_name(complib);
@@ -101,20 +107,6 @@ fn complib_of(name: &[u8]) -> Option<(c_int, String, String)> {
 const BLOSCLZ_VERSION: &str = "2.5.3";
 /// The zlib-rs release line b2frame's deflate comes from (Cargo.toml pins `zlib-rs = "0.6"`).
 const ZLIB_RS_VERSION: &str = "0.6";
-
-/// "major.minor.release" of the linked LZ4.
-fn lz4_version() -> String {
-    // SAFETY: LZ4_versionNumber takes no arguments and only returns a constant.
-    let n = unsafe { lz4_sys::LZ4_versionNumber() };
-    format!("{}.{}.{}", n / 10000, (n / 100) % 100, n % 100)
-}
-
-/// "major.minor.release" of the linked Zstd.
-fn zstd_version() -> String {
-    // SAFETY: ZSTD_versionNumber takes no arguments and only returns a constant.
-    let n = unsafe { zstd_sys::ZSTD_versionNumber() };
-    format!("{}.{}.{}", n / 10000, (n / 100) % 100, n % 100)
-}
 
 /// Copies `s` into a malloc'ed NUL-terminated string the caller `free()`s.
 fn malloc_cstring(s: &str) -> *mut c_char {
@@ -554,8 +546,8 @@ mod tests {
                 -32
             );
         }
-        assert_eq!(zstd_version(), "1.5.7");
-        assert_eq!(lz4_version(), "1.10.0");
+        assert_eq!(crate::codecs::zstd::version(), "1.5.7");
+        assert_eq!(crate::codecs::lz4::version(), "1.10.0");
     }
 
     #[test]

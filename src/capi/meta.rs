@@ -1,5 +1,5 @@
 //! Metalayer and vlmetalayer C API. The `schunk->metalayers[]` / `vlmetalayers[]` mirrors are
-//! rebuilt by [`super::handle`] after every operation.
+//! rebuilt by `capi::handle` after every operation.
 //!
 //! The header-inline `blosc2_meta_exists/get` read `schunk->nmetalayers` and
 //! `schunk->metalayers[i]->{name,content,content_len}` directly, so after every metalayer

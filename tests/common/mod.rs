@@ -12,7 +12,7 @@ pub fn python() -> PathBuf {
     if let Ok(p) = std::env::var("B2FRAME_PYTHON") {
         return PathBuf::from(p);
     }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    let p = project_root().join(".venv/bin/python");
     assert!(
         p.exists(),
         "python-blosc2 reference missing: {} (run scripts/setup-env.sh or set B2FRAME_PYTHON)",
@@ -31,6 +31,14 @@ pub fn without_fingerprint(frame: &[u8]) -> Vec<u8> {
         v[n - 17..].fill(0);
     }
     v
+}
+
+/// The project's top directory, where `.venv` lives: the directory of the package these helpers
+/// are compiled into, or the workspace root above it (`cli/tests` includes them too).
+pub fn project_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let top = here.ancestors().find(|p| p.join("Cargo.lock").exists());
+    top.unwrap_or(here).to_path_buf()
 }
 
 /// A small deterministic PRNG (xorshift64*), so test data is reproducible without extra crates.

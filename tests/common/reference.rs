@@ -39,7 +39,7 @@ pub fn reference_path() -> PathBuf {
     if let Ok(p) = std::env::var("B2FRAME_REF_LIB") {
         return PathBuf::from(p);
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = super::project_root();
     let lib = root.join(".venv/lib");
     if let Ok(entries) = std::fs::read_dir(&lib) {
         for e in entries.flatten() {

@@ -2,7 +2,7 @@
 //! backends ([`stdio`]: id 0 filesystem, [`mmap`]: id 1), and the bridge that lets the frame
 //! layer do all its I/O through a backend's C callbacks (`CallbackIo`, implementing
 //! [`UserIo`]). Super-chunks are made and opened over these backends in
-//! [`super::schunk`]; their file locking lives with the handle ([`super::handle`]).
+//! [`super::schunk`]; their file locking lives with the handle (`capi::handle`).
 //!
 //! Registry semantics (c-blosc2 3.3): user ids must be >= 160 (`BLOSC2_IO_REGISTERED`, else
 //! `BLOSC2_ERROR_PLUGIN_IO`); the struct is copied; registering an id again under the same name

@@ -217,8 +217,8 @@ impl SChunk {
     }
 
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
-    /// used by copies into user I/O backends, src/capi/io/copy.rs).
-    pub(crate) fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
+    /// used by the C library's copies into user I/O backends).
+    pub fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
         if out.frame().is_some() {
             self.check_frame_storable()?;
         }

@@ -206,6 +206,13 @@ pub(crate) fn train(samples: &[u8], sample_sizes: &[usize], max_size: usize) -> 
     Some(out)
 }
 
+/// "major.minor.release" of the linked Zstd.
+pub fn version() -> String {
+    // SAFETY: ZSTD_versionNumber takes no arguments and only returns a constant.
+    let n = unsafe { zstd_sys::ZSTD_versionNumber() };
+    format!("{}.{}.{}", n / 10000, (n / 100) % 100, n % 100)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,10 +2,10 @@
 //! only returns an error code, so on failure the same structure is walked again here, step by
 //! step, naming the first thing that is wrong and where it is.
 
-use b2frame::frame::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
-use b2frame::frame::header::{peek_lengths, FrameHeader, FrameType, TRAILER_MINLEN};
-use b2frame::frame::offsets::{self, ChunkLoc};
-use b2frame::frame::trailer;
+use b2frame_core::frame::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
+use b2frame_core::frame::header::{peek_lengths, FrameHeader, FrameType, TRAILER_MINLEN};
+use b2frame_core::frame::offsets::{self, ChunkLoc};
+use b2frame_core::frame::trailer;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;

@@ -298,6 +298,13 @@ pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&[u8]>) -> Result<usi
     Ok(got as usize)
 }
 
+/// "major.minor.release" of the linked LZ4.
+pub fn version() -> String {
+    // SAFETY: LZ4_versionNumber takes no arguments and only returns a constant.
+    let n = unsafe { lz4_sys::LZ4_versionNumber() };
+    format!("{}.{}.{}", n / 10000, (n / 100) % 100, n % 100)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

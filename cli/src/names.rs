@@ -88,7 +88,7 @@ pub fn special(code: u8) -> &'static str {
 pub fn chunk_codec(format: u8, udcompcode: u8) -> String {
     match format {
         6 => codec(udcompcode),
-        f => b2frame::chunk::header::complib_name(f)
+        f => b2frame_core::chunk::header::complib_name(f)
             .map(|n| n.to_ascii_lowercase())
             .unwrap_or_else(|| format!("format{f}")),
     }

@@ -1,11 +1,11 @@
 //! `convert` (cframe ⇄ sframe, optional recompression) and `compact` (drop dead space).
 
 use crate::{emit, names, open, progress::Progress, CliResult, Failure};
-use b2frame::chunk::header::ChunkHeader;
-use b2frame::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
-use b2frame::chunk::{DParams, Decompressor};
-use b2frame::frame::offsets::ChunkLoc;
-use b2frame::frame::{Backing, Frame, Target};
+use b2frame_core::chunk::header::ChunkHeader;
+use b2frame_core::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
+use b2frame_core::chunk::{DParams, Decompressor};
+use b2frame_core::frame::offsets::ChunkLoc;
+use b2frame_core::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -109,7 +109,7 @@ fn vl_bound(blocks: &[Vec<u8>]) -> usize {
 /// decoded on its own and the new chunk has the same blocks, as `blosc2_vlcompress_ctx` makes
 /// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
 /// unchanged instead; here the requested codec, level and filters apply to them too.
-fn recompress(c: &CParams, chunk: &[u8]) -> b2frame::Result<Vec<u8>> {
+fn recompress(c: &CParams, chunk: &[u8]) -> b2frame_core::Result<Vec<u8>> {
     let h = ChunkHeader::parse(chunk)?;
     if !h.is_vl() {
         return compress_vec(c, &decompress_vec(chunk)?);
@@ -119,7 +119,7 @@ fn recompress(c: &CParams, chunk: &[u8]) -> b2frame::Result<Vec<u8>> {
     let mut dst = vec![0u8; vl_bound(&blocks)];
     let n = Compressor::new(*c, no_hooks())?.vlcompress(&srcs, &mut dst)?;
     if n == 0 {
-        return Err(b2frame::Error::WriteBuffer);
+        return Err(b2frame_core::Error::WriteBuffer);
     }
     dst.truncate(n);
     Ok(dst)
@@ -133,7 +133,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     }
     let mut bar = Progress::new("convert", src.nchunks());
     for i in 0..src.nchunks() {
-        let err = |e: b2frame::Error| Failure::new(spath, format!("chunk {i}: {e}"));
+        let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
         let chunk = src.chunk(i).map_err(err)?;
         // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
         // compressed data: they are copied as they are.

@@ -3,11 +3,11 @@
 //! problem is reported with where it is; the exit status is 0 only for a sound frame.
 
 use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
-use b2frame::chunk::header::ChunkHeader;
-use b2frame::chunk::{no_hooks, DParams, Decompressor};
-use b2frame::frame::header::FrameType;
-use b2frame::frame::offsets::ChunkLoc;
-use b2frame::frame::{Backing, Frame};
+use b2frame_core::chunk::header::ChunkHeader;
+use b2frame_core::chunk::{no_hooks, DParams, Decompressor};
+use b2frame_core::frame::header::FrameType;
+use b2frame_core::frame::offsets::ChunkLoc;
+use b2frame_core::frame::{Backing, Frame};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -165,7 +165,12 @@ fn decode(chunk: &[u8], h: &ChunkHeader) -> Result<i64, String> {
 }
 
 /// After a whole-chunk failure: the first block that does not decode, as "block j of n".
-fn locate(chunk: &[u8], h: &ChunkHeader, d: &mut Decompressor, whole: b2frame::Error) -> String {
+fn locate(
+    chunk: &[u8],
+    h: &ChunkHeader,
+    d: &mut Decompressor,
+    whole: b2frame_core::Error,
+) -> String {
     let (nblocks, kind) = if h.is_vl() {
         (h.blocksize, "VL block")
     } else {
@@ -188,7 +193,7 @@ fn locate(chunk: &[u8], h: &ChunkHeader, d: &mut Decompressor, whole: b2frame::E
 /// The b2nd metalayer against the frame: every chunk holds a whole (padded) chunkshape, and
 /// the shape needs exactly the frame's number of chunks.
 fn check_b2nd(f: &Frame, name: &str, content: &[u8], rep: &mut Report) {
-    let m = match b2frame::b2nd_meta::deserialize(content, name == "b2nd") {
+    let m = match b2frame_core::b2nd_meta::deserialize(content, name == "b2nd") {
         Ok((m, _)) => m,
         Err(_) => {
             rep.push(format!("metalayer {name:?}: malformed b2nd content"));

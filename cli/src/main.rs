@@ -12,7 +12,7 @@ mod names;
 mod progress;
 mod verify;
 
-use b2frame::frame::Frame;
+use b2frame_core::frame::Frame;
 use clap::{Args, Parser, Subcommand};
 use std::fmt;
 use std::io::{IsTerminal, Write};

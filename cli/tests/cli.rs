@@ -2,6 +2,7 @@
 //! python-blosc2 (c-blosc2 3.3.5) and by b2frame itself, and on broken frames, which must give
 //! exit status 1 and one `b2frame: PATH: reason` line — never a panic (exit 101).
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use b2frame::capi::types::{blosc2_metalayer, blosc2_schunk, BLOSC2_DPARAMS_DEFAULTS};
