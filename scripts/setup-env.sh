@@ -2,6 +2,8 @@
 # Installs what a fresh machine lacks for building and testing b2frame:
 #   * cmake, pkg-config, make, g++ (Debian packages) for the install step, CTest, the consumer
 #     builds and the header checks;
+#   * libclang-dev: the zfp-sys crate (ZFP codecs, the default `zfp` feature) builds zfp with
+#     cmake and generates its bindings with bindgen, which loads libclang;
 #   * a Python venv in .venv with the pinned reference c-blosc2 (python-blosc2 wheel) and pytest.
 # Idempotent: does nothing that is already done. Prints where the reference library is.
 # `setup-env.sh --tools-only` installs just the build tools (what scripts/install.sh needs).
@@ -16,6 +18,13 @@ command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 # g++: scripts/abi-check.sh also compiles the headers as C++.
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+# libclang and clang's own headers (stddef.h) for bindgen (zfp-sys); LIBCLANG_PATH, when set,
+# points to one the user provides.
+if [ -z "${LIBCLANG_PATH:-}" ] && ! { ls /usr/lib/llvm-*/lib/libclang.so* \
+    /usr/lib/llvm-*/lib/libclang-[0-9]*.so* >/dev/null 2>&1 \
+    && ls /usr/lib/llvm-*/lib/clang/*/include/stddef.h >/dev/null 2>&1; }; then
+  need_apt+=(libclang-dev)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup-env: installing ${need_apt[*]} with apt-get"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -24,6 +33,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 [ "$tools_only" = 1 ] && exit 0
+
+# rustfmt and clippy, for the format and lint stage of scripts/test.sh.
+if command -v rustup >/dev/null 2>&1; then
+  cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+  cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+fi
 
 venv="$here/.venv"
 if [ ! -x "$venv/bin/python" ]; then

@@ -144,8 +144,13 @@ pytest_stage() {
   B2FRAME_LIB="$lib" "$root/.venv/bin/python" -m pytest -q "$root/tests/python"
 }
 
+lint_stage() { # the format and the lints every commit must pass (see Cargo.toml [lints])
+  cargo fmt --all --check && cargo clippy --release --all-targets -- -D warnings
+}
+
 stage "setup-env" bash "$root/scripts/setup-env.sh"
 stage "cargo build --release" cargo build --release
+stage "cargo fmt --check + clippy -D warnings" lint_stage
 stage "cargo test --release" cargo test --release --no-fail-fast
 # The API docs build without a warning (broken or private intra-doc links).
 stage "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps

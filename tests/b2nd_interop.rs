@@ -253,8 +253,8 @@ fn build(api: &Api, c: &Case, d: &[u8], path: Option<&str>, contiguous: bool) ->
 
 fn to_vec(api: &Api, a: Arr, n: usize) -> Vec<u8> {
     let mut v = vec![0xAAu8; n];
-    // SAFETY: live array; buffer of `n` bytes.
     assert_eq!(
+        // SAFETY: live array; buffer of `n` bytes.
         unsafe { (api.to_cbuffer)(a, v.as_mut_ptr() as *mut c_void, n as i64) },
         0
     );
@@ -295,8 +295,8 @@ fn cframe(api: &Api, a: Arr) -> Vec<u8> {
 
 fn from_cframe(api: &Api, mut f: Vec<u8>) -> Arr {
     let mut a: Arr = std::ptr::null_mut();
-    // SAFETY: `f` is valid for its length and copied (copy=true).
     assert_eq!(
+        // SAFETY: `f` is valid for its length and copied (copy=true).
         unsafe { (api.from_cframe)(f.as_mut_ptr(), f.len() as i64, true, &mut a) },
         0
     );
@@ -434,8 +434,8 @@ fn set_slices_and_shape_changes_match_the_reference() {
             .map(|i| (i * 7919) % nb as i64 / c.typesize as i64)
             .collect();
         let mut sel: Vec<Vec<i64>> = (0..n)
-            // SAFETY: live array.
             .map(|i| {
+                // SAFETY: live array.
                 let s = unsafe { (*a).shape[i] };
                 vec![s - 1, 0, s / 2, s / 2]
             })
@@ -493,8 +493,8 @@ fn files_sframes_and_offsets_cross_over() {
             let a = build(writer, c, &d, Some(ps), contiguous);
             let cp = CString::new(ps).unwrap();
             let mut b: Arr = std::ptr::null_mut();
-            // SAFETY: path NUL-terminated; out-pointer valid.
             assert_eq!(
+                // SAFETY: path NUL-terminated; out-pointer valid.
                 unsafe { (reader.open)(cp.as_ptr(), &mut b) },
                 0,
                 "{who} {contiguous}"
@@ -637,8 +637,8 @@ fn hostile_metalayers_and_slices_are_errors() {
     ] {
         let mut fr = patched_frame(f);
         let mut a: Arr = std::ptr::null_mut();
-        // SAFETY: as above.
         assert_eq!(
+            // SAFETY: as above.
             unsafe { (us.from_cframe)(fr.as_mut_ptr(), fr.len() as i64, true, &mut a) },
             0
         );

@@ -289,10 +289,11 @@ fn special_value_inputs_are_records_of_runs() {
 
 /// Prefilter: output = input + block number (so a wrong `nblock` shows in the cratios).
 unsafe extern "C" fn add_nblock(p: *mut blosc2_prefilter_params) -> c_int {
-    // SAFETY: both libraries pass `output_size` writable bytes at `output` and, with the output
-    // typesize equal to the chunk's, as many readable bytes at `input`.
+    // SAFETY: both libraries pass a valid params struct.
     let p = unsafe { &mut *p };
     let n = p.output_size as usize;
+    // SAFETY: both libraries pass `output_size` writable bytes at `output` and, with the output
+    // typesize equal to the chunk's, as many readable bytes at `input`.
     let (inp, out) = unsafe {
         (
             std::slice::from_raw_parts(p.input, n),

@@ -353,6 +353,8 @@ mod frame_mutate_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/frame_open.rs"]
 mod frame_open_check;
+#[path = "../fuzz/checks/plugin_codecs.rs"]
+mod plugin_codecs_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/schunk_ops.rs"]
 mod schunk_ops_check;
@@ -372,7 +374,7 @@ fn regression(target: &str, name: &str) -> Vec<u8> {
 #[test]
 fn seeds_pass_their_checks() {
     type Check = fn(&[u8]);
-    let targets: [(&str, Check); 6] = [
+    let targets: [(&str, Check); 7] = [
         ("frame_open", |d| {
             frame_open_check::run(d);
         }),
@@ -381,6 +383,7 @@ fn seeds_pass_their_checks() {
         ("chunk_roundtrip", chunk_roundtrip_check::run),
         ("frame_mutate", frame_mutate_check::run),
         ("schunk_ops", schunk_ops_check::run),
+        ("plugin_codecs", plugin_codecs_check::run),
     ];
     for (t, run) in targets {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

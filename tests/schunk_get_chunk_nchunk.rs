@@ -109,8 +109,8 @@ fn run(contiguous: bool, file: bool) {
             nf, file,
             "{tag}: in-memory chunks are lent, file ones copied"
         );
-        // SAFETY: `c` holds the chunk (`rc` bytes); `out` has room for its nbytes.
         let mut out = vec![0u8; CHUNK_BYTES];
+        // SAFETY: `c` holds the chunk (`rc` bytes); `out` has room for its nbytes.
         let n = unsafe {
             let n = b2frame::capi::blosc1::blosc2_decompress(
                 c as *const c_void,

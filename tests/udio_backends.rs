@@ -371,8 +371,8 @@ fn on_disk(dir: &Path) -> Vec<String> {
 impl Api {
     fn register_memfs(&self) {
         let cb = callbacks();
-        // SAFETY: a valid struct with a static name.
         assert_eq!(
+            // SAFETY: a valid struct with a static name.
             unsafe { (self.register)(&cb) },
             0,
             "{}: register",

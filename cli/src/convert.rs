@@ -2,12 +2,14 @@
 
 use crate::{emit, names, open, progress::Progress, CliResult, Failure};
 use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::chunk::{compress_vec, decompress_vec, no_hooks, CParams, Compressor};
+use b2frame_core::chunk::plugins::env_hooks;
+use b2frame_core::chunk::{CParams, Compressor, Hooks};
 use b2frame_core::chunk::{DParams, Decompressor};
 use b2frame_core::frame::offsets::ChunkLoc;
 use b2frame_core::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Args)]
 pub struct ConvertArgs {
@@ -109,15 +111,27 @@ fn vl_bound(blocks: &[Vec<u8>]) -> usize {
 /// decoded on its own and the new chunk has the same blocks, as `blosc2_vlcompress_ctx` makes
 /// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
 /// unchanged instead; here the requested codec, level and filters apply to them too.
-fn recompress(c: &CParams, chunk: &[u8]) -> b2frame_core::Result<Vec<u8>> {
+/// `hooks` describe the super-chunk to the plugin codecs and filters.
+fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core::Result<Vec<u8>> {
     let h = ChunkHeader::parse(chunk)?;
+    let mut d = Decompressor::new(DParams::default(), hooks.clone())?;
+    let mut comp = Compressor::new(*c, hooks.clone())?;
     if !h.is_vl() {
-        return compress_vec(c, &decompress_vec(chunk)?);
+        let mut buf = vec![0u8; h.nbytes.max(0) as usize];
+        let n = d.decompress(chunk, &mut buf)?;
+        buf.truncate(n);
+        let mut dst = vec![0u8; buf.len() + b2frame_core::chunk::header::EXTENDED_HEADER_LEN];
+        let n = comp.compress(&buf, &mut dst)?;
+        if n == 0 {
+            return Err(b2frame_core::Error::WriteBuffer);
+        }
+        dst.truncate(n);
+        return Ok(dst);
     }
-    let blocks = Decompressor::new(DParams::default(), no_hooks())?.vldecompress(chunk)?;
+    let blocks = d.vldecompress(chunk)?;
     let srcs: Vec<&[u8]> = blocks.iter().map(Vec::as_slice).collect();
     let mut dst = vec![0u8; vl_bound(&blocks)];
-    let n = Compressor::new(*c, no_hooks())?.vlcompress(&srcs, &mut dst)?;
+    let n = comp.vlcompress(&srcs, &mut dst)?;
     if n == 0 {
         return Err(b2frame_core::Error::WriteBuffer);
     }
@@ -131,6 +145,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
         out.set_chunksize(h.chunksize)
             .map_err(|e| Failure::new(spath, format!("cannot set chunksize: {e}")))?;
     }
+    let hooks = env_hooks(crate::verify::plugin_env(src));
     let mut bar = Progress::new("convert", src.nchunks());
     for i in 0..src.nchunks() {
         let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
@@ -141,7 +156,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
             || ChunkHeader::parse(&chunk).map_err(err)?.special_code() != 0;
         match cp {
             Some(c) if !special => {
-                let new = recompress(c, &chunk).map_err(err)?;
+                let new = recompress(c, &chunk, &hooks).map_err(err)?;
                 out.append_chunk(&new).map_err(err)?;
             }
             _ => {

@@ -4,7 +4,8 @@
 
 use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
 use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::chunk::{no_hooks, DParams, Decompressor};
+use b2frame_core::chunk::plugins::env_hooks;
+use b2frame_core::chunk::{DParams, Decompressor, SchunkEnv};
 use b2frame_core::frame::header::FrameType;
 use b2frame_core::frame::offsets::ChunkLoc;
 use b2frame_core::frame::{Backing, Frame};
@@ -107,7 +108,7 @@ fn check_chunk(
     if h.special().is_none() {
         rep.push(format!("{w}: invalid special code {}", h.special_code()));
     }
-    match decode(&chunk, &h) {
+    match decode(&chunk, &h, &plugin_env(f)) {
         Ok(n) if n != i64::from(h.nbytes) => rep.push(format!(
             "{w}: decompressed to {n} bytes, header says {}",
             h.nbytes
@@ -148,9 +149,23 @@ fn check_chunk(
     Some((i64::from(h.nbytes), extent))
 }
 
+/// What the plugin codecs and filters (ZFP, NDCELL, ...) read from the super-chunk: the frame's
+/// typesize and `b2nd` metalayer.
+pub(crate) fn plugin_env(f: &Frame) -> SchunkEnv {
+    SchunkEnv {
+        typesize: Some(f.header().typesize),
+        b2nd: f
+            .metalayers()
+            .iter()
+            .find(|(n, _)| n == "b2nd")
+            .map(|(_, c)| c.clone()),
+    }
+}
+
 /// Decompresses a chunk; returns its decompressed size, or which block fails and why.
-fn decode(chunk: &[u8], h: &ChunkHeader) -> Result<i64, String> {
-    let mut d = Decompressor::new(DParams::default(), no_hooks()).map_err(|e| e.to_string())?;
+fn decode(chunk: &[u8], h: &ChunkHeader, env: &SchunkEnv) -> Result<i64, String> {
+    let mut d =
+        Decompressor::new(DParams::default(), env_hooks(env.clone())).map_err(|e| e.to_string())?;
     if h.is_vl() {
         return match d.vldecompress(chunk) {
             Ok(blocks) => Ok(blocks.iter().map(|b| b.len() as i64).sum()),

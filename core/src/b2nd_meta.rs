@@ -7,6 +7,8 @@
 //! the version byte, bounds-checks every read, and accepts a missing dtype (old caterva
 //! metalayers).
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 use crate::msgpack::{self, Reader};
 

@@ -8,6 +8,8 @@
 //! Every reader takes a lookup function so that the parsing is testable without touching the
 //! process environment; [`from_process`] is the real one.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::OsString;
 
 /// `BLOSC_*` variable names (kept together so grep finds every use).

@@ -4,6 +4,8 @@
 //! c-blosc2 caller expects with [`Error::code`]. Variant names follow the C names so that the
 //! mapping is easy to audit against `blosc2.h`.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 /// A b2frame failure. Each variant corresponds to exactly one `BLOSC2_ERROR_*` code.

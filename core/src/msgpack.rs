@@ -6,6 +6,8 @@
 //! [`Error::ReadBuffer`] and an unexpected marker is [`Error::Data`]. The writer functions append
 //! the same encodings to a `Vec<u8>`.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// msgpack markers used by frames, trailers and the b2nd metalayer.

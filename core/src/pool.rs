@@ -7,6 +7,8 @@
 //! threads never interfere. Callers run serially, without touching a pool, when a chunk has one
 //! block or `nthreads == 1`, so small chunks pay nothing for threading.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! Arbitrary data and parameters (codec, clevel, dictionary, typesize 1..=300, any filter
-//! pipeline incl. DELTA and TRUNC_PREC with any meta, splitmode, blocksize, nthreads, Blosc1
+//! pipeline incl. DELTA, TRUNC_PREC and BYTEDELTA with any meta, splitmode, blocksize, nthreads, Blosc1
 //! header) → compress → decompress must give the input back (TRUNC_PREC is lossy: then only
 //! the size is checked), and sizes must obey the format's rules: into `nbytes + 32` bytes a
 //! chunk always fits (c-blosc2 falls back to a memcpyed chunk), its header says the truth, and
@@ -39,7 +39,9 @@ pub fn run(input: &[u8]) {
     let mut filters_ids = [0u8; 6];
     let mut filters_meta = [0u8; 6];
     for i in 0..6 {
-        filters_ids[i] = p[6 + i] % 5; // NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC
+        // NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC, and the plugin filters that need
+        // no super-chunk: BYTEDELTA_BUGGY and BYTEDELTA (with meta 0 they fail without one).
+        filters_ids[i] = [0, 1, 2, 3, 4, 34, 35][usize::from(p[6 + i] % 7)];
         filters_meta[i] = p[12 + i];
     }
     if blosc1 {

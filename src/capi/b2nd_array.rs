@@ -541,16 +541,16 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             c.metalayers[..nmeta]
                 .copy_from_slice(unsafe { std::slice::from_raw_parts(metalayers, nmeta) });
         }
-        // SAFETY: NULL or a valid storage by contract.
         let mut st = if b2_storage.is_null() {
             BLOSC2_STORAGE_DEFAULTS
         } else {
+            // SAFETY: NULL or a valid storage by contract.
             unsafe { *b2_storage }
         };
-        // SAFETY: the storage's cparams are NULL or valid by contract.
         let mut cp = if st.cparams.is_null() {
             BLOSC2_CPARAMS_DEFAULTS
         } else {
+            // SAFETY: the storage's cparams are NULL or valid by contract.
             unsafe { *st.cparams }
         };
         let mut blocknitems = 1i32;
@@ -1997,8 +1997,8 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         // SAFETY: `ncoords` values by contract.
         let cs = unsafe { vals(coords, n) }?;
         let storage = core::sparse_storage_coords(&g, &cs)?;
-        // SAFETY: live schunk; `storage` holds `ncoords` values; `buffer` holds their items.
         code(
+            // SAFETY: live schunk; `storage` holds `ncoords` values; `buffer` holds their items.
             unsafe { blosc2_schunk_get_sparse_buffer(a.sc, ncoords, storage.as_ptr(), buffer) }
                 .into(),
         )?;

@@ -88,6 +88,12 @@ fn complib_of(name: &[u8]) -> Option<(c_int, String, String)> {
             BLOSC_ZSTD_LIB,
             builtin(BLOSC_ZSTD_LIBNAME, crate::codecs::zstd::version()),
         ),
+        _ if registry::plugin_codec_name(code).is_some() => {
+            let name = registry::plugin_codec_name(code)?
+                .to_string_lossy()
+                .into_owned();
+            (code, (name, "unknown".to_string()))
+        }
         _ => {
             let complib = registry::codec(u8::try_from(code).ok()?)?.codec.complib;
             let p = registry::complib_name(complib);

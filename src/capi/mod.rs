@@ -1,6 +1,10 @@
-//! The C facade: the only FFI layer. It converts and checks C arguments, calls the safe core,
-//! and mirrors results into the C structs callers read. Every `unsafe` block of the crate outside
-//! the SIMD kernels lives here, each with a `// SAFETY:` line.
+//! The C facade: the inbound FFI layer. It converts and checks C arguments, calls the safe core
+//! (`b2frame-core`), and mirrors results into the C structs callers read. Every `unsafe` block
+//! of this crate lives here. The core has `unsafe` in two places only: its outbound calls into
+//! the C codecs (`codecs::zstd`, `codecs::lz4`) and the SIMD kernels of `filters`; the modules
+//! `chunk`, `frame`, `schunk`, `b2nd`, `b2nd_meta`, `msgpack`, `env`, `error` and `pool` forbid it. Every
+//! unsafe block carries a `// SAFETY:` comment (clippy `undocumented_unsafe_blocks`, denied in
+//! Cargo.toml).
 
 pub mod b2nd;
 /// cbindgen:ignore
@@ -8,6 +12,7 @@ pub mod b2nd_array;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
+mod fields;
 pub mod filters;
 pub mod fingerprint;
 pub mod globals;

@@ -143,10 +143,40 @@ const BUILTIN_NAMES: [(i32, &CStr); 5] = [
     (5, c"zstd"),
 ];
 
-/// `blosc2_compname_to_compcode`: built-in names, then registered codecs; -1 if unknown.
+/// The plugin codecs c-blosc2 registers in `blosc2_init` (see `chunk::plugins::codecs`):
+/// their names, NUL-terminated for C. Their complib is their compcode.
+const PLUGIN_NAMES: [(i32, &CStr); 9] = [
+    (32, c"ndlz"),
+    (33, c"zfp_acc"),
+    (34, c"zfp_prec"),
+    (35, c"zfp_rate"),
+    (36, c"openhtj2k"),
+    (37, c"grok"),
+    (38, c"openzl"),
+    (39, c"j2k"),
+    (40, c"htj2k"),
+];
+
+/// The registered plugin codecs of this build (the ZFP ones only with the `zfp` feature).
+fn plugin_names() -> impl Iterator<Item = &'static (i32, &'static CStr)> {
+    PLUGIN_NAMES
+        .iter()
+        .filter(|(c, _)| crate::chunk::plugins::is_plugin_codec(*c as u8))
+}
+
+/// The name of plugin codec `compcode`, if it is one this build registers.
+pub(crate) fn plugin_codec_name(compcode: i32) -> Option<&'static CStr> {
+    plugin_names()
+        .find(|(c, _)| *c == compcode)
+        .map(|(_, n)| *n)
+}
+
+/// `blosc2_compname_to_compcode`: built-in names, then the plugin codecs, then registered
+/// codecs; -1 if unknown.
 pub(crate) fn compname_to_compcode(name: &str) -> i32 {
     if let Some((code, _)) = BUILTIN_NAMES
         .iter()
+        .chain(plugin_names())
         .find(|(_, n)| n.to_bytes() == name.as_bytes())
     {
         return *code;
@@ -160,7 +190,11 @@ pub(crate) fn compname_to_compcode(name: &str) -> i32 {
 
 /// `blosc2_compcode_to_compname`: `(code, name)` with `(-1, NULL)` for an unknown compcode.
 pub(crate) fn compcode_to_compname(compcode: i32) -> (i32, *const c_char) {
-    if let Some((code, name)) = BUILTIN_NAMES.iter().find(|(c, _)| *c == compcode) {
+    if let Some((code, name)) = BUILTIN_NAMES
+        .iter()
+        .chain(plugin_names())
+        .find(|(c, _)| *c == compcode)
+    {
         return (*code, name.as_ptr());
     }
     read()
@@ -182,7 +216,7 @@ pub(crate) fn complib_name(format: u8) -> *const c_char {
         4 => Some(c"Zstd"),
         _ => None,
     };
-    if let Some(n) = builtin {
+    if let Some(n) = builtin.or_else(|| plugin_codec_name(i32::from(format))) {
         return n.as_ptr();
     }
     read()

@@ -227,9 +227,10 @@ def unpack_vlmeta(d):
 
 
 # ---------------------------------------------------------------- writing
-def cparams(api, codec, filters, clevel, typesize, use_dict=False, blocksize=0, nthreads=1):
+def cparams(api, codec, filters, clevel, typesize, use_dict=False, blocksize=0, nthreads=1, codec_meta=0):
     cp = api.get_blosc2_cparams_defaults()
     cp.compcode, cp.clevel, cp.typesize = codec, clevel, typesize
+    cp.compcode_meta = codec_meta
     cp.use_dict, cp.blocksize, cp.nthreads = int(use_dict), blocksize, nthreads
     fl = [0] * 6
     fm = [0] * 6

@@ -365,3 +365,70 @@ def test_zz_size_summary(capsys):
         print("\n" + "\n".join(lines))
     # The overall goal is +-2%; the hard bound only catches a real regression (e.g. a codec falling back to memcpy).
     assert tot_o <= tot_r * 1.10
+
+
+# libb2frame writes b2nd arrays with the codecs and filters c-blosc2 registers in blosc2_init
+# (chunks and blocks span the trailing dimensions, so the array's bytes cut in order are the
+# chunks): (tag, codec, codec_meta, filters, shape, chunks, blocks, dtype, lossless)
+PLUGIN_CASES = [
+    ("bytedelta", 5, 0, [1, 35], (90, 40), (30, 40), (10, 40), "<f8", True),
+    ("bytedelta_buggy", 1, 0, [1, (34, 4)], (6000,), (1000,), (250,), "<f4", True),
+    ("int_trunc", 5, 0, [(36, 22), 1], (6000,), (1000,), (250,), "<i4", False),
+    ("ndcell", 0, 0, [(32, 4), 1], (64, 64), (32, 64), (16, 64), "<f4", True),
+    ("ndmean", 5, 0, [(33, 4), 1], (32, 16, 8), (16, 16, 8), (8, 16, 8), "<f8", False),
+    ("ndlz", 32, 4, [0], (128, 128), (64, 128), (32, 128), "|u1", True),
+    ("ndlz8", 32, 8, [0], (96, 60), (48, 60), (24, 60), "|u1", True),
+    ("zfp_acc", 33, (-3) % 256, [0], (64, 48), (32, 48), (16, 48), "<f8", False),
+    ("zfp_prec", 34, 14, [0], (16, 16, 16), (8, 16, 16), (4, 16, 16), "<f4", False),
+    ("zfp_rate", 35, 30, [0], (8000,), (2000,), (500,), "<f4", False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PLUGIN_CASES)), ids=[c[0] for c in PLUGIN_CASES])
+def test_plugin_codecs_and_filters(apis, tmp_path, case):
+    """Our frames open in python-blosc2 as NDArrays equal to what c-blosc2's own frame (same
+    history) gives: byte-identical chunks, so the same values, lossy ones included."""
+    tag, codec, cmeta, filters, shape, chunks, blocks, dtype, lossless = PLUGIN_CASES[case]
+    rng = np.random.default_rng(seed_of("plugin-write", case))
+    n = int(np.prod(shape))
+    if dtype.startswith("<f"):
+        arr = (np.sin(np.arange(n) * 0.02) * 30 + rng.normal(0, 0.01, n)).astype(dtype).reshape(shape)
+    elif dtype == "|u1":
+        arr = (((np.arange(n).reshape(shape) // 8) % 4) * 50 + (rng.random(shape) < 0.03)).astype(dtype)
+    else:
+        arr = (np.arange(n) // 3 * 5 + rng.integers(0, 3, n)).astype(dtype).reshape(shape)
+    ts = arr.dtype.itemsize
+    ours, ref = apis
+    nd = len(shape)
+    out = C.POINTER(C.c_uint8)()
+    m = ours.lib.b2nd_serialize_meta(C.c_int8(nd), (C.c_int64 * nd)(*shape), (C.c_int32 * nd)(*chunks),
+                                     (C.c_int32 * nd)(*blocks), dtype.encode(), C.c_int8(0), C.byref(out))
+    assert m > 0
+    meta_b2nd = C.string_at(out, m)
+    flat = arr.tobytes()
+    per_chunk = int(np.prod(chunks)) * ts
+    pieces = [flat[a : a + per_chunk] for a in range(0, len(flat), per_chunk)]
+    blocksize = int(np.prod(blocks)) * ts
+
+    def history(w):
+        w.meta("b2nd", meta_b2nd)
+        for p in pieces:
+            w.append(p)
+
+    hows = {}
+    for api in (ours, ref):
+        cp = cparams(api, codec, filters, 5, ts, blocksize=blocksize, codec_meta=cmeta)
+        hows[api.name] = write(api, tmp_path, "cframe", f"{tag}-plugin", cp, history)
+    how_o, how_r = hows[ours.name], hows[ref.name]
+    SIZES.append((f"{tag}-plugin", frame_size(how_o), frame_size(how_r)))
+    assert frame_size(how_o) == frame_size(how_r)
+    a, b = python_open(how_o), python_open(how_r)
+    assert isinstance(a, B.NDArray)
+    for i in range(a.schunk.nchunks):
+        assert a.schunk.get_chunk(i) == b.schunk.get_chunk(i), f"chunk {i} of {tag}"
+    np.testing.assert_array_equal(a[...], b[...])
+    if lossless:
+        np.testing.assert_array_equal(a[...], arr)
+    # c-blosc2's C API reads our frame like its own.
+    d_o, d_r = dump(ref, open_frame(ref, *how_o)), dump(ref, open_frame(ref, *how_r))
+    assert d_o["chunks"] == d_r["chunks"]

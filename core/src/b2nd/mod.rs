@@ -22,6 +22,8 @@
 //! either array never frees what the other owns. The price is that a write through the view
 //! does not show in the parent (in c-blosc2 it would, for the chunks both alias).
 
+#![forbid(unsafe_code)]
+
 pub mod array;
 pub mod geometry;
 pub mod hyperslab;

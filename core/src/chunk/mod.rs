@@ -48,6 +48,8 @@
 //! [`Hooks`] is how the C layer plugs in user codecs (compcodes 32..=255), user filters
 //! (ids 32..=255), and the per-block prefilter/postfilter. [`NoHooks`] is the default.
 
+#![forbid(unsafe_code)]
+
 pub mod blocksize;
 mod compress;
 mod copy;
@@ -56,10 +58,12 @@ pub mod header;
 pub mod instr;
 mod par;
 mod pipeline;
+pub mod plugins;
 pub mod special;
 
 pub use compress::Compressor;
 pub use decompress::{vlchunk_nblocks, Decompressor};
+pub use plugins::SchunkEnv;
 
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -144,6 +148,11 @@ pub trait Hooks: Send + Sync {
     fn filter_backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
         let _ = (id, meta, src, dst);
         None
+    }
+    /// What the built-in plugin codecs and filters ([`plugins`]) read from the super-chunk
+    /// (its typesize and `b2nd` metalayer). Default: no super-chunk.
+    fn plugin_env(&self) -> SchunkEnv {
+        SchunkEnv::default()
     }
     /// Whether [`Hooks::prefilter`] is set.
     fn has_prefilter(&self) -> bool {

@@ -17,6 +17,9 @@
 pub mod blosclz;
 pub mod dict;
 pub mod lz4;
+pub mod ndlz;
+#[cfg(feature = "zfp")]
+pub mod zfp;
 pub mod zlib;
 pub mod zstd;
 

@@ -9,7 +9,11 @@
 //! Shuffle and bitshuffle kernels are chosen once per process ([`simd_level`], `B2FRAME_SIMD`).
 
 pub mod bitshuffle;
+pub mod bytedelta;
 pub mod delta;
+pub mod int_trunc;
+pub mod ndcell;
+pub mod ndmean;
 pub mod shuffle;
 pub mod trunc_prec;
 
@@ -128,7 +132,8 @@ pub fn forward<'a>(
 /// Runs the backward pipeline in place on `buf` (one filtered block), with `tmp` (at least
 /// `buf.len()` bytes) as scratch: slots in reverse order, trunc_prec skipped.
 ///
-/// Errors as [`forward`].
+/// Errors as [`forward`], except that a failing user filter's own error is returned, as
+/// c-blosc2 does when decompressing.
 pub fn backward(
     info: &BlockInfo,
     buf: &mut [u8],
@@ -170,7 +175,8 @@ pub fn backward(
             id => user
                 .ok_or(Error::FilterPipeline)?
                 .backward(id, info.filters_meta[i], input, output)
-                .map_err(|_| Error::FilterPipeline)?,
+                // c-blosc2 returns what a failing filter returned when decompressing.
+                ?,
         }
         in_tmp = !in_tmp;
     }

@@ -7,6 +7,8 @@
 //! and their sizes re-validated on every access. Mutations follow c-blosc2 3.3's semantics
 //! (cblosc2-notes §2.12) but never write the frames its bugs produce (§2.16).
 
+#![forbid(unsafe_code)]
+
 pub mod cframe;
 pub mod chunkinfo;
 pub mod fingerprint;

@@ -231,6 +231,34 @@ impl Frame {
         })
     }
 
+    /// Sets the header's default compression parameters and thread counts (what c-blosc2's
+    /// next header write takes from a `blosc2_schunk` whose fields a caller changed), and the
+    /// chunksize while the frame has no chunk. Only the in-memory header changes: the next
+    /// transaction writes it. Values a header cannot hold (typesize or blocksize below 0 or 1, a
+    /// splitmode outside 1..=4) leave those fields alone.
+    pub fn set_header_params(&mut self, c: &CParams, threads: (i16, i16), chunksize: i32) {
+        let h = &mut self.header;
+        h.compcode = c.compcode;
+        h.compcode_meta = c.compcode_meta;
+        h.clevel = c.clevel;
+        if (1..=4).contains(&c.splitmode) {
+            h.splitmode = c.splitmode as u8;
+        }
+        if c.typesize > 0 {
+            h.typesize = c.typesize;
+        }
+        if c.blocksize >= 0 {
+            h.blocksize = c.blocksize;
+        }
+        h.use_dict = c.use_dict;
+        h.filters = c.filters;
+        h.filters_meta = c.filters_meta;
+        (h.nthreads_comp, h.nthreads_decomp) = threads;
+        if self.locs.is_empty() && self.header.nbytes == 0 && chunksize >= -1 {
+            self.header.chunksize = chunksize;
+        }
+    }
+
     /// Variable chunk sizes: special offsets can no longer be sized, so they are replaced by
     /// stored regular chunks with the same contents ([`offsets::regular_equivalent`]).
     fn switch_to_variable(&mut self, undo: &mut Undo) -> Result<()> {

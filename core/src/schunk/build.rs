@@ -20,6 +20,31 @@ use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use std::io::Write;
 
+/// How a built frame's header describes its super-chunk: what c-blosc2 writes into the header
+/// of a copy (`blosc2_schunk_copy`, and so `to_buffer`/`to_file` of anything but an in-memory
+/// frame).
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderTemplate {
+    /// Compression parameters of the header (`nthreads` is not used).
+    pub cparams: CParams,
+    /// The header's compression and decompression thread counts.
+    pub threads: (i16, i16),
+    /// The chunksize the copy starts with (c-blosc2 presets the source's, so a variable frame
+    /// stays variable); -1 derives it from the chunks.
+    pub chunksize: i32,
+}
+
+impl HeaderTemplate {
+    /// Thread fields 0 and a chunksize derived from the chunks.
+    pub fn plain(cparams: &CParams) -> HeaderTemplate {
+        HeaderTemplate {
+            cparams: *cparams,
+            threads: (0, 0),
+            chunksize: -1,
+        }
+    }
+}
+
 /// A compact cframe to be written: its header, offsets index and trailer, and which chunks
 /// go into the data section (and how many bytes of each). Planned from the chunks' headers
 /// alone, so the chunk data can be streamed into the destination afterwards
@@ -36,13 +61,14 @@ pub(crate) struct CframePlan {
 
 impl CframePlan {
     /// Plans a contiguous frame holding chunks whose headers are `infos` (in order), with the
-    /// parameters `cp`, `metalayers` and `vlmeta`.
+    /// header template `tpl`, `metalayers` and `vlmeta`.
     pub(crate) fn new(
-        cp: &CParams,
+        tpl: &HeaderTemplate,
         metalayers: &[(String, Vec<u8>)],
         infos: &[ChunkInfo],
         vlmeta: &[(String, Vec<u8>)],
     ) -> Result<CframePlan> {
+        let cp = &tpl.cparams;
         let mut header = FrameHeader::new_empty(
             FrameType::Contiguous,
             cp.compcode,
@@ -54,9 +80,10 @@ impl CframePlan {
             cp.filters_meta,
             cp.compcode_meta,
             cp.use_dict,
-            (0, 0),
+            tpl.threads,
         );
         header.metalayers = metalayers.to_vec();
+        header.chunksize = tpl.chunksize.max(-1);
         CframePlan::from_header(header, infos, vlmeta)
     }
 
@@ -197,7 +224,7 @@ impl CframePlan {
 /// Builds a contiguous frame holding `chunks` (complete chunks, in order), in memory.
 #[cfg(test)]
 pub(super) fn build_cframe<C: AsRef<[u8]>>(
-    cp: &CParams,
+    tpl: &HeaderTemplate,
     metalayers: &[(String, Vec<u8>)],
     chunks: &[C],
     vlmeta: &[(String, Vec<u8>)],
@@ -210,7 +237,7 @@ pub(super) fn build_cframe<C: AsRef<[u8]>>(
         }
         infos.push(info);
     }
-    let plan = CframePlan::new(cp, metalayers, &infos, vlmeta)?;
+    let plan = CframePlan::new(tpl, metalayers, &infos, vlmeta)?;
     let mut out = Vec::with_capacity(usize::try_from(plan.len()).map_err(|_| Error::MemoryAlloc)?);
     plan.emit(&mut out, |i, _| Ok(Fetched::Lent(chunks[i].as_ref())))?;
     Ok(out)

@@ -39,6 +39,8 @@ impl SChunk {
     /// Adds a metalayer; returns its index. Frames only accept it while they hold no data.
     pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         fmeta::check_name(name)?;
+        // The plugin codecs and filters read the `b2nd` metalayer through the engines.
+        self.engines = None;
         match &mut self.body {
             Body::Plain(p) => {
                 if fmeta::find(&p.metalayers, name).is_some()
@@ -57,6 +59,7 @@ impl SChunk {
     /// bytes (the stored length stays, as the frame header cannot change size); an empty frame
     /// takes any content. Longer contents are `InvalidParam`.
     pub fn update_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.engines = None;
         match &mut self.body {
             Body::Plain(p) => {
                 let i = fmeta::find(&p.metalayers, name).ok_or(Error::NotFound)?;

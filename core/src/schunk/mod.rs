@@ -13,13 +13,15 @@
 //! [`Decompressor`] by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
 //! carry user codecs and pre/postfilters).
 
+#![forbid(unsafe_code)]
+
 pub(crate) mod build;
 mod meta;
 mod plain;
 mod serialize;
 mod slice;
 
-use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};
+use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
@@ -30,6 +32,7 @@ use plain::Plain;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+pub use build::HeaderTemplate;
 pub use slice::slice_nchunks_1d;
 
 /// Special values `fill_special` accepts (`BLOSC2_SPECIAL_*`).
@@ -79,6 +82,9 @@ pub trait ChunkCodec {
     fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>>;
     /// Decompresses `chunk` into `dst`; returns the bytes written.
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize>;
+    /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
+    /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
+    fn enter_chunk(&mut self, _nchunk: i64) {}
 }
 
 /// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
@@ -89,7 +95,7 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Engines for these parameters.
+    /// Engines for these parameters, outside any super-chunk.
     pub fn new(cparams: &CParams, dparams: &DParams) -> Result<Engines> {
         let mut cp = *cparams;
         cp.nthreads = cp.nthreads.max(1);
@@ -99,6 +105,21 @@ impl Engines {
         Ok(Engines {
             compressor: Compressor::new(cp, no_hooks())?,
             decompressor: Decompressor::new(dp, no_hooks())?,
+        })
+    }
+
+    /// Engines for a super-chunk described by `env` (typesize and `b2nd` metalayer, which the
+    /// plugin codecs and filters read).
+    pub fn with_env(cparams: &CParams, dparams: &DParams, env: SchunkEnv) -> Result<Engines> {
+        let mut cp = *cparams;
+        cp.nthreads = cp.nthreads.max(1);
+        let dp = DParams {
+            nthreads: dparams.nthreads.max(1),
+        };
+        let hooks = crate::chunk::plugins::env_hooks(env);
+        Ok(Engines {
+            compressor: Compressor::new(cp, hooks.clone())?,
+            decompressor: Decompressor::new(dp, hooks)?,
         })
     }
 }
@@ -410,7 +431,20 @@ impl SChunk {
     fn engines(&mut self) -> Result<Engines> {
         match self.engines.take() {
             Some(e) => Ok(e),
-            None => Engines::new(&self.cparams, &self.dparams),
+            None => Engines::with_env(&self.cparams, &self.dparams, self.plugin_env()),
+        }
+    }
+
+    /// What the plugin codecs and filters see of this super-chunk: its typesize and its
+    /// `b2nd` metalayer.
+    pub fn plugin_env(&self) -> SchunkEnv {
+        SchunkEnv {
+            typesize: Some(self.cparams.typesize),
+            b2nd: self
+                .metalayers()
+                .iter()
+                .find(|(n, _)| n == "b2nd")
+                .map(|(_, c)| c.clone()),
         }
     }
 
@@ -501,6 +535,7 @@ impl SChunk {
                 Body::Frame(_) => Error::WriteBuffer,
             });
         }
+        codec.enter_chunk(i);
         codec.decompress(c, dst)
     }
 
@@ -541,6 +576,28 @@ impl SChunk {
                 Ok(())
             }
             Body::Frame(f) => f.set_chunksize(chunksize),
+        }
+    }
+
+    /// Takes the parameters a C caller wrote into its `blosc2_schunk` (c-blosc2 keeps them in
+    /// the struct and writes them into every frame header from then on): the compression
+    /// parameters (`nthreads` aside), the header's thread counts and, while there is no chunk,
+    /// the chunksize. A frame's header changes in memory; its next change writes it.
+    pub fn adopt_params(&mut self, c: &CParams, threads: (i16, i16), chunksize: i32) {
+        let nthreads = self.cparams.nthreads;
+        let c = CParams { nthreads, ..*c };
+        if c.typesize > 0 && c != self.cparams {
+            self.cparams = c;
+            self.engines = None;
+        }
+        let empty = self.nchunks() == 0;
+        match &mut self.body {
+            Body::Plain(p) => {
+                if empty && chunksize >= -1 {
+                    p.chunksize = chunksize;
+                }
+            }
+            Body::Frame(f) => f.set_header_params(&c, threads, chunksize),
         }
     }
 

@@ -1,12 +1,13 @@
-//! Copies and serialisation. Every serialised cframe is built the same way, whatever the source
-//! storage: one pass over the super-chunk's parameters (thread fields 0, as c-blosc2's copies
-//! write them), its metalayers, its chunks in logical order (no dead space) and its
-//! vlmetalayers. So `to_cframe` is deterministic: a plain super-chunk and the same data
-//! reopened from a file give the same bytes (cblosc2-notes §2.13).
+//! Copies and serialisation, as c-blosc2 3.3.5 does them. An in-memory frame serialises as its
+//! own bytes. Every other super-chunk is serialised as a copy into a fresh in-memory frame
+//! (c-blosc2's `blosc2_schunk_copy`): one pass over a header template (the parameters of the
+//! source's compression context, the thread fields c-blosc2 gives such a copy, and the source's
+//! chunksize as the starting chunksize), its metalayers, its chunks in logical order (no dead
+//! space) and its vlmetalayers.
 
-use super::build::CframePlan;
+use super::build::{CframePlan, HeaderTemplate};
 use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
-use crate::chunk::{CParams, DParams};
+use crate::chunk::{CParams, DParams, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
@@ -32,13 +33,13 @@ struct Recoder {
 }
 
 impl Recoder {
-    fn new(from: &CParams, to: &CParams) -> Result<Recoder> {
+    fn new(from: &CParams, to: &CParams, env: &SchunkEnv) -> Result<Recoder> {
         let serial = |c: &CParams| CParams { nthreads: 1, ..*c };
         let one = DParams { nthreads: 1 };
         Ok(Recoder {
             raw: compatible(from, to),
-            src: Engines::new(&serial(from), &one)?,
-            dst: Engines::new(&serial(to), &one)?,
+            src: Engines::with_env(&serial(from), &one, env.clone())?,
+            dst: Engines::with_env(&serial(to), &one, env.clone())?,
         })
     }
 
@@ -94,7 +95,17 @@ impl SChunk {
                     return Err(Error::InvalidParam);
                 }
                 let recoded = self.recoded_for(&cp)?;
-                let plan = self.cframe_plan(&cp, recoded.as_deref())?;
+                // c-blosc2's copy: its header threads come from the copy's contexts (a
+                // zeroed cparams and the default dparams when none are given).
+                let tpl = HeaderTemplate {
+                    cparams: cp,
+                    threads: (
+                        cparams.map_or(0, |c| c.nthreads),
+                        dparams.map_or(1, |d| d.nthreads),
+                    ),
+                    chunksize: self.counters().chunksize,
+                };
+                let plan = self.cframe_plan(&tpl, recoded.as_deref())?;
                 let (frame, location) = match storage {
                     NewStorage::File(p) => {
                         if p.exists() {
@@ -130,7 +141,10 @@ impl SChunk {
             }
             _ => {
                 let mut out = SChunk::new(storage, cp, dp)?;
-                let r = self.fill_copy(&mut out);
+                // c-blosc2 presets the source's chunksize on the copy.
+                let r = out
+                    .set_chunksize(self.counters().chunksize)
+                    .and_then(|_| self.fill_copy(&mut out));
                 if let Err(e) = r {
                     out.remove_files();
                     return Err(e);
@@ -146,7 +160,7 @@ impl SChunk {
         if compatible(&self.cparams, cp) {
             return Ok(None);
         }
-        let mut recoder = Recoder::new(&self.cparams, cp)?;
+        let mut recoder = Recoder::new(&self.cparams, cp, &self.plugin_env())?;
         (0..self.nchunks())
             .map(|i| recoder.recode(self.chunk(i)?))
             .collect::<Result<Vec<_>>>()
@@ -168,9 +182,13 @@ impl SChunk {
         }
     }
 
-    /// The layout of the compact cframe of this super-chunk under `cp`, whose chunks are
-    /// `recoded` (see [`SChunk::recoded_for`]) or this super-chunk's own.
-    fn cframe_plan(&self, cp: &CParams, recoded: Option<&[Cow<'_, [u8]>]>) -> Result<CframePlan> {
+    /// The layout of the compact cframe of this super-chunk with header `tpl`, whose chunks
+    /// are `recoded` (see [`SChunk::recoded_for`]) or this super-chunk's own.
+    fn cframe_plan(
+        &self,
+        tpl: &HeaderTemplate,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+    ) -> Result<CframePlan> {
         let infos = match recoded {
             Some(r) => r
                 .iter()
@@ -186,7 +204,7 @@ impl SChunk {
                 .map(|i| self.stored_chunk_info(i))
                 .collect::<Result<Vec<_>>>()?,
         };
-        CframePlan::new(cp, self.metalayers(), &infos, self.vlmetalayers())
+        CframePlan::new(tpl, self.metalayers(), &infos, self.vlmetalayers())
     }
 
     /// Writes the frame `plan` describes to `out`, chunk by chunk (one chunk in memory at a
@@ -225,7 +243,7 @@ impl SChunk {
         for (name, content) in self.metalayers() {
             out.add_metalayer(name, content)?;
         }
-        let mut recoder = Recoder::new(&self.cparams, &out.cparams)?;
+        let mut recoder = Recoder::new(&self.cparams, &out.cparams, &self.plugin_env())?;
         for i in 0..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
             match &mut out.body {
@@ -258,24 +276,65 @@ impl SChunk {
         }
     }
 
-    /// The super-chunk as a compact, deterministic cframe.
+    /// The super-chunk as a cframe: [`SChunk::to_cframe_as`] with this super-chunk's own
+    /// parameters in the header template.
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        self.to_cframe_as(&self.copy_template(self.cparams))
+    }
+
+    /// What c-blosc2 writes into the header of a copy of this super-chunk whose compression
+    /// context has the parameters `ctx` (blocksize included): `nthreads` 0 for compression (a
+    /// zeroed `blosc2_cparams`), 1 for decompression (the default dparams), and this
+    /// super-chunk's chunksize to start from.
+    pub fn copy_template(&self, ctx: CParams) -> HeaderTemplate {
+        HeaderTemplate {
+            cparams: ctx,
+            threads: (0, 1),
+            chunksize: self.counters().chunksize,
+        }
+    }
+
+    /// An in-memory frame's own bytes (what c-blosc2's `to_buffer` returns for one).
+    fn own_bytes(&self) -> Option<Result<Vec<u8>>> {
+        match (&self.location, self.frame()) {
+            (Location::Memory, Some(f)) => Some(f.to_cframe()),
+            _ => None,
+        }
+    }
+
+    /// The super-chunk as a cframe, as c-blosc2's `to_buffer` returns it: an in-memory frame's
+    /// own bytes; anything else built in one pass as a copy into memory with header `tpl`
+    /// (chunks stored unchanged).
+    pub fn to_cframe_as(&self, tpl: &HeaderTemplate) -> Result<Vec<u8>> {
+        if let Some(b) = self.own_bytes() {
+            return b;
+        }
         self.check_frame_storable()?;
-        let plan = self.cframe_plan(&self.cparams, None)?;
+        let plan = self.cframe_plan(tpl, None)?;
         let mut out = Vec::with_capacity(vec_len(&plan)?);
         self.emit_cframe(&plan, None, &mut out)?;
         Ok(out)
     }
 
-    /// [`SChunk::to_cframe`] written into the buffer `alloc(len)` returns (`len`: the
+    /// [`SChunk::to_cframe_as`] written into the buffer `alloc(len)` returns (`len`: the
     /// frame's length, returned too): one copy of the chunk data, straight into the
     /// caller's buffer.
     pub fn to_cframe_in<'b>(
         &self,
+        tpl: &HeaderTemplate,
         alloc: impl FnOnce(usize) -> Result<&'b mut [u8]>,
     ) -> Result<usize> {
+        if let Some(b) = self.own_bytes() {
+            let b = b?;
+            let dst = alloc(b.len())?;
+            if dst.len() != b.len() {
+                return Err(Error::Failure);
+            }
+            dst.copy_from_slice(&b);
+            return Ok(b.len());
+        }
         self.check_frame_storable()?;
-        let plan = self.cframe_plan(&self.cparams, None)?;
+        let plan = self.cframe_plan(tpl, None)?;
         let len = vec_len(&plan)?;
         let mut dst = alloc(len)?;
         self.emit_cframe(&plan, None, &mut dst)?;
@@ -286,11 +345,25 @@ impl SChunk {
     }
 
     /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns
-    /// its length. The frame is streamed: only one chunk is held in memory at a time. A
-    /// failed write removes the file.
+    /// its length.
     pub fn to_file(&self, path: &Path) -> Result<i64> {
+        self.to_file_as(path, &self.copy_template(self.cparams))
+    }
+
+    /// Writes the cframe of [`SChunk::to_cframe_as`] to `path` (created or truncated);
+    /// returns its length. The frame is streamed: only one chunk is held in memory at a time.
+    /// A failed write removes the file.
+    pub fn to_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
+        if let Some(b) = self.own_bytes() {
+            let b = b?;
+            std::fs::write(path, &b).map_err(|_| {
+                let _ = std::fs::remove_file(path);
+                Error::FileWrite
+            })?;
+            return i64::try_from(b.len()).map_err(|_| Error::FileWrite);
+        }
         self.check_frame_storable()?;
-        let plan = self.cframe_plan(&self.cparams, None)?;
+        let plan = self.cframe_plan(tpl, None)?;
         let file = std::fs::File::create(path).map_err(|_| Error::FileWrite)?;
         self.emit_to_file(&plan, None, file).inspect_err(|_| {
             let _ = std::fs::remove_file(path);
@@ -299,11 +372,23 @@ impl SChunk {
     }
 
     /// Appends the cframe of [`SChunk::to_cframe`] at the end of `path` (created if missing);
-    /// returns the offset where it starts. Streamed like [`SChunk::to_file`]; a failed write
-    /// truncates the file back to its old length.
+    /// returns the offset where it starts.
     pub fn append_file(&self, path: &Path) -> Result<i64> {
-        self.check_frame_storable()?;
-        let plan = self.cframe_plan(&self.cparams, None)?;
+        self.append_file_as(path, &self.copy_template(self.cparams))
+    }
+
+    /// Appends the cframe of [`SChunk::to_cframe_as`] at the end of `path` (created if
+    /// missing); returns the offset where it starts. Streamed like [`SChunk::to_file_as`]; a
+    /// failed write truncates the file back to its old length.
+    pub fn append_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
+        let own = self.own_bytes().transpose()?;
+        let plan = match own {
+            Some(_) => None,
+            None => {
+                self.check_frame_storable()?;
+                Some(self.cframe_plan(tpl, None)?)
+            }
+        };
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -311,7 +396,12 @@ impl SChunk {
             .map_err(|_| Error::FileOpen)?;
         let at = f.seek(SeekFrom::End(0)).map_err(|_| Error::FileWrite)?;
         let keep = f.try_clone().map_err(|_| Error::FileWrite)?;
-        self.emit_to_file(&plan, None, f).inspect_err(|_| {
+        let r = match (&own, &plan) {
+            (Some(b), _) => f.write_all(b).map_err(|_| Error::FileWrite),
+            (None, Some(plan)) => self.emit_to_file(plan, None, f),
+            (None, None) => Err(Error::Failure),
+        };
+        r.inspect_err(|_| {
             let _ = keep.set_len(at);
         })?;
         i64::try_from(at).map_err(|_| Error::FileWrite)

@@ -22,6 +22,10 @@ pub struct Context {
     pub(super) deferred: Option<Error>,
     /// A decoder for `getitem` calls on a compression context (c-blosc2 allows them).
     pub(super) aux: Option<Decompressor>,
+    /// The blocksize of the last chunk this context compressed (`i32::MIN`: none yet):
+    /// c-blosc2's context keeps it (its `blocksize` field), and copies of a super-chunk write it
+    /// into their header. Atomic: read while another thread may compress with the context.
+    pub(super) last_blocksize: std::sync::atomic::AtomicI32,
 }
 
 impl Context {
@@ -84,7 +88,12 @@ impl Context {
                 return Ok(n);
             }
         }
-        self.compressor()?.compress(src, dst)
+        let n = self.compressor()?.compress(src, dst)?;
+        if n >= 16 {
+            let bs = i32::from_le_bytes([dst[8], dst[9], dst[10], dst[11]]);
+            self.last_blocksize.store(bs, Ordering::Relaxed);
+        }
+        Ok(n)
     }
 
     /// Decompresses a whole chunk; returns nbytes.
@@ -112,6 +121,31 @@ pub unsafe fn context_mut<'a>(ctx: *mut blosc2_context) -> Result<&'a mut Contex
     }
     // SAFETY: by this function's contract `ctx` came from `Context::into_raw`.
     Ok(unsafe { &mut *(ctx as *mut Context) })
+}
+
+/// What c-blosc2's context reports as its parameters while another thread may be using it:
+/// the creation parameters (never changed afterwards) with the blocksize of the last chunk the
+/// context compressed, and its decompression thread count. `None` for NULL.
+///
+/// # Safety
+/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`.
+pub(crate) unsafe fn context_params(ctx: *mut blosc2_context) -> Option<(blosc2_cparams, i16)> {
+    if ctx.is_null() {
+        return None;
+    }
+    let p = ctx as *const Context;
+    // SAFETY: a live context by contract. Only fields that no operation writes after creation
+    // (`cparams`, `dparams.nthreads`) are read, plus an atomic, through raw places: no
+    // reference to the whole context is made while its user may hold one.
+    unsafe {
+        let mut cp = std::ptr::addr_of!((*p).cparams).read();
+        let bs = (*std::ptr::addr_of!((*p).last_blocksize)).load(Ordering::Relaxed);
+        if bs != i32::MIN {
+            cp.blocksize = bs;
+        }
+        let dthreads = std::ptr::addr_of!((*p).dparams.nthreads).read();
+        Some((cp, dthreads))
+    }
 }
 
 /// The super-chunk a context is bound to (NULL for NULL or unbound contexts).
@@ -233,6 +267,7 @@ pub(crate) fn create_cctx(
         },
         deferred,
         aux: None,
+        last_blocksize: std::sync::atomic::AtomicI32::new(i32::MIN),
     }))
 }
 
@@ -290,6 +325,7 @@ pub(crate) fn create_dctx(
         dparams: reported,
         deferred: None,
         aux: None,
+        last_blocksize: std::sync::atomic::AtomicI32::new(i32::MIN),
     }))
 }
 

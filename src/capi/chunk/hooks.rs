@@ -252,6 +252,42 @@ impl Hooks for CHooks {
         }))
     }
 
+    fn plugin_env(&self) -> crate::chunk::SchunkEnv {
+        if self.schunk.is_null() {
+            return crate::chunk::SchunkEnv::default();
+        }
+        // SAFETY: a non-NULL `schunk` in cparams/dparams is a live `blosc2_schunk` by the C
+        // contract (as in `nchunk`); like c-blosc2's plugins (through the inline
+        // `blosc2_meta_get`) we read its typesize and its metalayer table, whose entries
+        // hold NUL-terminated names and `content_len` bytes of content.
+        unsafe {
+            let sc = &*(self.schunk as *const blosc2_schunk);
+            let mut b2nd = None;
+            for &m in sc
+                .metalayers
+                .iter()
+                .take(usize::from(sc.nmetalayers).min(16))
+            {
+                if m.is_null() || (*m).name.is_null() {
+                    continue;
+                }
+                if std::ffi::CStr::from_ptr((*m).name).to_bytes() == b"b2nd" {
+                    let len = usize::try_from((*m).content_len).unwrap_or(0);
+                    b2nd = Some(if len == 0 || (*m).content.is_null() {
+                        Vec::new()
+                    } else {
+                        std::slice::from_raw_parts((*m).content, len).to_vec()
+                    });
+                    break;
+                }
+            }
+            crate::chunk::SchunkEnv {
+                typesize: Some(sc.typesize),
+                b2nd,
+            }
+        }
+    }
+
     fn has_prefilter(&self) -> bool {
         self.prefilter.is_some()
     }

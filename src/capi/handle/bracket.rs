@@ -54,6 +54,10 @@ pub(crate) fn bracket<T>(
         None => false,
     };
     let _ = resync(sc, h, moved);
+    if exclusive {
+        // A change: c-blosc2 writes the struct's fields into the frame header it rewrites.
+        crate::capi::fields::adopt(sc, h);
+    }
     let r = op(sc, h);
     if let Some(l) = h.lock.as_mut() {
         let released = l.release();

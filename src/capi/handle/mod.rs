@@ -71,6 +71,9 @@ pub(crate) unsafe fn parts<'a>(
 pub(crate) struct CtxCodec {
     cctx: *mut blosc2_context,
     dctx: *mut blosc2_context,
+    /// `&schunk->current_nchunk` when this decode may set it (it holds the schunk's `dctx`,
+    /// and no mutation pinned the field), else NULL.
+    nchunk_slot: *mut i64,
 }
 
 impl ChunkCodec for CtxCodec {
@@ -93,6 +96,14 @@ impl ChunkCodec for CtxCodec {
         // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
         let ctx = unsafe { context_mut(self.dctx) }?;
         ctx.decompress(chunk, dst)
+    }
+
+    fn enter_chunk(&mut self, nchunk: i64) {
+        if !self.nchunk_slot.is_null() {
+            // SAFETY: a field of the live C struct, written by readers only while they hold
+            // the `dctx` mutex, which this decode holds (see `sync::Reader::decode`).
+            unsafe { self.nchunk_slot.write(nchunk) };
+        }
     }
 }
 

@@ -313,10 +313,10 @@ pub(crate) unsafe fn block<'a>(p: *mut blosc2_schunk) -> Result<Block<'a>> {
     if tag != TAG || h.is_null() || sync.is_null() {
         return Err(Error::InvalidParam);
     }
-    // SAFETY: `sync` was boxed by `alloc_block` and lives as long as the block.
     Ok(Block {
         p,
         h,
+        // SAFETY: `sync` was boxed by `alloc_block` and lives as long as the block.
         sync: unsafe { &*sync },
     })
 }
@@ -435,6 +435,7 @@ impl<'a> Writer<'a> {
         let r = CtxCodec {
             cctx,
             dctx: std::ptr::null_mut(),
+            nchunk_slot: std::ptr::null_mut(),
         }
         .compress(src);
         drop(pin);
@@ -536,6 +537,12 @@ impl Reader<'_> {
         unsafe { addr_of!((*self.p).storage).read() }
     }
 
+    /// `schunk->cctx` (which the C caller may have replaced between calls).
+    pub(crate) fn cctx(&self) -> *mut blosc2_context {
+        // SAFETY: a field of the live C struct; we never write it after creation.
+        unsafe { addr_of!((*self.p).cctx).read() }
+    }
+
     /// `schunk->dctx` (which the C caller may have replaced between calls).
     fn dctx(&self) -> *mut blosc2_context {
         // SAFETY: a field of the live C struct; we never write it after creation.
@@ -631,6 +638,7 @@ impl Reader<'_> {
                         &mut CtxCodec {
                             cctx: std::ptr::null_mut(),
                             dctx: spare.1,
+                            nchunk_slot: std::ptr::null_mut(),
                         },
                         &mut Vec::new(),
                     );
@@ -643,7 +651,8 @@ impl Reader<'_> {
                 },
             },
         };
-        if let Some(n) = nchunk.filter(|_| !self.sync.pinned.load(Ordering::Acquire)) {
+        let pinned = self.sync.pinned.load(Ordering::Acquire);
+        if let Some(n) = nchunk.filter(|_| !pinned) {
             // SAFETY: as in `with_buffer`: we hold the `dctx` mutex.
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(n) };
         }
@@ -652,6 +661,13 @@ impl Reader<'_> {
             &mut CtxCodec {
                 cctx: std::ptr::null_mut(),
                 dctx,
+                // Chunk-by-chunk reads (slices) set it per chunk, as c-blosc2's do.
+                nchunk_slot: if pinned {
+                    std::ptr::null_mut()
+                } else {
+                    // SAFETY: a field of the live C struct (no reference is made).
+                    unsafe { addr_of_mut!((*self.p).current_nchunk) }
+                },
             },
             &mut u.g.buf,
         );

@@ -35,7 +35,6 @@ unsafe fn with_chunk(
     bracket(sc, h, true, |sc, h| {
         // SAFETY: forwarded contract.
         let c = unsafe { chunk_arg(chunk) }?;
-        adopt_chunksize(sc, h)?;
         let n = op(&mut h.core, c)?;
         if !copy {
             // SAFETY: ownership was transferred to us; the chunk has been copied.
@@ -44,15 +43,6 @@ unsafe fn with_chunk(
         sync_counters(sc, h, full_sync);
         Ok(n)
     })
-}
-
-/// A chunksize the caller wrote into `schunk->chunksize` before the first chunk (python-blosc2
-/// and c-blosc2's tests do) becomes the super-chunk's.
-fn adopt_chunksize(sc: &blosc2_schunk, h: &mut Handle) -> Result<()> {
-    if h.core.nchunks() == 0 && sc.chunksize != h.core.counters().chunksize {
-        h.core.set_chunksize(sc.chunksize)?;
-    }
-    Ok(())
 }
 
 /// Appends a chunk; returns the new nchunks.
@@ -153,7 +143,6 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         let mut x = w.exclusive();
         let (sc, h) = x.parts();
         bracket(sc, h, true, |sc, h| {
-            adopt_chunksize(sc, h)?;
             let n = h.core.append_chunk(&c)?;
             sync_counters(sc, h, false);
             Ok(n)

@@ -5,8 +5,10 @@
 //! pointer is the struct callers read), then a tag and the pointer to the Rust `Handle` (the
 //! safe super-chunk plus the C-side mirrors it owns). After every call the public fields
 //! (counters, `data`, `frame`, `metalayers`, `vlmetalayers`, `change_tick`) are re-mirrored from
-//! the core, so they are always true. `frame` is an opaque non-NULL token iff the super-chunk is
-//! frame-backed; nothing dereferences it. `cctx`/`dctx` are real contexts bound to the schunk;
+//! the core, so they are always true. The fields callers may write (compression parameters,
+//! `chunksize` of an empty super-chunk, `cctx`/`dctx`) are taken before every change, as
+//! c-blosc2 does (see `src/capi/fields.rs`). `frame` is an opaque non-NULL token iff the
+//! super-chunk is frame-backed; nothing dereferences it. `cctx`/`dctx` are real contexts bound to the schunk;
 //! chunk compression and decompression go through them (user codecs, filters, postfilters).
 //!
 //! Ownership as in c-blosc2: `copy=false` chunks are taken over and `free()`d once stored (on
@@ -127,8 +129,9 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_sch
     })
 }
 
-/// Serialises the super-chunk as a compact cframe in a new `malloc`ed buffer
-/// (`*needs_free = true`); returns its length.
+/// Serialises the super-chunk as a cframe in a new `malloc`ed buffer (`*needs_free = true`);
+/// returns its length. The bytes are c-blosc2's: an in-memory frame's own, else those of
+/// c-blosc2's copy into memory (see `SChunk::to_cframe_as`).
 ///
 /// # Safety
 /// `schunk` live; `cframe`/`needs_free` valid pointers.
@@ -146,7 +149,8 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             // The frame is written straight into the buffer handed out (calloc: fresh pages
             // of a large buffer come zeroed from the kernel, no extra pass over them).
             let mut p: *mut u8 = std::ptr::null_mut();
-            let written = r.h.core.to_cframe_in(|len| {
+            let tpl = crate::capi::fields::copy_template(r.cctx(), r.h);
+            let written = r.h.core.to_cframe_in(&tpl, |len| {
                 p = malloc_zeroed(len);
                 if p.is_null() {
                     return Err(Error::MemoryAlloc);
@@ -193,7 +197,13 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
             let udio = unsafe {
                 super::io::copy::save_through_backend(r.storage(), &r.h.core, path, false)
             }?;
-            udio.map_or_else(|| r.h.core.to_file(path), Ok)
+            udio.map_or_else(
+                || {
+                    r.h.core
+                        .to_file_as(path, &crate::capi::fields::copy_template(r.cctx(), r.h))
+                },
+                Ok,
+            )
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }
@@ -218,7 +228,13 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
             let udio = unsafe {
                 super::io::copy::save_through_backend(r.storage(), &r.h.core, path, true)
             }?;
-            udio.map_or_else(|| r.h.core.append_file(path), Ok)
+            udio.map_or_else(
+                || {
+                    let tpl = crate::capi::fields::copy_template(r.cctx(), r.h);
+                    r.h.core.append_file_as(path, &tpl)
+                },
+                Ok,
+            )
         };
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, false, op) }

@@ -42,6 +42,8 @@ const PARALLEL_COPY_MIN: usize = 256 << 10;
 pub struct Compressor {
     cp: CParams,
     hooks: Arc<dyn Hooks>,
+    /// The same hooks, typed: the built-in plugins follow the typesize of `cp`.
+    plugins: Arc<super::plugins::Plugins>,
     pool: Option<Arc<Pool>>,
     workers: Vec<Mutex<Worker>>,
     /// Per-block outputs of the dictionary training pass.
@@ -77,9 +79,11 @@ impl Compressor {
             return Err(Error::InvalidParam);
         }
         let n = cparams.nthreads as usize;
+        let plugins = super::plugins::Plugins::new(hooks, cparams.typesize);
         Ok(Compressor {
             cp: cparams,
-            hooks,
+            hooks: plugins.clone(),
+            plugins,
             pool: None,
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             outs: Vec::new(),
@@ -105,6 +109,7 @@ impl Compressor {
             let n = cparams.nthreads as usize;
             self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
         }
+        self.plugins.set_typesize(cparams.typesize);
         self.cp = cparams;
         Ok(())
     }

@@ -177,7 +177,7 @@ impl Decompressor {
         let n = dparams.nthreads as usize;
         Ok(Decompressor {
             dp: dparams,
-            hooks,
+            hooks: super::plugins::Plugins::new(hooks, 1),
             pool: None,
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             maskout: None,

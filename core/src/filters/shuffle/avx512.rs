@@ -251,7 +251,8 @@ unsafe fn prefetch_rows<const N: usize>(rows: *const u8, n: usize, i: usize) {
 /// `src` readable for `(i + 64) * 16` bytes; CPU as in [`rounds`].
 #[inline(always)]
 unsafe fn half_sources<const H: usize>(src: *const u8, i: usize) -> [__m512i; 8] {
-    let mut y = [_mm512_setzero_si512(); 8];
+    // SAFETY: AVX-512F is available by this function's contract (CPU as in `rounds`).
+    let mut y = [unsafe { _mm512_setzero_si512() }; 8];
     for (q, v) in y.iter_mut().enumerate() {
         // SAFETY: the loads read bytes [i*16, (i+64)*16), readable per the contract.
         unsafe {

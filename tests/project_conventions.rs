@@ -1,0 +1,173 @@
+//! Conventions of the source tree that a tool checks rather than a reviewer's memory.
+//!
+//! * Every exported `extern "C"` function runs inside the panic guard of
+//!   `src/capi/boundary.rs` (`guard_*`), directly or through one guarded helper it forwards to,
+//!   or is on [`UNGUARDED`], a short list of bodies that hold no operation that can panic.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Exported functions whose bodies are not guarded, and why that is safe.
+const UNGUARDED: &[(&str, &str)] = &[
+    ("blosc2_get_version_string", "returns a constant"),
+    ("b2frame_version_string", "returns a constant"),
+    ("blosc2_list_compressors", "returns a constant"),
+    ("blosc2_get_blosc2_cparams_defaults", "returns a constant"),
+    ("blosc2_get_blosc2_dparams_defaults", "returns a constant"),
+    ("blosc2_get_blosc2_storage_defaults", "returns a constant"),
+    ("blosc2_get_blosc2_io_defaults", "returns a constant"),
+    (
+        "blosc2_get_blosc2_stdio_mmap_defaults",
+        "returns a constant",
+    ),
+    ("blosc2_stdio_mmap_close", "returns 0"),
+    ("blosc2_stdio_destroy", "returns 0"),
+    (
+        "blosc_set_timestamp",
+        "a NULL check and one clock_gettime call",
+    ),
+    (
+        "blosc_elapsed_nsecs",
+        "float arithmetic on wrapping differences",
+    ),
+    ("blosc_elapsed_secs", "a product with blosc_elapsed_nsecs"),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The body of the item whose `{` is the first one at or after byte `from` (braces balanced;
+/// good enough for this tree, whose string literals hold no unbalanced braces in these bodies).
+fn body_at(src: &str, from: usize) -> &str {
+    let open = from + src[from..].find('{').unwrap();
+    let mut depth = 0;
+    for (i, c) in src[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &src[open + 1..open + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced braces after byte {from}");
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Names of the functions `body` calls (`name(`), without duplicates.
+fn calls(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (i, _) in body.match_indices('(') {
+        let start = body[..i].rfind(|c: char| !is_ident(c)).map_or(0, |j| j + 1);
+        let name = &body[start..i];
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn guarded(body: &str) -> bool {
+    calls(body).iter().any(|c| c.starts_with("guard_"))
+}
+
+#[test]
+fn every_exported_function_runs_inside_the_panic_guard() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src/capi"), &mut files);
+    files.sort();
+    let sources: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .map(|p| {
+            let s = std::fs::read_to_string(&p).unwrap();
+            (p, s)
+        })
+        .collect();
+    // Every function of the C facade (exported or not) by name, with its body.
+    let mut bodies: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut exported: Vec<(&str, &Path)> = Vec::new();
+    for (path, src) in &sources {
+        for (at, _) in src.match_indices("fn ") {
+            if at > 0 && is_ident(src[..at].chars().last().unwrap()) {
+                continue;
+            }
+            let rest = &src[at + 3..];
+            let len = rest.find(|c: char| !is_ident(c)).unwrap_or(0);
+            let name = &rest[..len];
+            if name.is_empty() || !rest[len..].starts_with(['(', '<']) {
+                continue;
+            }
+            // A declaration without a body (`fn f(...);` in an extern block or a trait).
+            let head_end = at + rest.find(['{', ';']).map_or(0, |j| j + 3);
+            if src.as_bytes().get(head_end) != Some(&b'{') {
+                continue;
+            }
+            bodies.insert(name, body_at(src, at));
+        }
+        for (at, _) in src.match_indices("#[no_mangle]") {
+            let rest = &src[at..];
+            let f = rest.find("fn ").unwrap();
+            assert!(
+                rest[..f].contains("extern \"C\""),
+                "{}: {}",
+                path.display(),
+                &rest[..f]
+            );
+            let name = &rest[f + 3..];
+            exported.push((&name[..name.find('(').unwrap()], path.as_path()));
+        }
+    }
+    assert!(
+        exported.len() > 100,
+        "found only {} exports",
+        exported.len()
+    );
+    let allowed: BTreeMap<&str, &str> = UNGUARDED.iter().copied().collect();
+    let mut bad = Vec::new();
+    for (name, path) in &exported {
+        let body = bodies[name];
+        if guarded(body) {
+            continue;
+        }
+        // Forwarding to one helper (or another export) whose own body is guarded.
+        let forwards = calls(body)
+            .iter()
+            .any(|c| c != name && bodies.get(c).is_some_and(|b| guarded(b)));
+        if forwards || allowed.contains_key(name) {
+            continue;
+        }
+        bad.push(format!("{name} ({})", path.display()));
+    }
+    assert!(
+        bad.is_empty(),
+        "exported functions outside the panic guard (wrap the body in a guard_* of \
+         src/capi/boundary.rs, or justify it in UNGUARDED): {bad:?}"
+    );
+    for name in allowed.keys() {
+        let body = bodies
+            .get(name)
+            .unwrap_or_else(|| panic!("UNGUARDED names {name}, which is not exported any more"));
+        assert!(
+            !guarded(body),
+            "{name} is guarded now: drop it from UNGUARDED"
+        );
+    }
+}
