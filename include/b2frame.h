@@ -1194,8 +1194,9 @@ int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
                                    void *buffer);
 
 /**
- * Serialises the super-chunk as a compact cframe in a new `malloc`ed buffer
- * (`*needs_free = true`); returns its length.
+ * Serialises the super-chunk as a cframe in a new `malloc`ed buffer (`*needs_free = true`);
+ * returns its length. The bytes are c-blosc2's: an in-memory frame's own, else those of
+ * c-blosc2's copy into memory (see `SChunk::to_cframe_as`).
  *
  * # Safety
  * `schunk` live; `cframe`/`needs_free` valid pointers.
