@@ -10,7 +10,13 @@
 //!   stored chunk, a pointer into an in-memory frame or a malloc'ed copy (freed) from a file;
 //! - `append`: a new cframe file / sframe directory, many small `blosc2_schunk_append_buffer`
 //!   (compress + write) or `blosc2_schunk_append_chunk` (same pre-compressed chunks: frame
-//!   bookkeeping and I/O only), then `blosc2_schunk_free`, timed as a whole.
+//!   bookkeeping and I/O only), then `blosc2_schunk_free`, timed as a whole;
+//! - whole-frame operations on 64 MiB of data (small_int and random, 4 MiB chunks; small_int,
+//!   64 KiB chunks), the source frame written by the reference and opened by each side as an
+//!   in-memory cframe (`from_buffer`), a plain super-chunk (a `blosc2_schunk_copy` of it), a
+//!   cframe file and an sframe directory: `to_file` (a new file), `append_file` (to a new
+//!   file), `to_buffer` (+ free), `blosc2_schunk_copy` from each of those storages to each,
+//!   destination removed before every call (+ free), and `from_buffer(copy = true)` (+ free).
 //!
 //! `cargo bench --bench frame` (release). Env: `B2_BENCH_ROUNDS` (best-of rounds for open and
 //! read, default 7), `B2_BENCH_BATCH` (seconds per open/read batch, default 0.05),

@@ -201,21 +201,23 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         header.use_dict = false;
     }
     probe_create(&a.dst, a.sparse)?;
-    let target = if a.sparse {
-        Target::Sparse(&a.dst)
-    } else {
-        Target::File(&a.dst)
-    };
-    let result = Frame::new_like(&header, target)
+    if !a.sparse {
+        // Built in memory, then published whole: a crash leaves no file or the complete one.
+        let mut out = Frame::new_like(&header, Target::Memory)
+            .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))?;
+        copy_into(&src, &mut out, cp.as_ref(), &a.src)?;
+        let bytes = out
+            .to_cframe()
+            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")))?;
+        return b2frame_core::frame::record::publish_file(&a.dst, &bytes, true)
+            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")));
+    }
+    let result = Frame::new_like(&header, Target::Sparse(&a.dst))
         .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))
         .and_then(|mut out| copy_into(&src, &mut out, cp.as_ref(), &a.src));
     if result.is_err() {
         // Leave nothing half-written behind.
-        let _ = if a.sparse {
-            std::fs::remove_dir_all(&a.dst)
-        } else {
-            std::fs::remove_file(&a.dst)
-        };
+        let _ = std::fs::remove_dir_all(&a.dst);
     }
     result
 }
@@ -274,4 +276,41 @@ pub fn compact(path: &Path) -> CliResult<()> {
         before,
         after
     ))
+}
+
+/// `recover SRC DST`: salvages the cframe at `offset` of `src` into the new file `dst` and says
+/// how, and what could not be kept.
+pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
+    use b2frame_core::frame::recover::{recover_cframe, Method};
+    if src.is_dir() {
+        return Err(Failure::new(
+            src,
+            "recover reads cframe files; an sframe's index is replaced atomically by b2frame (use convert)",
+        ));
+    }
+    if dst.exists() {
+        return Err(Failure::new(
+            dst,
+            "destination exists; refusing to overwrite",
+        ));
+    }
+    let bytes = std::fs::read(src).map_err(|e| Failure::new(src, format!("cannot read: {e}")))?;
+    let from = usize::try_from(offset)
+        .ok()
+        .filter(|&o| o <= bytes.len())
+        .ok_or_else(|| Failure::new(src, "offset past the end of the file"))?;
+    let r = recover_cframe(&bytes[from..])
+        .map_err(|e| Failure::new(src, format!("nothing to salvage: {e}")))?;
+    b2frame_core::frame::record::publish_file(dst, &r.cframe, true)
+        .map_err(|e| Failure::new(dst, format!("cannot write: {e}")))?;
+    let how = match r.method {
+        Method::Intact => "the frame opens as it is; copied".to_string(),
+        Method::Earlier(len) => format!("kept the last consistent state on disk (frame_len {len})"),
+        Method::Rebuilt => "rebuilt from the intact chunks".to_string(),
+    };
+    let mut text = format!("{}: {how}\n", dst.display());
+    for n in &r.notes {
+        text.push_str(&format!("  {n}\n"));
+    }
+    emit(&text)
 }

@@ -75,6 +75,15 @@ enum Cmd {
         /// cframe file
         path: PathBuf,
     },
+    /// Salvage a cframe that a crash left unopenable into a new cframe file DST: the frame as
+    /// it is if it opens, else the last consistent state still on disk, else a frame rebuilt
+    /// from the chunks that are intact
+    Recover {
+        #[command(flatten)]
+        src: Source,
+        /// The new cframe file (must not exist)
+        dst: PathBuf,
+    },
 }
 
 /// A failure to report: the path it concerns and the reason.
@@ -171,6 +180,9 @@ fn run(cli: Cli) -> CliResult<ExitCode> {
         Cmd::Cat { src, chunk } => cat(&src, chunk).map(|_| ExitCode::SUCCESS),
         Cmd::Convert(a) => convert::convert(&a).map(|_| ExitCode::SUCCESS),
         Cmd::Compact { path } => convert::compact(&path).map(|_| ExitCode::SUCCESS),
+        Cmd::Recover { src, dst } => {
+            convert::recover(&src.path, src.offset, &dst).map(|_| ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -341,7 +341,31 @@ fn check(f: &Frame, src: (&Path, u64), rep: &mut Report) {
 pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
     let f = match open(path, offset) {
         Ok(f) => f,
-        Err(e) => return Err(Failure::new(path, format!("not sound: {}", e.reason))),
+        Err(e) => {
+            // A frame header that parses while the frame does not open: a write was cut short.
+            let torn = !path.is_dir()
+                && std::fs::read(path).ok().is_some_and(|b| {
+                    let from = usize::try_from(offset).unwrap_or(usize::MAX);
+                    b.get(from..).is_some_and(|b| {
+                        b.len() > 87 && &b[2..10] == b"b2frame\0" && {
+                            let hl = u32::from_be_bytes([b[11], b[12], b[13], b[14]]) as usize;
+                            b.get(..hl).is_some_and(|h| {
+                                b2frame_core::frame::header::FrameHeader::parse(h).is_ok()
+                            })
+                        }
+                    })
+                });
+            let hint = if torn {
+                format!(
+                    "; the header is intact, so the frame looks torn (a write cut short): try \
+                     `b2frame recover {} NEW_FILE`",
+                    path.display()
+                )
+            } else {
+                String::new()
+            };
+            return Err(Failure::new(path, format!("not sound: {}{hint}", e.reason)));
+        }
     };
     let mut rep = Report {
         problems: Vec::new(),

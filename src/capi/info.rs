@@ -52,6 +52,25 @@ pub extern "C" fn b2frame_version_string() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
+/// `int b2frame_set_durable(int on)`: switches durable mode on (`on != 0`) or off for the whole
+/// process and returns the previous setting (1 or 0). In durable mode every call that changes
+/// a frame on disk orders its writes with `fdatasync` barriers, so that a call that returned
+/// success survives a power cut and an interrupted one leaves the state before it (see
+/// docs/durability.md). The default comes from the environment variable `B2FRAME_DURABLE`
+/// (any value but empty and "0" switches it on).
+#[no_mangle]
+pub extern "C" fn b2frame_set_durable(on: c_int) -> c_int {
+    guard_or(-1, || {
+        c_int::from(crate::frame::record::set_durable(on != 0))
+    })
+}
+
+/// `int b2frame_get_durable(void)`: 1 when durable mode is on, else 0.
+#[no_mangle]
+pub extern "C" fn b2frame_get_durable() -> c_int {
+    guard_or(-1, || c_int::from(crate::frame::record::durable()))
+}
+
 /// `const char *blosc2_list_compressors(void)`: the built-in codec names, comma-separated.
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {

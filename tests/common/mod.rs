@@ -1,6 +1,7 @@
 //! Shared helpers for integration tests.
 #![allow(dead_code)]
 
+pub mod crash;
 pub mod reference;
 pub mod scratch;
 

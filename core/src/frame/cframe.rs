@@ -168,9 +168,10 @@ pub fn read_frame<S: FrameBytes + ?Sized>(store: &S, expect: FrameType) -> Resul
             .ok_or(Error::InvalidHeader)?,
         FrameType::Sparse => u64::from(header_len),
     };
-    // The data section must lie inside the frame even when it holds no chunks (writers
-    // append after it).
-    if index_pos > trailer_start {
+    // The data section must lie inside the frame, except in a frame without chunks: there
+    // the trailer follows the header whatever `cbytes` says (c-blosc2 keeps the cbytes of
+    // deleted chunks and writes `header | trailer`).
+    if index_pos > trailer_start && header.nbytes != 0 {
         return Err(Error::InvalidHeader);
     }
     let locs = match header.fixed_nchunks()? {

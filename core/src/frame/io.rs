@@ -8,6 +8,7 @@
 //! `fstat`; growth by other handles is picked up by that re-read, shrinking shows up as a short
 //! read (an error, never an oversized buffer).
 
+use super::record::{self, FileRef};
 use super::udio::UdioStore;
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -180,10 +181,14 @@ impl Store {
                 Ok(())
             }
             Store::File {
-                file, base, size, ..
+                file,
+                base,
+                size,
+                ident,
             } => {
                 let at = base.checked_add(pos).ok_or(Error::FileWrite)?;
                 let end = at.checked_add(data.len() as u64).ok_or(Error::FileWrite)?;
+                record::write(&FileRef::Inode(ident.0, ident.1), at, data);
                 let r = file.write_all_at(data, at).map_err(|_| Error::FileWrite);
                 // Even a failed write may have extended the file; the cache is only an upper
                 // bound for allocation sizes if it stays at or below the real size, so on
@@ -207,9 +212,13 @@ impl Store {
                 Ok(())
             }
             Store::File {
-                file, base, size, ..
+                file,
+                base,
+                size,
+                ident,
             } => {
                 let at = base.checked_add(len).ok_or(Error::FileTruncate)?;
+                record::truncate(&FileRef::Inode(ident.0, ident.1), at);
                 let r = file.set_len(at).map_err(|_| Error::FileTruncate);
                 match r {
                     Ok(()) => size.store(at, Ordering::Relaxed),
@@ -257,12 +266,32 @@ impl Store {
         }
     }
 
-    /// Flushes file contents to the OS (no-op in memory).
+    /// Flushes file contents to the disk (`fdatasync`; no-op in memory and for user backends,
+    /// which have no sync callback).
     pub fn sync(&self) -> Result<()> {
         match self {
             Store::Memory(_) | Store::User(_) => Ok(()),
-            Store::File { file, .. } => file.sync_data().map_err(|_| Error::FileWrite),
+            Store::File { file, ident, .. } => {
+                record::sync(&FileRef::Inode(ident.0, ident.1));
+                file.sync_data().map_err(|_| Error::FileWrite)
+            }
         }
+    }
+
+    /// A write barrier between two steps of a commit: [`Store::sync`] in durable mode
+    /// ([`record::durable`]), nothing otherwise (the page cache keeps the issue order for
+    /// every reader, and a killed process loses nothing it wrote).
+    pub fn barrier(&self) -> Result<()> {
+        if record::durable() {
+            self.sync()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether crashes matter for this store (a file, directly or through a user backend).
+    pub fn persistent(&self) -> bool {
+        !matches!(self, Store::Memory(_))
     }
 }
 

@@ -18,6 +18,8 @@ pub mod lock;
 pub mod meta;
 mod mutate;
 pub mod offsets;
+pub mod record;
+pub mod recover;
 pub mod sframe;
 pub mod trailer;
 pub mod udio;
@@ -25,6 +27,7 @@ pub mod udio;
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
 use cframe::Fetched;
+
 use chunkinfo::ChunkInfo;
 use header::{FrameHeader, FrameType, HEADER_MINLEN};
 use io::Store;
@@ -61,24 +64,58 @@ pub enum Target<'a> {
 }
 
 impl Target<'_> {
-    fn create(self) -> Result<Backing> {
+    /// The storage of a new frame. A cframe file is created under a temporary name next to
+    /// its path and only renamed there by [`Target::publish`] once it holds a complete frame,
+    /// so that a crash never leaves a half-written file at the path (docs/durability.md).
+    fn create(self) -> Result<(Backing, Option<std::path::PathBuf>)> {
         Ok(match self {
-            Target::Memory => Backing::Contiguous(Store::Memory(Vec::new())),
+            Target::Memory => (Backing::Contiguous(Store::Memory(Vec::new())), None),
             Target::File(path) => {
+                let tmp = record::temp_name(path);
                 let file = std::fs::OpenOptions::new()
                     .read(true)
                     .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(path)
+                    .create_new(true)
+                    .open(&tmp)
                     .map_err(|_| Error::FileOpen)?;
-                Backing::Contiguous(Store::file(file, 0)?)
+                record::create(&tmp);
+                match Store::file(file, 0) {
+                    Ok(store) => (Backing::Contiguous(store), Some(tmp)),
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(e);
+                    }
+                }
             }
             Target::Sparse(dir) => {
                 std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
-                Backing::Sparse(sframe::SparseDir::new(dir, None))
+                record::sync_dir_now(&record::parent_dir(dir)).map_err(|_| Error::FileOpen)?;
+                (Backing::Sparse(sframe::SparseDir::new(dir, None)), None)
             }
         })
+    }
+
+    /// Moves a new cframe file from its temporary name (`tmp`) to its path, after `written`
+    /// (its first commit) succeeded; removes it otherwise.
+    fn publish(
+        self,
+        f: &Frame,
+        tmp: Option<std::path::PathBuf>,
+        written: Result<()>,
+    ) -> Result<()> {
+        let (Target::File(path), Some(tmp)) = (self, tmp) else {
+            return written;
+        };
+        let r = written.and_then(|()| {
+            if let Backing::Contiguous(store) = &f.backing {
+                store.barrier()?;
+            }
+            record::rename_now(&tmp, path).map_err(|_| Error::FileWrite)
+        });
+        if r.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        r
     }
 }
 
@@ -165,14 +202,16 @@ impl Frame {
             Target::Sparse(_) => FrameType::Sparse,
             _ => FrameType::Contiguous,
         };
+        let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header: new_header(ft, cparams, dparams),
             locs: Vec::new(),
             vlmeta: Vec::new(),
-            backing: target.create()?,
+            backing,
             fp: fingerprint::Tracker::empty(),
         };
-        f.commit(true)?;
+        let written = f.commit(true);
+        target.publish(&f, tmp, written)?;
         Ok(f)
     }
 
@@ -189,7 +228,7 @@ impl Frame {
             Target::Sparse(_) => FrameType::Sparse,
             _ => FrameType::Contiguous,
         };
-        let backing = target.create()?;
+        let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header,
             locs: Vec::new(),
@@ -197,7 +236,8 @@ impl Frame {
             backing,
             fp: fingerprint::Tracker::empty(),
         };
-        f.commit(true)?;
+        let written = f.commit(true);
+        target.publish(&f, tmp, written)?;
         Ok(f)
     }
 

@@ -10,6 +10,7 @@
 //! storage: every mutation runs in a transaction whose storage writes go through an undo log
 //! ([`undo::Undo`]).
 
+mod commit;
 mod undo;
 
 use super::chunkinfo::ChunkInfo;
@@ -22,6 +23,14 @@ use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
 use undo::Undo;
+
+/// The length of the index write, the last of `writes`.
+fn index_len_of(writes: &[(u64, Vec<u8>)]) -> u64 {
+    writes.last().map_or(0, |(_, d)| d.len() as u64)
+}
+
+/// A frame's in-memory state: header, offsets, vlmetalayers.
+type Saved = (header::FrameHeader, Vec<ChunkLoc>, Vec<(String, Vec<u8>)>);
 
 /// How a commit produces the index chunk.
 #[derive(Clone, Copy)]
@@ -71,7 +80,23 @@ impl Frame {
 
     /// Writes index, trailer and header for the current in-memory state (through `undo`),
     /// choosing how the index chunk is produced. Only [`Frame::transaction_full`] calls it.
-    fn commit_with(&mut self, may_resize: bool, index_mode: Index, undo: &mut Undo) -> Result<()> {
+    fn commit_with(
+        &mut self,
+        may_resize: bool,
+        index_mode: Index,
+        undo: &mut Undo,
+        old: &Saved,
+    ) -> Result<()> {
+        // The first chunks of a frame without chunks: committed past the empty frame's
+        // trailer first, then moved to where c-blosc2 puts them (`compact_to`).
+        let mut compact_to = None;
+        if undo.staged.is_some() {
+            let unshifted = undo.staged.clone().unwrap_or_default();
+            let shift = self.shift_past_empty_trailer(old, undo);
+            if shift > 0 {
+                compact_to = Some((shift, unshifted));
+            }
+        }
         let mut header = self.header.clone();
         header.has_vlmeta = !self.vlmeta.is_empty();
         // Like c-blosc2, the flags follow the chunksize and the chunk kind at every write.
@@ -93,29 +118,102 @@ impl Frame {
             _ => {}
         }
         super::cframe::validate_locs(&self.locs, &header)?;
-        let index = match index_mode {
-            _ if self.locs.is_empty() => Vec::new(),
-            Index::Keep => self.current_index_chunk()?,
-            Index::Encode(room) => offsets::encode_index_with_room(&self.locs, room)?,
-            Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
+        let encode = |f: &Frame, locs: &[ChunkLoc]| -> Result<Vec<u8>> {
+            match index_mode {
+                _ if locs.is_empty() => Ok(Vec::new()),
+                Index::Keep => f.current_index_chunk(),
+                Index::Encode(room) => offsets::encode_index_with_room(locs, room),
+                Index::Repeated => offsets::encode_repeated_index(locs[0], locs.len()),
+            }
         };
+        let index = encode(self, &self.locs)?;
         let mut trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
         let hl = header.encoded_len() as u64;
         if !may_resize && hl != u64::from(self.header.header_len) {
             return Err(Error::InvalidParam);
         }
+        // Without chunks the trailer follows the header, where c-blosc2 reads it (the cbytes
+        // of deleted chunks are kept, as c-blosc2 keeps them).
         let data_end = match self.backing {
-            Backing::Contiguous(_) => hl + header.cbytes as u64,
-            Backing::Sparse(_) => hl,
+            Backing::Contiguous(_) if !self.locs.is_empty() => hl + header.cbytes as u64,
+            Backing::Contiguous(_) | Backing::Sparse(_) => hl,
         };
         header.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
         let hbytes = header.to_bytes()?;
-        if fingerprint::writes_enabled() {
+        // Staged (crash-consistent) commits of file frames write their payloads only in
+        // `commit::commit`, and may move them (`compact_to`): the data part cannot be taken from
+        // the store here yet, so those commits write no fingerprint (fpt 0) for now and the
+        // frame's tracker starts afresh.
+        let staged = matches!(self.backing, Backing::Contiguous(_)) && undo.staged.is_some();
+        if staged {
+            self.fp.reset();
+        } else if fingerprint::writes_enabled() {
             let data = self.data_piece_for_commit(&header, hl)?;
             fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
         }
         match &mut self.backing {
+            Backing::Contiguous(store) if undo.staged.is_some() => {
+                let mut writes = undo.staged.take().unwrap_or_default();
+                // A kept index is on disk already, where the new state expects it.
+                if !matches!(index_mode, Index::Keep) {
+                    writes.push((data_end, index.clone()));
+                }
+                writes.push((data_end + index.len() as u64, trailer));
+                let before = commit::Old {
+                    header: &old.0,
+                    locs: &old.1,
+                    vlmeta: &old.2,
+                };
+                commit::commit(store, &before, &header, &hbytes, writes, undo)?;
+                if let Some((shift, payloads)) = compact_to {
+                    // The same state again, laid out as c-blosc2 lays it out: payloads from
+                    // the start of the data section (through the relocation step, as the
+                    // committed state occupies those bytes).
+                    let committed = (header.clone(), self.locs.clone(), self.vlmeta.clone());
+                    let mut h = header.clone();
+                    h.cbytes -= shift as i64;
+                    let locs: Vec<ChunkLoc> = self
+                        .locs
+                        .iter()
+                        .map(|l| match *l {
+                            ChunkLoc::Stored(v) => ChunkLoc::Stored(v - shift),
+                            s => s,
+                        })
+                        .collect();
+                    let index = match index_mode {
+                        Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
+                        Index::Repeated => offsets::encode_repeated_index(locs[0], locs.len())?,
+                        Index::Keep => return Err(Error::Failure),
+                    };
+                    let trailer = trailer::to_bytes(&self.vlmeta)?;
+                    let data_end = u64::from(h.header_len) + h.cbytes as u64;
+                    h.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
+                    let hb = h.to_bytes()?;
+                    let mut writes = payloads;
+                    writes.push((data_end, index));
+                    writes.push((data_end + index_len_of(&writes), trailer));
+                    let before = commit::Old {
+                        header: &committed.0,
+                        locs: &committed.1,
+                        vlmeta: &committed.2,
+                    };
+                    undo.relocated = None;
+                    match commit::commit(store, &before, &h, &hb, writes, undo) {
+                        Ok(()) => {
+                            header = h;
+                            self.locs = locs;
+                        }
+                        // The call succeeded with the first layout (or its relocated copy).
+                        Err(_) => {
+                            if let Some((rh, rl)) = undo.relocated.take() {
+                                header = rh;
+                                self.locs = rl;
+                            }
+                        }
+                    }
+                }
+            }
             Backing::Contiguous(store) => {
                 undo.write_at(store, data_end, &index)?;
                 undo.write_at(store, data_end + index.len() as u64, &trailer)?;
@@ -123,10 +221,44 @@ impl Frame {
                 undo.truncate(store, header.frame_len)?;
             }
             Backing::Sparse(dir) => {
-                let mut all = hbytes;
+                let mut all = hbytes.clone();
                 all.extend_from_slice(&index);
                 all.extend_from_slice(&trailer);
                 undo.write_index_file(dir, &all)?;
+                if !undo.moved_ids.is_empty() {
+                    // Updated chunks were committed under new ids; now their content goes
+                    // back under the old ids (files the committed index no longer names) and
+                    // a second index names them again, as c-blosc2's in-place rewrite leaves
+                    // the directory. A failure here keeps the committed first layout.
+                    let moved = std::mem::take(&mut undo.moved_ids);
+                    let mut locs = self.locs.clone();
+                    let back = (|| -> Result<()> {
+                        for &(new_id, old_id) in &moved {
+                            let bytes = dir.read_chunk_file(new_id)?.ok_or(Error::FileRead)?;
+                            dir.write_chunk(old_id, &bytes)?;
+                            for l in locs.iter_mut() {
+                                if *l == ChunkLoc::Stored(new_id) {
+                                    *l = ChunkLoc::Stored(old_id);
+                                }
+                            }
+                        }
+                        let index = match index_mode {
+                            Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
+                            Index::Repeated | Index::Keep => return Err(Error::Failure),
+                        };
+                        let mut all = hbytes;
+                        all.extend_from_slice(&index);
+                        all.extend_from_slice(&trailer);
+                        dir.write_index_file(&all)
+                    })();
+                    if back.is_ok() {
+                        self.locs = locs;
+                        for &(new_id, old_id) in &moved {
+                            undo.removals.retain(|&r| r != old_id);
+                            undo.removals.push(new_id);
+                        }
+                    }
+                }
             }
         }
         self.header = header;
@@ -157,22 +289,74 @@ impl Frame {
         index_mode: Index,
         f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>,
     ) -> Result<T> {
+        // A frame without chunks may claim more dead bytes than it holds (c-blosc2 keeps the
+        // cbytes of deleted chunks while the trailer moves back behind the header): new
+        // payloads go right after what exists, not past a hole (or a huge allocation).
+        if self.locs.is_empty() && self.header.nbytes == 0 {
+            if let Backing::Contiguous(_) = self.backing {
+                let room = self
+                    .header
+                    .frame_len
+                    .saturating_sub(u64::from(self.header.header_len));
+                if self.header.cbytes as u64 > room {
+                    self.header.cbytes = room as i64;
+                }
+            }
+        }
         self.prime_fingerprint();
-        let saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
+        let mut saved: Saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
         let mut undo = Undo::new(&self.backing)?;
         let r = f(self, &mut undo).and_then(|v| {
-            self.commit_with(may_resize, index_mode, &mut undo)
+            self.commit_with(may_resize, index_mode, &mut undo, &saved)
                 .map(|_| v)
         });
         match r {
             Ok(_) => undo.finish(&self.backing),
             Err(_) => {
+                // A commit that failed after moving the old state keeps it where it moved.
+                if let Some((h, l)) = undo.relocated.take() {
+                    (saved.0, saved.1) = (h, l);
+                }
                 undo.rollback(&mut self.backing);
                 (self.header, self.locs, self.vlmeta) = saved;
                 self.fp.reset();
             }
         }
         r
+    }
+
+    /// The first chunk of a frame without chunks: its trailer follows the header (where both
+    /// libraries look for it while `nbytes` is 0), so the new payloads, written at the start of
+    /// the data section, would overwrite it. They move past it instead; the old trailer stays
+    /// as dead bytes at the start of the data section (docs/durability.md).
+    fn shift_past_empty_trailer(&mut self, old: &Saved, undo: &mut Undo) -> u64 {
+        let (oh, ol) = (&old.0, &old.1);
+        if oh.nbytes != 0
+            || !ol.is_empty()
+            || self.locs.is_empty()
+            || self.header.header_len != oh.header_len
+        {
+            return 0;
+        }
+        let base = u64::from(oh.header_len) + oh.cbytes as u64;
+        let shift = oh.frame_len.saturating_sub(base);
+        if shift == 0 {
+            return 0;
+        }
+        for (pos, _) in undo.staged.iter_mut().flatten() {
+            if *pos >= base {
+                *pos += shift;
+            }
+        }
+        for l in self.locs.iter_mut() {
+            if let ChunkLoc::Stored(v) = l {
+                if *v >= oh.cbytes as u64 {
+                    *v += shift;
+                }
+            }
+        }
+        self.header.cbytes += shift as i64;
+        shift
     }
 
     fn nbytes_at(&self, i: usize) -> Result<i64> {
@@ -198,8 +382,16 @@ impl Frame {
     /// not last has a different size. (c-blosc2 refuses a first chunk larger than a preset
     /// chunksize; here that also just makes the frame variable.)
     fn account(&mut self, op: Op, nbytes: i64, undo: &mut Undo) -> Result<()> {
+        if self.needs_variable(op, nbytes)? {
+            self.switch_to_variable(undo)?;
+        }
+        Ok(())
+    }
+
+    /// [`Frame::account`] without the switch: whether the frame must turn variable.
+    fn needs_variable(&mut self, op: Op, nbytes: i64) -> Result<bool> {
         if self.header.chunksize == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let n = self.locs.len() as i64;
         if self.header.chunksize < 0 {
@@ -213,10 +405,7 @@ impl Frame {
             }
             Op::Update(i) => nbytes > cs || (i as i64 != n - 1 && nbytes != cs),
         };
-        if variable {
-            self.switch_to_variable(undo)?;
-        }
-        Ok(())
+        Ok(variable)
     }
 
     /// Presets the chunksize of an empty frame (what c-blosc2 does when a caller sets
@@ -398,15 +587,15 @@ impl Frame {
         let info = self.check_incoming(chunk)?;
         let chunk = &chunk[..info.cbytes as usize];
         let old_nbytes = self.nbytes_at(i)?;
+        // Read before the transaction writes anything (a file frame's writes are staged).
+        let old_cbytes = match old_loc {
+            ChunkLoc::Stored(_) => i64::from(self.chunk_info(i as i64)?.cbytes),
+            ChunkLoc::Special(_) => 0,
+        };
         self.transaction(|f, undo| {
-            f.account(Op::Update(i), i64::from(info.nbytes), undo)?;
-            // account() may have materialised a special chunk.
-            let old_loc = match old_loc {
-                ChunkLoc::Special(_) => f.locs[i],
-                l => l,
-            };
+            let variable = f.needs_variable(Op::Update(i), i64::from(info.nbytes))?;
             let new_special = match SpecialKind::from_special_id(info.special) {
-                Some(k) if f.header.chunksize != 0 => Some(k),
+                Some(k) if !variable && f.header.chunksize != 0 => Some(k),
                 _ => None,
             };
             // In variable mode a special chunk is stored as its regular equivalent.
@@ -426,13 +615,17 @@ impl Frame {
                     };
                 }
                 ChunkLoc::Stored(at) => {
-                    let old_cbytes = i64::from(f.chunk_info(i as i64)?.cbytes);
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
                     f.replace_payload(at, old_cbytes, new_payload, undo)?;
                     if let Some(k) = new_special {
                         f.locs[i] = ChunkLoc::Special(k);
                     }
                 }
+            }
+            // After the payload moves: the other special chunks become stored ones at the
+            // new end of the data section (chunk `i` is stored already).
+            if variable {
+                f.switch_to_variable(undo)?;
             }
             f.header.nbytes = f
                 .header
@@ -473,11 +666,28 @@ impl Frame {
                 }
             }
             Backing::Sparse(dir) => {
-                if new.is_empty() {
-                    undo.remove_chunk_later(at);
-                } else {
-                    undo.write_chunk(dir, at, new)?;
-                    self.fp.wrote_chunk_file(at, new);
+                // Never rewritten in place: the new content gets a new chunk file (a crash
+                // then leaves the committed index's files intact), the old one goes once the
+                // commit succeeded.
+                undo.remove_chunk_later(at);
+                if !new.is_empty() {
+                    let id = self
+                        .locs
+                        .iter()
+                        .filter_map(|l| match l {
+                            ChunkLoc::Stored(v) => Some(*v + 1),
+                            _ => None,
+                        })
+                        .max()
+                        .unwrap_or(0);
+                    undo.write_chunk(dir, id, new)?;
+                    self.fp.wrote_chunk_file(id, new);
+                    for l in self.locs.iter_mut() {
+                        if *l == ChunkLoc::Stored(at) {
+                            *l = ChunkLoc::Stored(id);
+                        }
+                    }
+                    undo.moved_ids.push((id, at));
                 }
             }
         }

@@ -9,6 +9,7 @@
 use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
 use super::header::{FrameHeader, FrameType};
 use super::io::Store;
+use super::record;
 use super::udio::{UdioStore, UserIo};
 use super::{cframe, Backing, Frame};
 use crate::error::{Error, Result};
@@ -58,26 +59,40 @@ impl SparseDir {
         }
     }
 
-    /// Replaces the index file with `header | index | trailer`, as c-blosc2 does: the existing
-    /// file is overwritten in place from byte 0 and then cut to the new length (created only
-    /// when missing). Not truncating first matters on ext4, where a file truncated to zero and
-    /// rewritten is flushed at close (milliseconds per append); a crash mid-rewrite leaves a
-    /// mixed index either way, as with c-blosc2. A backend sees the same calls: `"rb+"`, or
-    /// `"wb"` to create.
+    /// Replaces the index file with `header | index | trailer`. On the filesystem the new
+    /// index is written to a temporary file in the directory and renamed over the old one, so
+    /// that a crash leaves the old index or the new one, never a mix (docs/durability.md); in
+    /// durable mode the file and the directory are synced before the rename (making the new
+    /// chunk files' names durable too) and the directory after it. A user backend has no
+    /// rename: it gets c-blosc2's calls, `"rb+"` (or `"wb"` to create), an overwrite from byte
+    /// 0 and a truncation.
     pub fn write_index_file(&self, bytes: &[u8]) -> Result<()> {
         let path = &self.index;
         match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(path)
-                    .map_err(|_| Error::FileOpen)?;
-                f.write_all_at(bytes, 0).map_err(|_| Error::FileWrite)?;
-                f.set_len(bytes.len() as u64)
-                    .map_err(|_| Error::FileTruncate)
+                use std::io::Write;
+                let tmp = record::temp_name(path);
+                let r = (|| -> Result<()> {
+                    let mut f = std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .open(&tmp)
+                        .map_err(|_| Error::FileOpen)?;
+                    record::create(&tmp);
+                    let file = record::FileRef::Path(tmp.clone());
+                    record::write(&file, 0, bytes);
+                    f.write_all(bytes).map_err(|_| Error::FileWrite)?;
+                    if record::durable() {
+                        record::sync(&file);
+                        f.sync_data().map_err(|_| Error::FileWrite)?;
+                        record::sync_dir_now(&self.dir).map_err(|_| Error::FileWrite)?;
+                    }
+                    record::rename_now(&tmp, path).map_err(|_| Error::FileWrite)
+                })();
+                if r.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                r
             }
             Some(io) => {
                 let mut s = match io.open(path, "rb+") {
@@ -214,12 +229,29 @@ impl SparseDir {
 
     /// Removes chunk file `id` (always a filesystem operation, as in c-blosc2).
     pub fn remove_chunk(&self, id: u64) -> Result<()> {
-        std::fs::remove_file(chunk_path(&self.dir, id)?).map_err(|_| Error::FileRemove)
+        let path = chunk_path(&self.dir, id)?;
+        record::remove(&path);
+        std::fs::remove_file(path).map_err(|_| Error::FileRemove)
     }
 
     fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<()> {
         match &self.io {
-            None => std::fs::write(path, bytes).map_err(|_| Error::FileWrite),
+            None => {
+                // A chunk file gets a new id (never one the committed index uses), so a crash
+                // leaves at worst an unreferenced file; synced in durable mode before the index
+                // that names it is published.
+                use std::io::Write;
+                let mut f = std::fs::File::create(path).map_err(|_| Error::FileWrite)?;
+                record::create(path);
+                let file = record::FileRef::Path(path.to_path_buf());
+                record::write(&file, 0, bytes);
+                f.write_all(bytes).map_err(|_| Error::FileWrite)?;
+                if record::durable() {
+                    record::sync(&file);
+                    f.sync_data().map_err(|_| Error::FileWrite)?;
+                }
+                Ok(())
+            }
             Some(io) => {
                 let mut s = io.open(path, "wb")?;
                 if !bytes.is_empty() {

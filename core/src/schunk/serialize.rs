@@ -111,17 +111,11 @@ impl SChunk {
                         if p.exists() {
                             return Err(Error::FileOpen);
                         }
-                        let file = std::fs::OpenOptions::new()
-                            .write(true)
-                            .create_new(true)
-                            .open(p)
-                            .map_err(|_| Error::FileOpen)?;
-                        let f = self
-                            .emit_to_file(&plan, recoded.as_deref(), file)
-                            .and_then(|_| Frame::open_file_at(p, 0))
-                            .inspect_err(|_| {
-                                let _ = std::fs::remove_file(p);
-                            })?;
+                        // Complete or absent after a crash (docs/durability.md).
+                        self.publish(&plan, recoded.as_deref(), p, true)?;
+                        let f = Frame::open_file_at(p, 0).inspect_err(|_| {
+                            let _ = std::fs::remove_file(p);
+                        })?;
                         let loc = Location::File {
                             path: p.to_path_buf(),
                             offset: 0,
@@ -344,31 +338,61 @@ impl SChunk {
         Ok(len)
     }
 
-    /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or truncated); returns
+    /// Writes the cframe of [`SChunk::to_cframe`] to `path` (created or replaced); returns
     /// its length.
     pub fn to_file(&self, path: &Path) -> Result<i64> {
         self.to_file_as(path, &self.copy_template(self.cparams))
     }
 
-    /// Writes the cframe of [`SChunk::to_cframe_as`] to `path` (created or truncated);
-    /// returns its length. The frame is streamed: only one chunk is held in memory at a time.
-    /// A failed write removes the file.
+    /// Writes the cframe of [`SChunk::to_cframe_as`] to `path` (created or replaced);
+    /// returns its length. The frame is streamed (only one chunk is held in memory at a time)
+    /// into a temporary file next to `path`, renamed over it once complete: a crash leaves the
+    /// old file (or none) or the whole new one (docs/durability.md).
     pub fn to_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
         if let Some(b) = self.own_bytes() {
             let b = b?;
-            std::fs::write(path, &b).map_err(|_| {
-                let _ = std::fs::remove_file(path);
-                Error::FileWrite
-            })?;
+            crate::frame::record::publish_file(path, &b, false).map_err(|_| Error::FileWrite)?;
             return i64::try_from(b.len()).map_err(|_| Error::FileWrite);
         }
         self.check_frame_storable()?;
         let plan = self.cframe_plan(tpl, None)?;
-        let file = std::fs::File::create(path).map_err(|_| Error::FileWrite)?;
-        self.emit_to_file(&plan, None, file).inspect_err(|_| {
-            let _ = std::fs::remove_file(path);
-        })?;
+        self.publish(&plan, None, path, false)?;
         i64::try_from(plan.len()).map_err(|_| Error::FileWrite)
+    }
+
+    /// Streams the frame of `plan` into a temporary file next to `path` (synced in durable
+    /// mode) and renames it there; with `exclusive`, fails if `path` exists.
+    fn publish(
+        &self,
+        plan: &CframePlan,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+        path: &Path,
+        exclusive: bool,
+    ) -> Result<()> {
+        use crate::frame::record;
+        if exclusive && path.exists() {
+            return Err(Error::FileOpen);
+        }
+        let tmp = record::temp_name(path);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|_| Error::FileOpen)?;
+        let r = file
+            .try_clone()
+            .map_err(|_| Error::FileWrite)
+            .and_then(|keep| {
+                self.emit_to_file(plan, recoded, file)?;
+                if record::durable() {
+                    keep.sync_data().map_err(|_| Error::FileWrite)?;
+                }
+                record::rename_now(&tmp, path).map_err(|_| Error::FileWrite)
+            });
+        if r.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        r
     }
 
     /// Appends the cframe of [`SChunk::to_cframe`] at the end of `path` (created if missing);
@@ -396,12 +420,20 @@ impl SChunk {
             .map_err(|_| Error::FileOpen)?;
         let at = f.seek(SeekFrom::End(0)).map_err(|_| Error::FileWrite)?;
         let keep = f.try_clone().map_err(|_| Error::FileWrite)?;
+        // A crash leaves the earlier content intact and, at `at`, the whole frame or bytes that
+        // do not open as one (the call had not returned the offset); synced in durable mode.
         let r = match (&own, &plan) {
             (Some(b), _) => f.write_all(b).map_err(|_| Error::FileWrite),
             (None, Some(plan)) => self.emit_to_file(plan, None, f),
             (None, None) => Err(Error::Failure),
         };
-        r.inspect_err(|_| {
+        r.and_then(|_| {
+            if crate::frame::record::durable() {
+                keep.sync_data().map_err(|_| Error::FileWrite)?;
+            }
+            Ok(())
+        })
+        .inspect_err(|_| {
             let _ = keep.set_len(at);
         })?;
         i64::try_from(at).map_err(|_| Error::FileWrite)

@@ -14,7 +14,20 @@ use crate::frame::sframe::{SparseDir, INDEX_FILE};
 use crate::frame::Backing;
 
 /// Copies of what a transaction's writes destroyed, and the removals it deferred.
+///
+/// For a cframe in a file (directly or through a user backend) the transaction's writes are
+/// not made at all before the commit: they are *staged* here, and the commit
+/// ([`super::Frame::commit_with`]) makes them in the crash-safe order of docs/durability.md.
+/// A failure before the commit then leaves the file untouched.
 pub(in crate::frame) struct Undo {
+    /// cframe in a file: the writes of the transaction, in issue order (`None`: in memory).
+    pub staged: Option<Vec<(u64, Vec<u8>)>>,
+    /// cframe in a file: the old state moved out of the way by the commit's first step, as
+    /// `(header, offsets)`: what the frame holds on disk if the second step then fails.
+    pub relocated: Option<(
+        super::super::header::FrameHeader,
+        Vec<super::super::offsets::ChunkLoc>,
+    )>,
     /// cframe: the store length when the transaction began, and the length now.
     len0: u64,
     len: u64,
@@ -25,23 +38,30 @@ pub(in crate::frame) struct Undo {
     /// sframe: the index file before its first rewrite (`None`: not saved yet).
     index_file: Option<Option<Vec<u8>>>,
     /// sframe: chunk files to remove once the commit succeeded.
-    removals: Vec<u64>,
+    pub removals: Vec<u64>,
+    /// sframe: `(new id, old id)` of updated chunks written under a new id, to be moved back
+    /// to their old id by a second commit (so the directory ends as c-blosc2 leaves it).
+    pub moved_ids: Vec<(u64, u64)>,
 }
 
 impl Undo {
     /// An empty log for a transaction on `backing`.
     pub fn new(backing: &Backing) -> Result<Undo> {
-        let len0 = match backing {
-            Backing::Contiguous(store) => store.available()?,
-            Backing::Sparse(_) => 0,
+        let (len0, staged) = match backing {
+            Backing::Contiguous(store) if store.persistent() => (0, Some(Vec::new())),
+            Backing::Contiguous(store) => (store.available()?, None),
+            Backing::Sparse(_) => (0, None),
         };
         Ok(Undo {
+            staged,
+            relocated: None,
             len0,
             len: len0,
             ranges: Vec::new(),
             chunk_files: Vec::new(),
             index_file: None,
             removals: Vec::new(),
+            moved_ids: Vec::new(),
         })
     }
 
@@ -56,6 +76,10 @@ impl Undo {
 
     /// [`Store::write_at`], keeping what it overwrites.
     pub fn write_at(&mut self, store: &mut Store, pos: u64, data: &[u8]) -> Result<()> {
+        if let Some(w) = self.staged.as_mut() {
+            w.push((pos, data.to_vec()));
+            return Ok(());
+        }
         self.save(store, pos, data.len() as u64)?;
         // The length may have grown even if the write fails part way; assume it did.
         self.len = self.len.max(pos.saturating_add(data.len() as u64));
@@ -65,6 +89,16 @@ impl Undo {
     /// [`Store::move_within`], keeping what it overwrites.
     pub fn move_within(&mut self, store: &mut Store, from: u64, to: u64, len: u64) -> Result<()> {
         if len == 0 || from == to {
+            return Ok(());
+        }
+        if let Some(w) = self.staged.as_mut() {
+            // Staged writes are not in the file yet: the source must not include any.
+            let end = from.checked_add(len).ok_or(crate::error::Error::Failure)?;
+            if w.iter().any(|(p, d)| *p < end && from < p + d.len() as u64) {
+                return Err(crate::error::Error::Failure);
+            }
+            let bytes = store.read_at(from, len)?;
+            w.push((to, bytes));
             return Ok(());
         }
         self.save(store, to, len)?;
@@ -126,6 +160,9 @@ impl Undo {
     /// failure that caused the rollback (in memory nothing can fail).
     pub fn rollback(self, backing: &mut Backing) {
         match backing {
+            // Staged: whatever the commit wrote lies past the committed frame (which the
+            // header on disk describes), nothing to put back.
+            Backing::Contiguous(_) if self.staged.is_some() => {}
             Backing::Contiguous(store) => {
                 for (pos, bytes) in self.ranges.iter().rev() {
                     let _ = store.write_at(*pos, bytes);

@@ -1,0 +1,369 @@
+//! Crash states of recorded storage operations (see docs/durability.md), and the logical state
+//! of a frame as libb2frame and as the real c-blosc2 see it.
+
+#![allow(clippy::missing_transmute_annotations)]
+
+use super::reference::reference;
+use b2frame::capi::types::{blosc2_metalayer, blosc2_schunk};
+use b2frame::frame::record::{Event, FileRef};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::Path;
+
+/// Writes are torn only at multiples of this many bytes of the file (a disk sector; a killed
+/// `write` stops at a page boundary, a multiple of it).
+pub const SECTOR: u64 = 512;
+
+/// A frame's logical state: chunks (decompressed), metalayers, vlmetalayers (decompressed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    pub chunks: Vec<Vec<u8>>,
+    pub meta: Vec<(String, Vec<u8>)>,
+    pub vlmeta: Vec<(String, Vec<u8>)>,
+}
+
+impl State {
+    /// A one-line description for failure messages.
+    pub fn brief(&self) -> String {
+        format!(
+            "{} chunks {:?}, meta {:?}, vlmeta {:?}",
+            self.chunks.len(),
+            self.chunks
+                .iter()
+                .map(|c| (c.len(), c.first().copied()))
+                .collect::<Vec<_>>(),
+            self.meta,
+            self.vlmeta
+        )
+    }
+}
+
+/// The state libb2frame opens at `offset` of `path` (a directory: an sframe).
+pub fn ours(path: &Path, offset: u64) -> Result<State, String> {
+    let sc = if path.is_dir() {
+        b2frame::schunk::SChunk::open(path, 1)
+    } else {
+        b2frame::schunk::SChunk::open_offset(path, offset, 1)
+    };
+    let mut sc = sc.map_err(|e| format!("libb2frame open: {e:?}"))?;
+    let mut chunks = Vec::new();
+    for i in 0..sc.nchunks() {
+        chunks.push(
+            sc.decompress_chunk_vec(i)
+                .map_err(|e| format!("libb2frame chunk {i}: {e:?}"))?,
+        );
+    }
+    let meta = sc.metalayers().to_vec();
+    let names: Vec<String> = sc.vlmetalayers().iter().map(|(n, _)| n.clone()).collect();
+    let mut vlmeta = Vec::new();
+    for n in names {
+        let v = sc
+            .vlmeta_get(&n)
+            .map_err(|e| format!("libb2frame vlmeta {n}: {e:?}"))?;
+        vlmeta.push((n, v));
+    }
+    Ok(State {
+        chunks,
+        meta,
+        vlmeta,
+    })
+}
+
+type Sc = *mut blosc2_schunk;
+
+/// The state c-blosc2 3.3.5 opens at `offset` of `path`.
+pub fn theirs(path: &Path, offset: u64) -> Result<State, String> {
+    let r = reference();
+    // SAFETY: the symbols have these C signatures in blosc2.h 3.3.5; the schunk pointer is
+    // used only while open and freed at the end; every buffer is sized as declared.
+    unsafe {
+        let open: unsafe extern "C" fn(*const c_char, i64) -> Sc =
+            std::mem::transmute(r.sym("blosc2_schunk_open_offset"));
+        let free: unsafe extern "C" fn(Sc) -> c_int =
+            std::mem::transmute(r.sym("blosc2_schunk_free"));
+        let decompress: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int =
+            std::mem::transmute(r.sym("blosc2_schunk_decompress_chunk"));
+        let vlget: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int =
+            std::mem::transmute(r.sym("blosc2_vlmeta_get"));
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        let sc = open(c.as_ptr(), offset as i64);
+        if sc.is_null() {
+            return Err("c-blosc2 open returned NULL".into());
+        }
+        let s = &*sc;
+        let mut out = State {
+            chunks: Vec::new(),
+            meta: Vec::new(),
+            vlmeta: Vec::new(),
+        };
+        let mut err = None;
+        let cap = (s.chunksize.max(0) as usize).max(1 << 16) + 64;
+        for i in 0..s.nchunks {
+            let mut buf = vec![0u8; cap];
+            let n = decompress(sc, i, buf.as_mut_ptr() as *mut c_void, cap as i32);
+            if n < 0 {
+                err = Some(format!("c-blosc2 chunk {i}: {n}"));
+                break;
+            }
+            buf.truncate(n as usize);
+            out.chunks.push(buf);
+        }
+        for m in &s.metalayers[..s.nmetalayers as usize] {
+            let m: &blosc2_metalayer = &**m;
+            let name = CStr::from_ptr(m.name).to_string_lossy().into_owned();
+            let content = std::slice::from_raw_parts(m.content, m.content_len as usize).to_vec();
+            out.meta.push((name, content));
+        }
+        for m in &s.vlmetalayers[..s.nvlmetalayers.max(0) as usize] {
+            let m: &blosc2_metalayer = &**m;
+            let mut content: *mut u8 = std::ptr::null_mut();
+            let mut len = 0i32;
+            if vlget(sc, m.name, &mut content, &mut len) < 0 {
+                err = Some("c-blosc2 vlmeta_get failed".into());
+                break;
+            }
+            let name = CStr::from_ptr(m.name).to_string_lossy().into_owned();
+            out.vlmeta.push((
+                name,
+                std::slice::from_raw_parts(content, len as usize).to_vec(),
+            ));
+            libc::free(content as *mut c_void);
+        }
+        free(sc);
+        match err {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+}
+
+/// Applies `e` (fully, or only its first `keep` bytes for a write) to the file image `img`.
+pub fn apply(img: &mut Vec<u8>, e: &Event, keep: Option<usize>) {
+    match e {
+        Event::Write { pos, data, .. } => {
+            let data = &data[..keep.unwrap_or(data.len())];
+            let p = *pos as usize;
+            if img.len() < p + data.len() {
+                img.resize(p + data.len(), 0);
+            }
+            img[p..p + data.len()].copy_from_slice(data);
+        }
+        Event::Truncate { len, .. } => img.resize(*len as usize, 0),
+        Event::Sync { .. } => {}
+        other => panic!("a cframe commit issued {other:?}"),
+    }
+}
+
+/// The lengths a write may be torn to: every sector boundary strictly inside it.
+pub fn tears(e: &Event) -> Vec<usize> {
+    match e {
+        Event::Write { pos, data, .. } => {
+            let end = pos + data.len() as u64;
+            let mut b = (pos / SECTOR + 1) * SECTOR;
+            let mut v = Vec::new();
+            while b < end {
+                v.push((b - pos) as usize);
+                b += SECTOR;
+            }
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Every file image a crash during `events` (issued on one file starting as `before`) can
+/// leave, with a label: without barriers (a killed process), every prefix of the events and
+/// every torn last write; with barriers (`durable`), additionally every subset, applied in
+/// order, of the events since the last sync, with any one of them torn. The second member
+/// tells whether the image is past the call's last barrier (then only the after-state is
+/// allowed, in durable mode).
+pub fn crash_images(
+    before: &[u8],
+    events: &[Event],
+    durable: bool,
+) -> Vec<(String, Vec<u8>, bool)> {
+    let files: std::collections::BTreeSet<&FileRef> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Write { file, .. } | Event::Truncate { file, .. } | Event::Sync { file } => {
+                Some(file)
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        files.len() <= 1,
+        "a cframe commit touched several files: {files:?}"
+    );
+    let mut out = Vec::new();
+    if !durable {
+        let mut img = before.to_vec();
+        for (k, e) in events.iter().enumerate() {
+            out.push((format!("after {k} events"), img.clone(), false));
+            for t in tears(e) {
+                let mut torn = img.clone();
+                apply(&mut torn, e, Some(t));
+                out.push((format!("event {k} torn at {t}"), torn, false));
+            }
+            apply(&mut img, e, None);
+        }
+        out.push(("all events".into(), img, false));
+        return out;
+    }
+    let last_sync = events.iter().rposition(|e| matches!(e, Event::Sync { .. }));
+    let mut img = before.to_vec();
+    let mut start = 0;
+    while start <= events.len() {
+        let end = events[start..]
+            .iter()
+            .position(|e| matches!(e, Event::Sync { .. }))
+            .map_or(events.len(), |p| start + p);
+        let epoch: Vec<&Event> = events[start..end].iter().collect();
+        let past_last = last_sync.is_some_and(|s| start > s);
+        assert!(
+            epoch.len() <= 12,
+            "epoch too long to enumerate: {}",
+            epoch.len()
+        );
+        for mask in 0u32..(1 << epoch.len()) {
+            let chosen: Vec<usize> = (0..epoch.len()).filter(|i| mask & (1 << i) != 0).collect();
+            let mut base = img.clone();
+            for &i in &chosen {
+                apply(&mut base, epoch[i], None);
+            }
+            out.push((
+                format!("epoch at {start}, subset {mask:b}"),
+                base,
+                past_last,
+            ));
+            for &i in &chosen {
+                for t in tears(epoch[i]) {
+                    let mut torn = img.clone();
+                    for &j in &chosen {
+                        apply(&mut torn, epoch[j], if j == i { Some(t) } else { None });
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
+                        torn,
+                        past_last,
+                    ));
+                }
+            }
+        }
+        for e in &epoch {
+            apply(&mut img, e, None);
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// An sframe directory as file name -> content.
+pub type DirImage = std::collections::BTreeMap<String, Vec<u8>>;
+
+/// The files of directory `dir`.
+pub fn read_dir_image(dir: &Path) -> DirImage {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Replaces the content of directory `dir` with `img`.
+pub fn write_dir_image(dir: &Path, img: &DirImage) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, bytes) in img {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Applies `e` to a directory image (`keep`: a write's first bytes only).
+pub fn apply_dir(img: &mut DirImage, e: &Event, keep: Option<usize>) {
+    match e {
+        Event::Create { path } => {
+            img.insert(name_of(path), Vec::new());
+        }
+        Event::Write {
+            file: FileRef::Path(p),
+            ..
+        } => apply(img.entry(name_of(p)).or_default(), e, keep),
+        Event::Truncate {
+            file: FileRef::Path(p),
+            len,
+        } => img.entry(name_of(p)).or_default().resize(*len as usize, 0),
+        Event::Rename { from, to } => {
+            if let Some(v) = img.remove(&name_of(from)) {
+                img.insert(name_of(to), v);
+            }
+        }
+        Event::Remove { path } => {
+            img.remove(&name_of(path));
+        }
+        Event::Sync { .. } | Event::SyncDir { .. } => {}
+        other => panic!("an sframe commit issued {other:?}"),
+    }
+}
+
+/// [`crash_images`] for an sframe directory: barriers are file and directory syncs.
+pub fn crash_dir_images(
+    before: &DirImage,
+    events: &[Event],
+    durable: bool,
+) -> Vec<(String, DirImage, bool)> {
+    let barrier = |e: &Event| matches!(e, Event::Sync { .. } | Event::SyncDir { .. });
+    let mut out = Vec::new();
+    if !durable {
+        let mut img = before.clone();
+        for (k, e) in events.iter().enumerate() {
+            out.push((format!("after {k} events"), img.clone(), false));
+            for t in tears(e) {
+                let mut torn = img.clone();
+                apply_dir(&mut torn, e, Some(t));
+                out.push((format!("event {k} torn at {t}"), torn, false));
+            }
+            apply_dir(&mut img, e, None);
+        }
+        out.push(("all events".into(), img, false));
+        return out;
+    }
+    let last = events.iter().rposition(barrier);
+    let mut img = before.clone();
+    let mut start = 0;
+    while start <= events.len() {
+        let end = events[start..]
+            .iter()
+            .position(barrier)
+            .map_or(events.len(), |p| start + p);
+        let epoch = &events[start..end];
+        let past_last = last.is_some_and(|s| start > s);
+        assert!(epoch.len() <= 12, "epoch too long: {}", epoch.len());
+        for mask in 0u32..(1 << epoch.len()) {
+            let mut base = img.clone();
+            for (i, e) in epoch.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    apply_dir(&mut base, e, None);
+                }
+            }
+            out.push((
+                format!("epoch at {start}, subset {mask:b}"),
+                base,
+                past_last,
+            ));
+        }
+        for e in epoch {
+            apply_dir(&mut img, e, None);
+        }
+        start = end + 1;
+    }
+    out
+}
