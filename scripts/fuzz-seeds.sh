@@ -30,6 +30,24 @@ open(f"{d}/cblosc2-b2nd.b2frame", "wb").write(a.to_cframe())
 z = blosc2.zeros((2000,), dtype=np.float64, chunks=(500,))
 open(f"{d}/cblosc2-zeros.b2frame", "wb").write(z.to_cframe())
 PY
+# b2nd_open: the two b2nd frames above plus a 4-D, a resized and a 0-D array.
+rm -rf "$root/fuzz/seeds/b2nd_open"
+mkdir -p "$root/fuzz/seeds/b2nd_open"
+cp "$root/fuzz/seeds/frame_open/cblosc2-b2nd.b2frame" "$root/fuzz/seeds/frame_open/cblosc2-zeros.b2frame" \
+  "$root/fuzz/seeds/b2nd_open/"
+"$py" - "$root/fuzz/seeds/b2nd_open" <<'PY'
+import sys
+import numpy as np
+import blosc2
+d = sys.argv[1]
+a = blosc2.asarray(np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5), chunks=(1, 2, 3, 4),
+                   blocks=(1, 1, 2, 3))
+open(f"{d}/cblosc2-4d.b2frame", "wb").write(a.to_cframe())
+b = blosc2.asarray(np.arange(100, dtype=np.int64), chunks=(30,), blocks=(7,))
+b.resize((130,))
+open(f"{d}/cblosc2-resized.b2frame", "wb").write(b.to_cframe())
+open(f"{d}/cblosc2-0d.b2frame", "wb").write(blosc2.full((), 3.5).to_cframe())
+PY
 # frame_mutate: each frame_open seed (2-byte length, the frame) followed by two op scripts
 # (fuzz/checks/frame_mutate.rs) with chunks of the frame's typesize and chunksize.
 rm -rf "$root/fuzz/seeds/frame_mutate"

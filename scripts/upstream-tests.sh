@@ -7,7 +7,8 @@
 # Usage: scripts/upstream-tests.sh UPSTREAM_TESTS_DIR [OURS_LIB]
 #   UPSTREAM_TESTS_DIR  c-blosc2's tests/ folder (e.g. `git archive HEAD tests | tar -x -C /tmp/up`)
 #   OURS_LIB            libb2frame.so (default: $CARGO_TARGET_DIR/release or target/release)
-# Env: UPSTREAM_ONLY="test_a test_b" restricts the run; UPSTREAM_TIMEOUT (seconds, default 120);
+# Env: UPSTREAM_ONLY="test_a b2nd/test_b" restricts the run; UPSTREAM_TIMEOUT (seconds, default 120);
+#      UPSTREAM_B2ND=0 leaves out tests/b2nd/test_*.c (run by default, with a context.h shim);
 #      UPSTREAM_EXAMPLES_DIR=<c-blosc2>/examples also runs the examples on both libraries;
 #      UPSTREAM_KEEP=1 keeps the work directory (results.tsv, logs) after a passing run too.
 #
@@ -83,11 +84,37 @@ echo '#include "frame.h"' >"$work/shim/blosc-private.h"
 printf '#define HAVE_ZLIB 1\n#define HAVE_ZSTD 1\n' >"$work/shim/config.h"
 inc_ref="$refpkg/include"
 
+# tests/b2nd/*: their test_common.h includes c-blosc2's private context.h only for the
+# definition of b2nd_context_t (opaque in the public b2nd.h); this shim of ours defines that struct
+# with c-blosc2's layout (which libb2frame's contexts have too). Only the b2nd tests see it.
+mkdir -p "$work/shim-b2nd"
+cat >"$work/shim-b2nd/context.h" <<'SHIM'
+#ifndef B2FRAME_UPSTREAM_B2ND_CONTEXT_SHIM_H
+#define B2FRAME_UPSTREAM_B2ND_CONTEXT_SHIM_H
+#include <b2nd.h>
+struct b2nd_context_s {
+  int8_t ndim;
+  int64_t shape[B2ND_MAX_DIM];
+  int32_t chunkshape[B2ND_MAX_DIM];
+  int32_t blockshape[B2ND_MAX_DIM];
+  char *dtype;
+  int8_t dtype_format;
+  blosc2_storage *b2_storage;
+  blosc2_metalayer metalayers[B2ND_MAX_METALAYERS];
+  int32_t nmetalayers;
+};
+#endif
+SHIM
+
 tests=()
 if [ -n "${UPSTREAM_ONLY:-}" ]; then
   for t in $UPSTREAM_ONLY; do tests+=("$up/$t.c"); done
 else
   for f in "$up"/test_*.c; do tests+=("$f"); done
+  # c-blosc2's b2nd tests (UPSTREAM_B2ND=0 leaves them out).
+  if [ "${UPSTREAM_B2ND:-1}" = 1 ]; then
+    for f in "$up"/b2nd/test_*.c; do [ -f "$f" ] && tests+=("$f"); done
+  fi
 fi
 
 printf 'test\tlibrary\tstatus\tdetail\n' >"$work/results.tsv"
@@ -96,8 +123,10 @@ run_one() { # run_one LIBTAG TESTNAME -> sets status[LIB,NAME], prints a line
   local lib=$1 name=$2 src="$up/$2.c" bin="$work/$1/$2" log="$work/$1/$2.log"
   local inc=$inc_ours link=(-L"$work/ours/lib" -lb2frame)
   [ "$lib" = ref ] && inc=$inc_ref && link=(-L"$work/ref/lib" -lblosc2)
-  local st detail=""
-  if ! gcc -std=gnu11 -O1 -w -I"$inc" -I"$up" -I"$work/shim" -o "$bin" "$src" "${link[@]}" -lm -lpthread >"$log" 2>&1; then
+  local st detail="" extra=()
+  # b2nd/NAME: its own folder first (its test_common.h and cutest.h), then the context shim.
+  case "$name" in b2nd/*) extra=(-I"$up/b2nd" -I"$work/shim-b2nd"); mkdir -p "$work/$lib/b2nd" ;; esac
+  if ! gcc -std=gnu11 -O1 -w "${extra[@]}" -I"$inc" -I"$up" -I"$work/shim" -o "$bin" "$src" "${link[@]}" -lm -lpthread >"$log" 2>&1; then
     if grep -q 'No such file or directory' "$log" && grep -q '#include' "$log"; then
       st=NOCOMPILE
       detail="private header: $(grep -o '[A-Za-z0-9_./-]*\.h: No such file' "$log" | head -n1 | cut -d: -f1)"
@@ -143,6 +172,7 @@ run_one() { # run_one LIBTAG TESTNAME -> sets status[LIB,NAME], prints a line
 names=()
 for f in "${tests[@]}"; do
   name=$(basename "$f" .c)
+  [ "$(basename "$(dirname "$f")")" = b2nd ] && name="b2nd/$name"
   names+=("$name")
   run_one ref "$name"
   run_one ours "$name"

@@ -336,6 +336,8 @@ fn write_codec_stream_seeds() {
 // Regression inputs, run through the fuzz targets' own checks.
 // ---------------------------------------------------------------------------------------------
 
+#[path = "../fuzz/checks/b2nd_open.rs"]
+mod b2nd_open_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/chunk_decompress.rs"]
 mod chunk_decompress_check;
@@ -374,9 +376,12 @@ fn regression(target: &str, name: &str) -> Vec<u8> {
 #[test]
 fn seeds_pass_their_checks() {
     type Check = fn(&[u8]);
-    let targets: [(&str, Check); 7] = [
+    let targets: [(&str, Check); 8] = [
         ("frame_open", |d| {
             frame_open_check::run(d);
+        }),
+        ("b2nd_open", |d| {
+            assert!(b2nd_open_check::run(d) > 0, "a seed array reads");
         }),
         ("chunk_decompress", chunk_decompress_check::run),
         ("chunk_getitem", chunk_getitem_check::run),
@@ -789,4 +794,31 @@ fn reorder_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
         (again.chunk_nbytes(0), again.chunk_nbytes(60)),
         (Ok(160), Ok(80))
     );
+}
+
+/// The b2nd_open check over deterministic mutations of its seeds (bytes overwritten, the
+/// metalayer's numbers among them): no crash, whatever the error.
+#[test]
+fn b2nd_open_survives_mutated_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/b2nd_open");
+    let mut rng = common::Rng::new(17);
+    let mut runs = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let seed = std::fs::read(e.unwrap().path()).unwrap();
+        for _ in 0..300 {
+            let mut d = seed.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(d.len() as u64) as usize;
+                d[at] = match rng.below(4) {
+                    0 => 0,
+                    1 => 0xff,
+                    2 => d[at].wrapping_add(1),
+                    _ => rng.next_u64() as u8,
+                };
+            }
+            b2nd_open_check::run(&d);
+            runs += 1;
+        }
+    }
+    assert!(runs >= 1500);
 }

@@ -20,7 +20,9 @@
 #![allow(non_camel_case_types)]
 
 use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroed};
-use super::chunk::{blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx};
+use super::chunk::{
+    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_set_maskout,
+};
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
@@ -141,6 +143,15 @@ impl ChunkStore for CStore {
         code(rc.into())
             .map(|n| n as usize)
             .map_err(|_| Error::Failure)
+    }
+    fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
+        let n = c_int::try_from(skip.len()).map_err(|_| Error::InvalidParam)?;
+        let mut mask = skip.to_vec();
+        // SAFETY: live schunk; `dctx` is its decompression context; `mask` holds `n` bools. The
+        // mask applies to the next decompression only, which is the one below.
+        let rc = unsafe { blosc2_set_maskout((*self.sc).dctx, mask.as_mut_ptr(), n) };
+        code(rc.into()).map_err(|_| Error::Failure)?;
+        self.read_chunk(nchunk, dst)
     }
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()> {
         let len = i32::try_from(src.len())

@@ -20,6 +20,13 @@ pub trait ChunkStore {
     fn nchunks(&self) -> i64;
     /// Decompresses chunk `nchunk` into `dst`; returns its uncompressed size.
     fn read_chunk(&mut self, nchunk: i64, dst: &mut [u8]) -> Result<usize>;
+    /// Decompresses only the blocks of chunk `nchunk` whose `skip` entry is false into their
+    /// places in `dst` (the others are left undefined); returns the chunk's size. The default
+    /// decompresses everything.
+    fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
+        let _ = skip;
+        self.read_chunk(nchunk, dst)
+    }
     /// Compresses `src` and stores it as chunk `nchunk` (replacing it).
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()>;
     /// Inserts at `nchunk` a chunk of `nbytes` zero bytes (a special chunk).
@@ -96,7 +103,8 @@ fn whole_chunk_in_c_order(g: &Geometry, c: &ChunkPart, start: &[i64], stop: &[i6
 }
 
 /// Reads the slice `start..stop` into `buffer`, a row-major array of shape `buffershape`
-/// (the slice goes to its origin). Like c-blosc2, the whole of `buffer` is zeroed first.
+/// (the slice goes to its origin). Like c-blosc2, the whole of `buffer` is zeroed first, and
+/// the part of the slice past the shape stays zero.
 pub fn get_slice(
     store: &mut dyn ChunkStore,
     g: &Geometry,
@@ -118,9 +126,10 @@ pub fn get_slice(
         return Ok(());
     }
     check_buffer(g, ts, start, stop, buffershape, buffer.len())?;
-    if g.nitems() == 0 {
+    let Some(stop) = g.clip(start, stop) else {
         return Ok(());
-    }
+    };
+    let stop = &stop[..];
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
     let slice_shape = box_shape(start, stop);
@@ -132,8 +141,24 @@ pub fn get_slice(
         if data.is_empty() {
             data = vec![0u8; chunk_bytes];
         }
-        read_full(store, c.nchunk, &mut data)?;
-        for b in blocks_touched(g, &c, start, stop) {
+        let blocks = blocks_touched(g, &c, start, stop);
+        let nblocks = g.nblocks() as usize;
+        if blocks.len() < nblocks {
+            // Decode only the blocks the slice touches (c-blosc2's maskout path).
+            let mut skip = vec![true; nblocks];
+            for b in &blocks {
+                skip[b.nblock as usize] = false;
+            }
+            if c.nchunk >= store.nchunks() {
+                return Err(Error::Data);
+            }
+            if store.read_chunk_blocks(c.nchunk, &skip, &mut data)? != chunk_bytes {
+                return Err(Error::Data);
+            }
+        } else {
+            read_full(store, c.nchunk, &mut data)?;
+        }
+        for b in blocks {
             let off = b.nblock as usize * block_bytes;
             let block = &data[off..off + block_bytes];
             let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
@@ -156,7 +181,7 @@ pub fn get_slice(
 }
 
 /// Writes `buffer` (a row-major array of shape `buffershape`, read from its origin) into the
-/// slice `start..stop`. Chunks the slice covers whole are rebuilt from zeros (their padding
+/// slice `start..stop` (the part past the shape is ignored). Chunks the slice covers whole are rebuilt from zeros (their padding
 /// written as zeros), the others decompressed and patched; each is recompressed and stored.
 pub fn set_slice(
     store: &mut dyn ChunkStore,
@@ -176,9 +201,10 @@ pub fn set_slice(
         return store.write_chunk(0, one);
     }
     check_buffer(g, ts, start, stop, buffershape, buffer.len())?;
-    if g.nitems() == 0 {
+    let Some(stop) = g.clip(start, stop) else {
         return Ok(());
-    }
+    };
+    let stop = &stop[..];
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
     let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();

@@ -5,6 +5,10 @@
 use crate::b2nd_meta::MAX_DIM;
 use crate::error::{Error, Result};
 
+/// The largest chunk c-blosc2 compresses (`BLOSC2_MAX_BUFFERSIZE`: `INT32_MAX` minus the
+/// 32-byte chunk header).
+const MAX_BUFFERSIZE: i64 = i32::MAX as i64 - 32;
+
 /// The geometry of an array (see the module docs). Built only through [`Geometry::new`], so
 /// every value is consistent and no product overflows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,7 +229,7 @@ impl Geometry {
     }
 
     /// Bytes of a padded chunk for items of `typesize` bytes: `MaxBufsizeExceeded` past
-    /// `i32::MAX` (c-blosc2's limit), `InvalidParam` for a non-positive typesize.
+    /// `BLOSC2_MAX_BUFFERSIZE` (c-blosc2's limit), `InvalidParam` for a non-positive typesize.
     pub fn chunk_nbytes(&self, typesize: i32) -> Result<usize> {
         if typesize <= 0 {
             return Err(Error::InvalidParam);
@@ -233,7 +237,7 @@ impl Geometry {
         let n = self
             .extchunknitems
             .checked_mul(i64::from(typesize))
-            .filter(|&n| n <= i64::from(i32::MAX))
+            .filter(|&n| n <= MAX_BUFFERSIZE)
             .ok_or(Error::MaxBufsizeExceeded)?;
         Ok(n as usize)
     }
@@ -291,18 +295,29 @@ impl Geometry {
         s
     }
 
-    /// Checks a slice `start..stop` against the shape: `InvalidParam` unless
-    /// `0 <= start <= stop <= shape` in every dimension.
+    /// Checks a slice `start..stop`: `InvalidParam` unless `0 <= start <= stop` in every
+    /// dimension. As in c-blosc2, `stop` may pass the shape: the part of the slice outside the
+    /// array reads as zeros and is not written ([`Geometry::clip`]).
     pub fn check_slice(&self, start: &[i64], stop: &[i64]) -> Result<()> {
         if start.len() != self.ndim() || stop.len() != self.ndim() {
             return Err(Error::InvalidParam);
         }
         for i in 0..self.ndim() {
-            if start[i] < 0 || start[i] > stop[i] || stop[i] > self.shape[i] {
+            if start[i] < 0 || start[i] > stop[i] {
                 return Err(Error::InvalidParam);
             }
         }
         Ok(())
+    }
+
+    /// `stop` clipped to the shape; `None` when the slice has no item inside the array.
+    pub fn clip(&self, start: &[i64], stop: &[i64]) -> Option<Vec<i64>> {
+        let c: Vec<i64> = stop
+            .iter()
+            .zip(&self.shape)
+            .map(|(&a, &b)| a.min(b))
+            .collect();
+        (0..self.ndim()).all(|i| start[i] < c[i]).then_some(c)
     }
 }
 
@@ -350,7 +365,9 @@ mod tests {
         let g = Geometry::new(&[10, 10], &[5, 5], &[5, 5]).unwrap();
         let bad = Err(Error::InvalidParam);
         assert!(g.check_slice(&[0, 0], &[10, 10]).is_ok());
-        assert_eq!(g.check_slice(&[0, 0], &[11, 10]), bad);
+        assert!(g.check_slice(&[0, 0], &[11, 10]).is_ok());
+        assert_eq!(g.clip(&[0, 0], &[11, 10]), Some(vec![10, 10]));
+        assert_eq!(g.clip(&[10, 0], &[11, 10]), None);
         assert_eq!(g.check_slice(&[-1, 0], &[1, 10]), bad);
         assert_eq!(g.check_slice(&[5, 0], &[4, 10]), bad);
         assert_eq!(g.check_slice(&[0], &[4]), bad);
