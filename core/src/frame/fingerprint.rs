@@ -447,6 +447,24 @@ impl Tracker {
     }
 }
 
+impl Tracker {
+    /// sframe chunk files moved from `new id` back to `old id` (same bytes); `locs` are the
+    /// offsets that now name them.
+    pub(super) fn moved_chunk_files(&mut self, moved: &[(u64, u64)], locs: &[ChunkLoc]) {
+        for &(new_id, old_id) in moved {
+            match self.sparse.chunks.remove(&new_id) {
+                Some(p) => {
+                    self.sparse.chunks.insert(old_id, p);
+                }
+                None => {
+                    self.sparse.chunks.remove(&old_id);
+                }
+            }
+        }
+        self.sparse.ids = stored_ids(locs);
+    }
+}
+
 /// The ids of the stored chunks, in index order.
 fn stored_ids(locs: &[ChunkLoc]) -> Vec<u64> {
     locs.iter()

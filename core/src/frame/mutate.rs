@@ -146,11 +146,14 @@ impl Frame {
         // the store here yet, so those commits write no fingerprint (fpt 0) for now and the
         // frame's tracker starts afresh.
         let staged = matches!(self.backing, Backing::Contiguous(_)) && undo.staged.is_some();
+        // The data part the trailer was sealed with (none: not fingerprinted).
+        let mut sealed_data = None;
         if staged {
             self.fp.reset();
         } else if fingerprint::writes_enabled() {
             let data = self.data_piece_for_commit(&header, hl)?;
             fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
+            sealed_data = Some(data);
         }
         match &mut self.backing {
             Backing::Contiguous(store) if undo.staged.is_some() => {
@@ -246,6 +249,17 @@ impl Frame {
                             Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
                             Index::Repeated | Index::Keep => return Err(Error::Failure),
                         };
+                        // The chunks hold the same bytes in the same order, under other
+                        // ids: only the index part of the fingerprint changes.
+                        let mut trailer = trailer.clone();
+                        if let Some(data) = sealed_data {
+                            fingerprint::seal(
+                                &mut trailer,
+                                Piece::of(&hbytes),
+                                data,
+                                Piece::of(&index),
+                            );
+                        }
                         let mut all = hbytes;
                         all.extend_from_slice(&index);
                         all.extend_from_slice(&trailer);
@@ -257,6 +271,10 @@ impl Frame {
                             undo.removals.retain(|&r| r != old_id);
                             undo.removals.push(new_id);
                         }
+                        self.fp.moved_chunk_files(&moved, &self.locs);
+                    } else {
+                        // Which ids the chunks ended under is not certain: learn them again.
+                        self.fp.reset();
                     }
                 }
             }
