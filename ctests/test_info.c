@@ -53,10 +53,15 @@ static void test_compcode_to_compname(void) {
   CHECK_EQ_STR(name, "zlib");
   CHECK_EQ_INT(blosc2_compcode_to_compname(BLOSC_ZSTD, &name), BLOSC_ZSTD);
   CHECK_EQ_STR(name, "zstd");
+  CHECK_EQ_INT(blosc2_compcode_to_compname(32, &name), 32);
+  CHECK_EQ_STR(name, "ndlz");
+  CHECK_EQ_INT(blosc2_compcode_to_compname(35, &name), 35);
+  CHECK_EQ_STR(name, "zfp_rate");
 }
 
 static void test_unknown_compcodes(void) {
-  const int unknown[] = {3, BLOSC_LAST_CODEC, 32, 255, -1};
+  /* 32-40 are the plugin codecs c-blosc2 registers by default (NDLZ, ZFP, ...): known. */
+  const int unknown[] = {3, BLOSC_LAST_CODEC, 31, 41, 255, -1};
   for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
     const char *name = "sentinel";
     CHECK_EQ_INT(blosc2_compcode_to_compname(unknown[i], &name), -1);
@@ -70,10 +75,12 @@ static void test_compname_to_compcode(void) {
   CHECK_EQ_INT(blosc2_compname_to_compcode("lz4hc"), BLOSC_LZ4HC);
   CHECK_EQ_INT(blosc2_compname_to_compcode("zlib"), BLOSC_ZLIB);
   CHECK_EQ_INT(blosc2_compname_to_compcode("zstd"), BLOSC_ZSTD);
-  /* Names are case sensitive and only the built-in codecs are known. */
+  /* Names are case sensitive; the built-in and default plugin codecs are known. */
   CHECK_EQ_INT(blosc2_compname_to_compcode("LZ4"), -1);
   CHECK_EQ_INT(blosc2_compname_to_compcode("snappy"), -1);
   CHECK_EQ_INT(blosc2_compname_to_compcode(""), -1);
+  CHECK_EQ_INT(blosc2_compname_to_compcode("ndlz"), 32);
+  CHECK_EQ_INT(blosc2_compname_to_compcode("zfp_acc"), 33);
 }
 
 static void test_complib_info(void) {

@@ -15,7 +15,13 @@
 /* Opaque handles and platform types, declared with c-blosc2's own tags. */
 typedef struct blosc2_context_s blosc2_context;
 typedef struct blosc2_frame_s blosc2_frame;
+#if defined(_WIN32)
+/* As in c-blosc2: a QueryPerformanceCounter value on Windows, a timespec elsewhere. */
+#include <windows.h>
+typedef LARGE_INTEGER blosc_timestamp_t;
+#else
 typedef struct timespec blosc_timestamp_t;
+#endif
 
 /**
  * `blosc2_prefilter_params`: what a prefilter callback receives for one block.
@@ -168,6 +174,7 @@ typedef struct blosc2_schunk {
   int64_t change_tick;
 } blosc2_schunk;
 
+#if !defined(_WIN32)
 /**
  * `blosc2_stdio_mmap`: parameters and state of the mmap backend (96 bytes, POSIX layout).
  */
@@ -185,6 +192,28 @@ typedef struct blosc2_stdio_mmap {
   int64_t access_flags;
   int64_t map_flags;
 } blosc2_stdio_mmap;
+#endif
+
+#if defined(_WIN32)
+/**
+ * `blosc2_stdio_mmap` on Windows (104 bytes): c-blosc2 adds the mapping object's `HANDLE`.
+ */
+typedef struct blosc2_stdio_mmap {
+  const char *mode;
+  size_t initial_mapping_size;
+  bool needs_free;
+  char *addr;
+  char *urlpath;
+  size_t file_size;
+  size_t mapping_size;
+  bool is_memory_only;
+  FILE *file;
+  int fd;
+  int64_t access_flags;
+  int64_t map_flags;
+  void *mmap_handle;
+} blosc2_stdio_mmap;
+#endif
 
 /**
  * `blosc2_open_cb`: opens `urlpath` with an fopen-style `mode`; returns the stream or NULL.
@@ -1391,7 +1420,8 @@ int64_t blosc2_stdio_read(void **ptr, int64_t size, int64_t nitems, int64_t posi
 int64_t blosc2_stdio_size(void *stream);
 
 /**
- * `int blosc2_stdio_truncate(void *stream, int64_t size)`: `ftruncate`s the file; -1 on bad
+ * `int blosc2_stdio_truncate(void *stream, int64_t size)`: sets the file's length (`ftruncate`;
+ * `SetFileInformationByHandle` on Windows); -1 on bad
  * arguments or failure.
  *
  * # Safety
@@ -1555,7 +1585,7 @@ double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_ti
  * `void blosc_set_timestamp(blosc_timestamp_t *timestamp)`: the monotonic clock.
  *
  * # Safety
- * `timestamp` must be NULL (ignored) or point to a writable `struct timespec`.
+ * `timestamp` must be NULL (ignored) or point to a writable `blosc_timestamp_t`.
  */
 void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 

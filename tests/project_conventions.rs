@@ -3,6 +3,8 @@
 //! * Every exported `extern "C"` function runs inside the panic guard of
 //!   `src/capi/boundary.rs` (`guard_*`), directly or through one guarded helper it forwards to,
 //!   or is on [`UNGUARDED`], a short list of bodies that hold no operation that can panic.
+//! * Every `docs/<page>.md#<section>` a source file or test cites exists, and so does every
+//!   link between the pages of `docs/`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -170,4 +172,124 @@ fn every_exported_function_runs_inside_the_panic_guard() {
             "{name} is guarded now: drop it from UNGUARDED"
         );
     }
+}
+
+/// The anchor GitHub gives a Markdown heading: lower case, punctuation other than `-` and `_`
+/// dropped, spaces turned into `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of the headings of one Markdown file.
+fn anchors(page: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(page).unwrap_or_default();
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        if !fenced && line.starts_with('#') {
+            out.push(slug(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// Checks one citation `page#anchor` (anchor optional), relative to `base`.
+fn check_citation(base: &Path, target: &str, from: &str, bad: &mut Vec<String>) {
+    let (page, anchor) = match target.split_once('#') {
+        Some((p, a)) => (p, Some(a)),
+        None => (target, None),
+    };
+    let path = base.join(page);
+    if !path.is_file() {
+        bad.push(format!("{from}: {target}: no such page"));
+        return;
+    }
+    if let Some(a) = anchor {
+        if !anchors(&path).iter().any(|x| x == a) {
+            bad.push(format!("{from}: {target}: no such section"));
+        }
+    }
+}
+
+/// The citations of docs pages in `text`: `docs/<page>.md`, optionally with `#<section>`.
+fn citations(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("docs/") {
+        if at > 0 && is_ident(text[..at].chars().last().unwrap()) {
+            continue;
+        }
+        let rest = &text[at..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "/._-#".contains(c)))
+            .unwrap_or(rest.len());
+        let cite = rest[..end].trim_end_matches(['.', ',']);
+        if cite.split('#').next().unwrap().ends_with(".md") {
+            out.push(cite);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_cited_docs_section_exists() {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in ["src", "core/src", "cli/src", "cli/tests", "tests"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for c in citations(&text) {
+            seen += 1;
+            check_citation(&root, c, &f.display().to_string(), &mut bad);
+        }
+        // The notes the code cited before docs/ existed are not part of the project.
+        for old in [concat!("cblosc2", "-notes"), "notes \u{a7}"] {
+            assert!(!text.contains(old), "{}: cites {old}", f.display());
+        }
+    }
+    assert!(seen > 20, "only {seen} citations found");
+    // Links between the pages: `](page.md#anchor)`, relative to the linking page.
+    let mut pages = Vec::new();
+    let mut stack = vec![root.join("docs")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    assert!(pages.len() >= 8, "docs/ holds {} pages", pages.len());
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let target = &rest[..rest.find(')').unwrap()];
+            if target.starts_with("http") {
+                continue;
+            }
+            let base = page.parent().unwrap();
+            let target = if let Some(a) = target.strip_prefix('#') {
+                format!("{}#{a}", page.file_name().unwrap().to_str().unwrap())
+            } else {
+                target.to_string()
+            };
+            check_citation(base, &target, &page.display().to_string(), &mut bad);
+        }
+    }
+    assert!(bad.is_empty(), "broken docs citations: {bad:#?}");
 }

@@ -1,6 +1,8 @@
 //! The `b2frame` command-line tool, run as a process: every subcommand on frames written by
 //! python-blosc2 (c-blosc2 3.3.5) and by b2frame itself, and on broken frames, which must give
 //! exit status 1 and one `b2frame: PATH: reason` line — never a panic (exit 101).
+// The pseudo-terminal and pipe tests are Unix-only; on Windows their helpers go unused.
+#![cfg_attr(windows, allow(unused_imports, dead_code))]
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
@@ -13,6 +15,7 @@ use common::scratch::Scratch;
 use serde_json::Value;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io::Read;
+#[cfg(unix)]
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -102,7 +105,7 @@ fn py_dir() -> Arc<Scratch> {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().unwrap()
+    common::target_command(bin()).args(args).output().unwrap()
 }
 
 fn ok(args: &[&str]) -> String {
@@ -938,14 +941,18 @@ fn own_path(w: &Path) -> PathBuf {
 // ---------------------------------------------------------------------------------------------
 // The progress bar: on a terminal only, rate-limited, erased at the end.
 
+// Pseudo-terminals and raw pipes are POSIX: these tests run on Unix only.
+
 /// Runs b2frame with stderr on a new pseudo-terminal and stdout on a pipe; returns the exit
 /// code, everything written to the terminal, and stdout.
+#[cfg(unix)]
 fn run_on_pty(args: &[&str]) -> (Option<i32>, String, Vec<u8>) {
     run_on_pty_with(args, false)
 }
 
 /// As [`run_on_pty`]; with `both`, stdout goes to the same terminal (and the returned stdout
 /// is empty).
+#[cfg(unix)]
 fn run_on_pty_with(args: &[&str], both: bool) -> (Option<i32>, String, Vec<u8>) {
     let (mut m, mut sl) = (0 as c_int, 0 as c_int);
     // SAFETY: openpty stores two new descriptors in `m` and `sl`; name, termios and winsize
@@ -967,7 +974,7 @@ fn run_on_pty_with(args: &[&str], both: bool) -> (Option<i32>, String, Vec<u8>) 
     } else {
         Stdio::piped()
     };
-    let mut cmd = Command::new(bin());
+    let mut cmd = common::target_command(bin());
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(stdout)
@@ -1022,6 +1029,7 @@ fn many_chunks(p: &Path, n: usize) -> Vec<u8> {
 const ERASE: &str = "\r\x1b[K";
 
 #[test]
+#[cfg(unix)]
 fn progress_bar_on_a_terminal() {
     let w = scratch("pty");
     let p = w.join("many.b2frame");
@@ -1115,6 +1123,7 @@ fn no_progress_bar_on_a_pipe() {
 
 /// Output to a pipe whose reader is gone ends quietly (exit 0), never with a panic.
 #[test]
+#[cfg(unix)]
 fn closed_stdout_is_not_a_panic() {
     let d = py_dir();
     for args in [
@@ -1130,7 +1139,7 @@ fn closed_stdout_is_not_a_panic() {
         // SAFETY: both descriptors are fresh and owned from here on.
         let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         drop(rd);
-        let out = Command::new(bin())
+        let out = common::target_command(bin())
             .args(&args)
             .stdout(Stdio::from(wr))
             .output()

@@ -1,5 +1,5 @@
 //! The `b2nd` (formerly `caterva`) metalayer: array shape, chunk and block shapes and dtype,
-//! msgpack-encoded (cblosc2-notes §2.15):
+//! msgpack-encoded (docs/format/metalayers.md#b2nd):
 //! `0x97 | version 0 | ndim | 0x90+ndim {0xD3 i64}* | 0x90+ndim {0xD2 i32}* (chunkshape) |
 //! 0x90+ndim {0xD2 i32}* (blockshape) | dtype_format | 0xDB i32 len dtype`.
 //!

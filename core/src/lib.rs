@@ -20,6 +20,7 @@
 //! | [`b2nd`](mod@b2nd) | N-dimensional arrays over a super-chunk: geometry, slices, selections |
 //! | [`schunk`] | the super-chunk: storage-agnostic operations over chunks and frames |
 //! | [`env`](mod@env) | the `BLOSC_*` environment variables, parsed once into typed values |
+//! | [`sys`] | positional file I/O, file identity, locks and C paths on Unix and Windows |
 
 pub mod b2nd;
 pub mod b2nd_meta;
@@ -32,6 +33,7 @@ pub mod frame;
 pub mod msgpack;
 pub mod pool;
 pub mod schunk;
+pub mod sys;
 #[cfg(test)]
 mod test_util;
 

@@ -11,7 +11,6 @@ use super::registry;
 use super::types::*;
 use crate::error::{Error, Result};
 use std::ffi::{c_char, c_int, CStr};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// NUL-terminated `blosc2_error_string` messages, indexed by `-code - 1`.
@@ -265,14 +264,14 @@ pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
 /// `void blosc_set_timestamp(blosc_timestamp_t *timestamp)`: the monotonic clock.
 ///
 /// # Safety
-/// `timestamp` must be NULL (ignored) or point to a writable `struct timespec`.
+/// `timestamp` must be NULL (ignored) or point to a writable `blosc_timestamp_t`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
     if timestamp.is_null() {
         return;
     }
     // SAFETY: non-null and writable by this function's contract.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp) };
+    super::platform::set_timestamp(unsafe { &mut *timestamp });
 }
 
 /// `double blosc_elapsed_nsecs(blosc_timestamp_t start, blosc_timestamp_t end)`.
@@ -281,8 +280,7 @@ pub extern "C" fn blosc_elapsed_nsecs(
     start_time: blosc_timestamp_t,
     end_time: blosc_timestamp_t,
 ) -> f64 {
-    1e9 * (end_time.tv_sec.wrapping_sub(start_time.tv_sec)) as f64
-        + (end_time.tv_nsec.wrapping_sub(start_time.tv_nsec)) as f64
+    super::platform::elapsed_nsecs(start_time, end_time)
 }
 
 /// `double blosc_elapsed_secs(blosc_timestamp_t start, blosc_timestamp_t end)`.
@@ -298,7 +296,14 @@ pub extern "C" fn blosc_elapsed_secs(
 /// recurse (a subdirectory makes it fail with `Failure`), a missing or non-directory path is
 /// `NotFound`, and a failing final `rmdir` is ignored.
 pub fn remove_dir(dir: &Path) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|_| Error::NotFound)?;
+    // A path that cannot be listed: NOT_FOUND (`opendir` failed) in c-blosc2 on POSIX,
+    // FILE_OPEN (`_findfirst` failed) on Windows.
+    let unlistable = if cfg!(windows) {
+        Error::FileOpen
+    } else {
+        Error::NotFound
+    };
+    let entries = std::fs::read_dir(dir).map_err(|_| unlistable)?;
     for entry in entries {
         let entry = entry.map_err(|_| Error::Failure)?;
         let path = entry.path();
@@ -344,7 +349,7 @@ pub fn rename_urlpath(old: &Path, new: &Path) -> Result<()> {
 unsafe fn cpath<'a>(p: *const c_char) -> Result<&'a Path> {
     // SAFETY: forwarded contract.
     let bytes = unsafe { cbytes(p) }?;
-    Ok(Path::new(std::ffi::OsStr::from_bytes(bytes)))
+    crate::sys::path_from_bytes(bytes).ok_or(Error::InvalidParam)
 }
 
 /// `int blosc2_remove_dir(const char *path)`: see [`remove_dir`]; NULL or "" is
@@ -577,27 +582,30 @@ mod tests {
 
     #[test]
     fn timestamps() {
-        let mut a = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
+        // SAFETY: a struct of integers (or one integer): all-zero is a valid value.
+        let mut a: blosc_timestamp_t = unsafe { std::mem::zeroed() };
         let mut b = a;
-        // SAFETY: valid timespec pointers.
+        // SAFETY: valid timestamp pointers.
         unsafe {
             blosc_set_timestamp(&mut a);
+            std::thread::sleep(std::time::Duration::from_millis(2));
             blosc_set_timestamp(&mut b);
         }
-        assert!(blosc_elapsed_nsecs(a, b) >= 0.0);
-        let x = libc::timespec {
-            tv_sec: 10,
-            tv_nsec: 900_000_000,
-        };
-        let y = libc::timespec {
-            tv_sec: 12,
-            tv_nsec: 100_000_000,
-        };
-        assert_eq!(blosc_elapsed_nsecs(x, y), 1.2e9);
-        assert!((blosc_elapsed_secs(x, y) - 1.2).abs() < 1e-12);
+        let d = blosc_elapsed_nsecs(a, b);
+        assert!((2e6..10e9).contains(&d), "{d}");
+        #[cfg(unix)]
+        {
+            let x = libc::timespec {
+                tv_sec: 10,
+                tv_nsec: 900_000_000,
+            };
+            let y = libc::timespec {
+                tv_sec: 12,
+                tv_nsec: 100_000_000,
+            };
+            assert_eq!(blosc_elapsed_nsecs(x, y), 1.2e9);
+            assert!((blosc_elapsed_secs(x, y) - 1.2).abs() < 1e-12);
+        }
     }
 
     #[test]
@@ -623,7 +631,7 @@ mod tests {
     }
 
     fn c(p: &Path) -> std::ffi::CString {
-        std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap()
+        std::ffi::CString::new(crate::sys::path_bytes(p).unwrap()).unwrap()
     }
 
     #[test]

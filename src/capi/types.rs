@@ -276,7 +276,11 @@ pub struct blosc2_frame {
 }
 
 /// `blosc_timestamp_t`: `struct timespec` on POSIX (declared by hand in the headers).
+#[cfg(not(windows))]
 pub type blosc_timestamp_t = libc::timespec;
+/// `blosc_timestamp_t`: `LARGE_INTEGER` (a 64-bit performance counter value) on Windows.
+#[cfg(windows)]
+pub type blosc_timestamp_t = i64;
 
 /// `blosc_threads_callback`: runs `numjobs` calls of `dojob` on caller-owned threads.
 pub type blosc_threads_callback = Option<
@@ -504,6 +508,7 @@ pub struct blosc2_stdio_params {
 }
 
 /// `blosc2_stdio_mmap`: parameters and state of the mmap backend (96 bytes, POSIX layout).
+#[cfg(not(windows))]
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct blosc2_stdio_mmap {
@@ -519,6 +524,26 @@ pub struct blosc2_stdio_mmap {
     pub fd: c_int,
     pub access_flags: i64,
     pub map_flags: i64,
+}
+
+/// `blosc2_stdio_mmap` on Windows (104 bytes): c-blosc2 adds the mapping object's `HANDLE`.
+#[cfg(windows)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct blosc2_stdio_mmap {
+    pub mode: *const c_char,
+    pub initial_mapping_size: usize,
+    pub needs_free: bool,
+    pub addr: *mut c_char,
+    pub urlpath: *mut c_char,
+    pub file_size: usize,
+    pub mapping_size: usize,
+    pub is_memory_only: bool,
+    pub file: *mut libc::FILE,
+    pub fd: c_int,
+    pub access_flags: i64,
+    pub map_flags: i64,
+    pub mmap_handle: *mut c_void,
 }
 
 /// `blosc2_storage`: where and how a super-chunk lives.
@@ -738,6 +763,10 @@ pub const BLOSC2_STDIO_MMAP_DEFAULTS: blosc2_stdio_mmap = blosc2_stdio_mmap {
     fd: -1,
     access_flags: -1,
     map_flags: -1,
+    // INVALID_HANDLE_VALUE, as c-blosc2's getter returns it on Windows (the static initializer
+    // in blosc2-stdio.h leaves it NULL, as c-blosc2's does).
+    #[cfg(windows)]
+    mmap_handle: usize::MAX as *mut c_void,
 };
 
 #[cfg(test)]
@@ -812,7 +841,12 @@ mod tests {
 
     #[test]
     fn stdio_mmap_layout() {
+        #[cfg(not(windows))]
         assert_eq!(size_of::<blosc2_stdio_mmap>(), 96);
+        #[cfg(windows)]
+        assert_eq!(size_of::<blosc2_stdio_mmap>(), 104);
+        #[cfg(windows)]
+        assert_eq!(offset_of!(blosc2_stdio_mmap, mmap_handle), 96);
         assert_eq!(offset_of!(blosc2_stdio_mmap, mode), 0);
         assert_eq!(offset_of!(blosc2_stdio_mmap, initial_mapping_size), 8);
         assert_eq!(offset_of!(blosc2_stdio_mmap, needs_free), 16);
@@ -942,7 +976,10 @@ mod tests {
         assert_eq!(offset_of!(blosc2_instr, filter_speed), 8);
         assert_eq!(offset_of!(blosc2_instr, flags), 12);
 
+        #[cfg(not(windows))]
         assert_eq!(size_of::<blosc_timestamp_t>(), 16);
+        #[cfg(windows)]
+        assert_eq!(size_of::<blosc_timestamp_t>(), 8);
     }
 
     #[test]

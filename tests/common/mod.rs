@@ -5,7 +5,76 @@ pub mod crash;
 pub mod reference;
 pub mod scratch;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A `Command` that starts `program`, an executable built for the target, the way cargo starts
+/// test binaries: through the runner in `CARGO_TARGET_<TRIPLE>_RUNNER` when that is set (tests
+/// cross-run under qemu-user or wine; scripts/cross-aarch64.sh sets it), directly otherwise.
+pub fn target_command(program: impl AsRef<OsStr>) -> Command {
+    match target_runner() {
+        Some(runner) => {
+            let mut words = runner.iter();
+            let mut c = Command::new(words.next().unwrap());
+            c.args(words).arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
+}
+
+/// The target triple this test was built for (from its cfg; the triples b2frame is tested on
+/// and their usual neighbours).
+pub fn target_triple() -> String {
+    let vendor = if cfg!(windows) {
+        "pc"
+    } else if cfg!(target_vendor = "apple") {
+        "apple"
+    } else {
+        "unknown"
+    };
+    let os = if cfg!(target_os = "macos") {
+        "darwin"
+    } else {
+        std::env::consts::OS
+    };
+    let env = if cfg!(target_env = "gnu") {
+        "-gnu"
+    } else if cfg!(target_env = "msvc") {
+        "-msvc"
+    } else if cfg!(target_env = "musl") {
+        "-musl"
+    } else {
+        ""
+    };
+    format!("{}-{vendor}-{os}{env}", std::env::consts::ARCH)
+}
+
+/// The words of `CARGO_TARGET_<TRIPLE>_RUNNER` for the triple this test was built for, if set.
+pub fn target_runner() -> Option<Vec<String>> {
+    // Under wine the test is itself a Windows process, which starts Windows programs directly
+    // (and cannot start the Unix `wine` binary).
+    if cfg!(windows) {
+        return None;
+    }
+    let triple = target_triple().to_uppercase().replace(['-', '.'], "_");
+    let words: Vec<String> = std::env::var(format!("CARGO_TARGET_{triple}_RUNNER"))
+        .ok()?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// The C compiler for the target: `CC_<triple>` (the cc crate's name for it), else `CC`, else
+/// `cc`.
+pub fn target_cc() -> String {
+    let triple = target_triple().replace('-', "_");
+    std::env::var(format!("CC_{triple}"))
+        .or_else(|_| std::env::var("CC"))
+        .unwrap_or_else(|_| "cc".into())
+}
 
 /// The Python with python-blosc2 that interop tests run: `$B2FRAME_PYTHON`, else the project's
 /// `.venv`; a missing one fails the test loudly (interop tests never silently skip).

@@ -6,7 +6,7 @@
 #![allow(clippy::missing_transmute_annotations)]
 
 use b2frame::capi::types::{blosc2_cparams, blosc2_dparams};
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -59,9 +59,7 @@ pub fn reference_path() -> PathBuf {
 impl Reference {
     /// Looks up a symbol of the reference library.
     pub fn sym(&self, name: &str) -> *mut c_void {
-        let c = CString::new(name).unwrap();
-        // SAFETY: handle is a live dlopen handle; name is NUL-terminated.
-        let p = unsafe { libc::dlsym(self.handle as *mut c_void, c.as_ptr()) };
+        let p = dl::sym(self.handle as *mut c_void, name);
         assert!(!p.is_null(), "reference library lacks symbol {name}");
         p
     }
@@ -72,21 +70,10 @@ pub fn reference() -> &'static Reference {
     static REF: OnceLock<Reference> = OnceLock::new();
     REF.get_or_init(|| {
         let path = reference_path();
-        let c = CString::new(path.to_str().unwrap()).unwrap();
-        // RTLD_DEEPBIND: the reference resolves its own (and its bundled codecs') symbols first,
-        // so nothing of b2frame linked into the test binary can be mixed into it.
-        // SAFETY: dlopen of a regular shared library path.
-        let h = unsafe {
-            libc::dlopen(
-                c.as_ptr(),
-                libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
-            )
-        };
-        assert!(!h.is_null(), "dlopen({}) failed", path.display());
+        let h = dl::open(&path);
+        assert!(!h.is_null(), "loading {} failed", path.display());
         let get = |name: &str| -> *mut c_void {
-            let n = CString::new(name).unwrap();
-            // SAFETY: h is a live handle.
-            let p = unsafe { libc::dlsym(h, n.as_ptr()) };
+            let p = dl::sym(h, name);
             assert!(!p.is_null(), "reference library lacks {name}");
             p
         };
@@ -156,4 +143,79 @@ pub fn ref_decompress(chunk: &[u8], nbytes: usize, nthreads: i16) -> Result<Vec<
         dst.truncate(n as usize);
     }
     Ok(dst)
+}
+
+/// Frees memory the reference library allocated (its C runtime's `free`: on Windows the wheel's
+/// DLL uses the UCRT, another heap than the test's msvcrt).
+///
+/// # Safety
+/// `p` NULL or allocated by the reference library's `malloc`.
+pub unsafe fn free_ref(p: *mut c_void) {
+    #[cfg(unix)]
+    // SAFETY: forwarded contract (one C runtime on Unix).
+    unsafe {
+        libc::free(p)
+    };
+    #[cfg(windows)]
+    {
+        static FREE: OnceLock<usize> = OnceLock::new();
+        let f = *FREE.get_or_init(|| {
+            let h = dl::open(std::path::Path::new("ucrtbase.dll"));
+            assert!(!h.is_null(), "ucrtbase.dll not found");
+            dl::sym(h, "free") as usize
+        });
+        // SAFETY: ucrtbase's `free`, the one the reference DLL's `malloc` pairs with.
+        unsafe {
+            let free: unsafe extern "C" fn(*mut c_void) = std::mem::transmute(f);
+            free(p)
+        }
+    }
+}
+
+/// Loading a shared library and looking up symbols (dlopen/dlsym, LoadLibrary/GetProcAddress).
+mod dl {
+    use std::ffi::{c_void, CString};
+    use std::path::Path;
+
+    #[cfg(unix)]
+    pub fn open(path: &Path) -> *mut c_void {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        // RTLD_DEEPBIND: the reference resolves its own (and its bundled codecs') symbols first,
+        // so nothing of b2frame linked into the test binary can be mixed into it.
+        // SAFETY: dlopen of a regular shared library path.
+        unsafe {
+            libc::dlopen(
+                c.as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+            )
+        }
+    }
+
+    #[cfg(unix)]
+    pub fn sym(h: *mut c_void, name: &str) -> *mut c_void {
+        let n = CString::new(name).unwrap();
+        // SAFETY: h is a live handle; n is NUL-terminated.
+        unsafe { libc::dlsym(h, n.as_ptr()) }
+    }
+
+    // A DLL's imports are bound to the DLL it names, so the reference cannot pick up b2frame's
+    // symbols on Windows (what RTLD_DEEPBIND ensures on Linux).
+    #[cfg(windows)]
+    pub fn open(path: &Path) -> *mut c_void {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: LoadLibraryA of a NUL-terminated path.
+        unsafe { windows_sys::Win32::System::LibraryLoader::LoadLibraryA(c.as_ptr().cast()) }
+    }
+
+    #[cfg(windows)]
+    pub fn sym(h: *mut c_void, name: &str) -> *mut c_void {
+        let n = CString::new(name).unwrap();
+        // SAFETY: h is a live module handle; n is NUL-terminated.
+        match unsafe {
+            windows_sys::Win32::System::LibraryLoader::GetProcAddress(h, n.as_ptr().cast())
+        } {
+            Some(f) => f as *mut c_void,
+            None => std::ptr::null_mut(),
+        }
+    }
 }

@@ -12,7 +12,13 @@
  * sharing anything but the files. */
 #define _GNU_SOURCE
 #include <blosc2.h>
+#if defined(_WIN32)
+#include <direct.h>
+#include <windows.h>
+#define mkdir(path, mode) _mkdir(path)
+#else
 #include <dlfcn.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,12 +295,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s write|read DIR\n", argv[0]);
     return 2;
   }
+#if defined(_WIN32)
+  HMODULE mod = NULL;
+  char name[MAX_PATH];
+  if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                         (LPCSTR)(void *)&blosc2_schunk_open, &mod) &&
+      GetModuleFileNameA(mod, name, sizeof(name)) > 0) {
+    printf("library: %s (as %s)\n", name, name);
+  }
+#else
   Dl_info info;
   if (dladdr((void *)&blosc2_schunk_open, &info) && info.dli_fname) {
     char *real = realpath(info.dli_fname, NULL); /* the file behind a libblosc2.so.9 link */
     printf("library: %s (as %s)\n", real ? real : info.dli_fname, info.dli_fname);
     free(real);
   }
+#endif
   blosc2_init();
   mkdir(argv[2], 0755);
   int rc = strcmp(argv[1], "write") == 0 ? write_all(argv[2]) : read_all(argv[2]);

@@ -1,7 +1,7 @@
 //! The b2nd N-dimensional array layer: an array of `shape` items split into chunks of
 //! `chunkshape` items (one super-chunk chunk each, padded to `extchunkshape`) and blocks of
 //! `blockshape` items (one Blosc block each), as c-blosc2's `b2nd.h` lays them out
-//! (cblosc2-notes §2.15 for the metalayer).
+//! (docs/format/metalayers.md#b2nd for the metalayer).
 //!
 //! | module | concept |
 //! |---|---|

@@ -14,7 +14,7 @@
 //! filter_speed = neblock / seconds spent in the prefilter and filter pipeline for the block.
 //! Speeds vary between runs by nature; everything else is fixed by the input.
 //!
-//! Where we follow c-blosc2 3.3.5 byte for byte in structure (tests/chunk_instr.rs):
+//! Where we follow c-blosc2 3.3.5 byte for byte in structure (tests/chunk_reference_instr.rs):
 //! * a prefilter runs per block before the pipeline (its failure is `FilterPipeline`);
 //! * with `output_is_disposable` every stream is a zero run without a record, so the chunk is
 //!   a 32-byte zero special chunk (flags 0x90) whose nbytes/blocksize still count records;
@@ -22,7 +22,7 @@
 //!   stored after the bstarts (size, bytes), the records measure the codec with it; the small
 //!   input fallback (no dictionary) is the same as for regular chunks.
 //!
-//! Where we do not (reference bugs, notes §2.16: not replicated on the write side):
+//! Where we do not (reference bugs, docs/divergences.md#10-instrumented-codec-chunks-stay-decodable):
 //! * clevel 0, inputs under 32 bytes, and chunks whose records do not fit `dst`: c-blosc2
 //!   writes a memcpyed chunk of the raw input but still rewrites the header's nbytes/blocksize
 //!   to the record counts and sets the instr flag, a chunk it then refuses to decode (-3). We

@@ -23,7 +23,7 @@
 //!
 //! Output matches c-blosc2 3.3.5: same block sizes, split decisions, stream encodings and
 //! fallbacks, hence the same bytes (serial writer) or the same bytes up to block order. On
-//! purpose we differ where c-blosc2 has bugs (notes §2.16): the header always holds the
+//! purpose we differ where c-blosc2 has bugs (docs/divergences.md): the header always holds the
 //! *effective* block size; memcpyed chunks never carry the dictionary flag; LZ4 dictionaries
 //! are the samples as they are. The reader tolerates c-blosc2's quirky chunks (memcpyed chunks
 //! flagged with a dictionary, legacy Blosc1 versions, bstarts in any order) and decodes DELTA

@@ -3,9 +3,9 @@
 //! BYTEDELTA_BUGGY (34), BYTEDELTA (35) and INT_TRUNC (36). c-blosc2 also registers, without
 //! code, the codecs it loads at run time from separate Python packages (OPENHTJ2K 36, GROK 37,
 //! OPENZL 38, J2K 39, HTJ2K 40): without the package, compressing or decompressing with them
-//! fails with `CodecSupport`, which is what [`Plugins`] answers (we never load them).
+//! fails with `CodecSupport`, which is what `Plugins` answers (we never load them).
 //!
-//! [`Plugins`] wraps the caller's [`Hooks`] (user codecs and filters, ids 160 and up, still go
+//! `Plugins` wraps the caller's [`Hooks`] (user codecs and filters, ids 160 and up, still go
 //! there) and is what every [`super::Compressor`] and [`super::Decompressor`] calls. The
 //! plugins read what c-blosc2 hands them through `cparams->schunk`/`dparams->schunk`: the
 //! super-chunk's typesize and its `b2nd` metalayer, which the hooks supply as a

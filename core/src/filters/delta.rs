@@ -11,7 +11,7 @@
 //!
 //! Trailing bytes after the last whole element: c-blosc2's decoder leaves them as they are, but
 //! its encoder never writes them (the output keeps whatever the buffer held, so such chunks do
-//! not round-trip; notes §2.16 item 2). Our encoder copies them verbatim, which the reference
+//! not round-trip; docs/divergences.md#2-delta-and-trunc_prec-encode-the-trailing-bytes). Our encoder copies them verbatim, which the reference
 //! decoder then reproduces exactly.
 
 use crate::error::{Error, Result};

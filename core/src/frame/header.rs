@@ -2,7 +2,7 @@
 //!
 //! Every number is validated here, once, with 64-bit checked arithmetic; the typed
 //! [`FrameHeader`] that comes out is what the rest of the frame layer trusts. Byte positions are
-//! those of cblosc2-notes §2.9.
+//! those of docs/format/cframe.md#header.
 
 use crate::error::{Error, Result};
 use crate::msgpack::{self, marker, Reader};
@@ -425,7 +425,7 @@ mod tests {
         assert_eq!(bytes[off], 0xc6);
         let p = FrameHeader::parse(&bytes).unwrap();
         assert_eq!(p.metalayers, h.metalayers);
-        // A single 2-char name with 3 bytes of content gives header_len 113 (§2.9).
+        // A single 2-char name with 3 bytes of content gives header_len 113 (docs/format/metalayers.md#in-the-frame-header).
         h.metalayers.truncate(1);
         assert_eq!(h.to_bytes().unwrap().len(), 113);
     }

@@ -12,7 +12,6 @@ use super::record::{self, FileRef};
 use super::udio::UdioStore;
 use crate::error::{Error, Result};
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The first `len` bytes of a reusable read buffer. The buffer only ever grows (zero-filling
@@ -43,9 +42,9 @@ pub enum Store {
         /// The file size last seen (by `fstat` or our own writes); an upper bound for reads
         /// that skip the `fstat`. Atomic because concurrent readers share `&Store`.
         size: AtomicU64,
-        /// `(st_dev, st_ino)` of the open file, fixed for the handle's life: comparing it with
-        /// a `stat` of the path tells whether the path was replaced, without an `fstat`.
-        ident: (u64, u64),
+        /// The open file's identity ([`crate::sys::FileId`]), fixed for the handle's life:
+        /// comparing it with the path's tells whether the path was replaced.
+        ident: crate::sys::FileId,
     },
     /// A file reached through a user-defined I/O backend ([`super::udio`]).
     User(UdioStore),
@@ -54,18 +53,18 @@ pub enum Store {
 impl Store {
     /// A frame starting at `base` inside `file` (its size read once here).
     pub fn file(file: File, base: u64) -> Result<Store> {
-        use std::os::unix::fs::MetadataExt;
         let m = file.metadata().map_err(|_| Error::FileRead)?;
+        let ident = crate::sys::file_id(&file).map_err(|_| Error::FileRead)?;
         Ok(Store::File {
             file,
             base,
             size: AtomicU64::new(m.len()),
-            ident: (m.dev(), m.ino()),
+            ident,
         })
     }
 
-    /// `(st_dev, st_ino)` of the open file (None unless a plain file store).
-    pub fn file_ident(&self) -> Option<(u64, u64)> {
+    /// The open file's identity (None unless a plain file store).
+    pub fn file_ident(&self) -> Option<crate::sys::FileId> {
         match self {
             Store::File { ident, .. } => Some(*ident),
             Store::Memory(_) | Store::User(_) => None,
@@ -139,7 +138,7 @@ impl Store {
                 if !self.holds(end)? {
                     return Err(Error::ReadBuffer);
                 }
-                if file.read_exact_at(dst, at).is_err() {
+                if crate::sys::read_exact_at(file, dst, at).is_err() {
                     // Shrunk by another handle since the size was cached?
                     return Err(if end > self.available()? {
                         Error::ReadBuffer
@@ -189,7 +188,7 @@ impl Store {
                 let at = base.checked_add(pos).ok_or(Error::FileWrite)?;
                 let end = at.checked_add(data.len() as u64).ok_or(Error::FileWrite)?;
                 record::write(&FileRef::Inode(ident.0, ident.1), at, data);
-                let r = file.write_all_at(data, at).map_err(|_| Error::FileWrite);
+                let r = crate::sys::write_all_at(file, data, at).map_err(|_| Error::FileWrite);
                 // Even a failed write may have extended the file; the cache is only an upper
                 // bound for allocation sizes if it stays at or below the real size, so on
                 // failure re-read it.

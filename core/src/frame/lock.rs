@@ -1,4 +1,4 @@
-//! Opt-in advisory file locking shared with c-blosc2 3.2+ processes (cblosc2-notes §5.3).
+//! Opt-in advisory file locking shared with c-blosc2 3.2+ processes (docs/threading.md#file-locking).
 //!
 //! The protocol, which every cooperating handle (ours or c-blosc2's) follows:
 //! * a sidecar file `<path>.b2lock` (cframe) or `<dir>/.b2lock` (sframe), created on first use
@@ -9,12 +9,14 @@
 //!   handle mutated the frame (even without a length change) and must re-read it;
 //! * locks are re-entrant per handle: nested acquisitions only count depth.
 //!
-//! The OS locks are std's `File::lock` / `lock_shared` / `unlock`, which are `flock(2)` on Unix:
-//! the same lock c-blosc2 takes, so the two libraries exclude each other.
+//! The OS locks ([`crate::sys::lock`]) are std's `File::lock` / `lock_shared` / `unlock`, which
+//! are `flock(2)` on Unix, and `LockFileEx` on the sidecar's first byte on Windows: the locks
+//! c-blosc2 takes on each, so the two libraries exclude each other. (Windows locks are mandatory
+//! for their range; the counter at offset 8 lies outside it, as in c-blosc2.) The sidecar is opened with std's defaults
+//! (mode 0666 less the umask and close-on-exec on Unix, as c-blosc2's `open(..., 0666)` gives).
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Byte offset of the generation counter inside the sidecar.
@@ -57,9 +59,9 @@ enum Op {
 fn flock(file: &File, op: Op) -> Result<()> {
     loop {
         let r = match op {
-            Op::Shared => file.lock_shared(),
-            Op::Exclusive => file.lock(),
-            Op::Unlock => file.unlock(),
+            Op::Shared => crate::sys::lock(file, false),
+            Op::Exclusive => crate::sys::lock(file, true),
+            Op::Unlock => crate::sys::unlock(file),
         };
         match r {
             Ok(()) => return Ok(()),
@@ -113,8 +115,6 @@ impl FrameLock {
                 .write(true)
                 .create(true)
                 .truncate(false)
-                .mode(0o666)
-                .custom_flags(libc::O_CLOEXEC)
                 .open(&self.path)
                 .map_err(|_| Error::Lock)?;
             self.file = Some(f);
@@ -139,14 +139,14 @@ impl FrameLock {
         flock(file, op)?;
         let r = (|| {
             let mut b = [0u8; 8];
-            let seq = match file.read_at(&mut b, SEQ_OFFSET) {
+            let seq = match crate::sys::read_at(file, &mut b, SEQ_OFFSET) {
                 Ok(8) => u64::from_ne_bytes(b),
                 Ok(_) => 0,
                 Err(_) => return Err(Error::Lock),
             };
             if exclusive {
                 let next = seq.wrapping_add(1);
-                file.write_all_at(&next.to_ne_bytes(), SEQ_OFFSET)
+                crate::sys::write_all_at(file, &next.to_ne_bytes(), SEQ_OFFSET)
                     .map_err(|_| Error::Lock)?;
             }
             Ok(seq)

@@ -5,7 +5,7 @@
 //! [`Frame`] opens a frame by validating its header, trailer and the *whole* offsets index (every
 //! stored offset bounded by the data section) and reads nothing else; chunks are read on demand
 //! and their sizes re-validated on every access. Mutations follow c-blosc2 3.3's semantics
-//! (cblosc2-notes §2.12) but never write the frames its bugs produce (§2.16).
+//! (docs/mutation.md) but never write the frames its bugs produce (docs/divergences.md).
 
 #![forbid(unsafe_code)]
 
@@ -467,7 +467,7 @@ impl Frame {
         // c-blosc2 creates the index with "wb"; later rewrites open it "rb+". Backends may hand
         // out a stream for "rb+" even when the file does not exist yet (c-blosc2's own
         // test_udio does), so the index must exist before the first commit.
-        drop(io.open(&dir.join(sframe::INDEX_FILE), "wb")?);
+        drop(io.open(&sframe::join_slash(dir, sframe::INDEX_FILE), "wb")?);
         let mut f = Frame {
             header: new_header(FrameType::Sparse, cparams, dparams),
             locs: Vec::new(),

@@ -1,8 +1,8 @@
-//! Frame mutations, following c-blosc2 3.3 (cblosc2-notes §2.12): payloads go to the end of the
+//! Frame mutations, following c-blosc2 3.3 (docs/mutation.md#common-steps): payloads go to the end of the
 //! data section (cframe) or to a new `%08X.chunk` file (sframe); then the offsets index, the
 //! trailer and the header are rewritten and the frame truncated after the trailer.
 //!
-//! Deliberate differences (the reference's bugs, §2.16): chunks with `nbytes == 0` are refused
+//! Deliberate differences (the reference's bugs, docs/divergences.md): chunks with `nbytes == 0` are refused
 //! (a frame cannot count them); special offsets are only used while the chunksize is fixed
 //! (their size is derived from it), so in a frame with variable chunk sizes ZERO/NaN/UNINIT
 //! chunks are stored as regular chunks with the same contents
@@ -598,7 +598,7 @@ impl Frame {
     }
 
     /// Replaces chunk `i`. cframes compact in place: the tail of the data section moves by the
-    /// size difference (cblosc2-notes §2.12). Returns nchunks.
+    /// size difference (docs/mutation.md#update). Returns nchunks.
     pub fn update_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
         let old_loc = self.loc(i)?;
         let i = i as usize;
@@ -894,7 +894,7 @@ mod tests {
     }
 
     /// `fill_special` writes what c-blosc2 writes (the bytes are compared with the reference in
-    /// tests/schunk_interop.rs): chunks that read back as the special kind with the right sizes,
+    /// tests/schunk_reference.rs): chunks that read back as the special kind with the right sizes,
     /// and the index as one 40-byte SPECIAL_VALUE chunk whatever the chunk count.
     #[test]
     fn fill_special_reads_back_with_a_40_byte_index() {

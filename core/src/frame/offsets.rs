@@ -1,5 +1,5 @@
 //! The offsets index: one ordinary chunk whose payload is `nchunks` little-endian int64 entries
-//! (cblosc2-notes §2.10). A non-negative entry locates a stored chunk (cframe: offset from the
+//! (docs/format/offsets.md#entries). A non-negative entry locates a stored chunk (cframe: offset from the
 //! end of the header; sframe: chunk-file id); a negative one marks a special chunk with no
 //! payload, whose bytes are synthesised on read.
 
@@ -324,7 +324,7 @@ pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
 
 /// The blocksize c-blosc2 writes into a synthesised special chunk: its automatic blocksize for
 /// `BLOSC2_CPARAMS_DEFAULTS` (BloscLZ, clevel 5, shuffle) with the frame's typesize, or the
-/// frame's requested blocksize (cblosc2-notes §2.3, verified against 3.3.5 output).
+/// frame's requested blocksize (docs/format/chunk.md#blocksize, verified against 3.3.5 output).
 pub fn special_blocksize(typesize: i32, nbytes: i32, requested: i32) -> i32 {
     let ts = typesize.max(1) as i64;
     let nb = nbytes as i64;

@@ -2,7 +2,7 @@
 //! durability switch (see docs/durability.md).
 //!
 //! Every write, truncation, sync, rename and removal that the frame code makes on a file goes
-//! through the functions of this module first ([`write`], [`truncate`], [`sync`], ...). When a
+//! through the functions of this module first ([`write()`], [`truncate`], [`sync`], ...). When a
 //! thread has turned recording on ([`start`]), each of them is appended to that thread's log,
 //! in issue order, with the bytes written; [`stop`] hands the log back. The crash tests replay
 //! prefixes, torn writes and (in durable mode) reorderings of such logs to build every state a

@@ -1,6 +1,6 @@
 //! Sparse frames: a directory holding `chunks.b2frame` (a frame header with `frame_type = 1`,
 //! the offsets index whose entries are chunk-file ids, and the trailer) plus one `%08X.chunk`
-//! file per stored chunk (cblosc2-notes §2.14).
+//! file per stored chunk (docs/format/sframe.md#directory).
 //!
 //! With a user I/O backend, c-blosc2 opens the index file and every chunk file through the
 //! backend's callbacks; the directory itself (creation, and removal of chunk files) stays on the
@@ -33,7 +33,7 @@ impl SparseDir {
     pub fn new(dir: &Path, io: Option<Arc<dyn UserIo>>) -> SparseDir {
         SparseDir {
             dir: dir.to_path_buf(),
-            index: dir.join(INDEX_FILE),
+            index: join_slash(dir, INDEX_FILE),
             io,
         }
     }
@@ -111,10 +111,8 @@ impl SparseDir {
         let mut head = [0u8; N];
         match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
                 let f = std::fs::File::open(&self.index).map_err(|_| Error::FileOpen)?;
-                f.read_exact_at(&mut head, 0)
-                    .map_err(|_| Error::ReadBuffer)?;
+                crate::sys::read_exact_at(&f, &mut head, 0).map_err(|_| Error::ReadBuffer)?;
             }
             Some(_) => {
                 let got = self.index_store()?.read_at(0, N as u64)?;
@@ -139,11 +137,10 @@ impl SparseDir {
         let path = chunk_path(&self.dir, id)?;
         let size = match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
                 let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
                 let size = f.metadata().map_err(|_| Error::FileRead)?.len();
                 check_chunk_file_size(size, header)?;
-                f.read_exact_at(super::io::sized(buf, size as usize), 0)
+                crate::sys::read_exact_at(&f, super::io::sized(buf, size as usize), 0)
                     .map_err(|_| Error::ReadBuffer)?;
                 size as usize
             }
@@ -169,13 +166,11 @@ impl SparseDir {
         let mut head = [0u8; EXTENDED_HEADER_LEN];
         let (size, n) = match &self.io {
             None => {
-                use std::os::unix::fs::FileExt;
                 let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
                 let size = f.metadata().map_err(|_| Error::FileRead)?.len();
                 check_chunk_file_size(size, header)?;
                 let n = size.min(head.len() as u64) as usize;
-                f.read_exact_at(&mut head[..n], 0)
-                    .map_err(|_| Error::ReadBuffer)?;
+                crate::sys::read_exact_at(&f, &mut head[..n], 0).map_err(|_| Error::ReadBuffer)?;
                 (size, n)
             }
             Some(io) => {
@@ -270,6 +265,20 @@ fn check_chunk_file_size(size: u64, header: &FrameHeader) -> Result<()> {
         return Err(Error::ReadBuffer);
     }
     Ok(())
+}
+
+/// `dir/name` with a `/` as c-blosc2 writes it on every platform (`Path::join` would put a `\`
+/// on Windows, which user I/O backends keyed by path strings would see as another name).
+pub fn join_slash(dir: &Path, name: &str) -> PathBuf {
+    let dir = dir.as_os_str();
+    let mut p = std::ffi::OsString::with_capacity(dir.len() + 1 + name.len());
+    p.push(dir);
+    // `Path::join` adds no separator after a trailing one.
+    if dir.as_encoded_bytes().last().is_some_and(|&b| b != b'/') {
+        p.push("/");
+    }
+    p.push(name);
+    PathBuf::from(p)
 }
 
 /// Path of the file holding chunk `id` (8 uppercase hex digits), built in one allocation.

@@ -1,5 +1,5 @@
 //! The frame trailer: vlmetalayers (each a complete compressed chunk), the trailer length and an
-//! (always empty) fingerprint slot (cblosc2-notes §2.11).
+//! (always empty) fingerprint slot (docs/format/trailer.md#layout).
 //!
 //! Layout: `0x94 | version 1 | 0x93 | 0xCD idx_size | 0xDE nvl {fixstr name, 0xD2 offset}* |
 //! 0xDC nvl {0xC6 len bytes}* | 0xCE trailer_len | 0xD8 0x00 <16 zero bytes>`. Content offsets

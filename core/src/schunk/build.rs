@@ -4,7 +4,7 @@
 //! The result is what a frame that received the same chunks one by one describes: the chunksize
 //! follows c-blosc2's rules over the append sequence; ZERO/NaN/UNINIT chunks become special
 //! offsets while the chunksize is fixed and are stored as 32-byte chunks in variable-size frames
-//! (so that c-blosc2 3.3.5 can read them, cblosc2-notes §2.10); the flags and version follow the
+//! (so that c-blosc2 3.3.5 can read them, docs/format/offsets.md#index-chunk); the flags and version follow the
 //! chunksize and the chunk kind. Header, index and trailer are parsed back by the frame reader
 //! before anything is written, so a builder bug cannot produce a frame our own reader refuses;
 //! the chunk data is streamed into the destination, never assembled in memory as a whole.

@@ -4,8 +4,8 @@
 //! kinds, and the counters c-blosc2 callers read (`nchunks`, `nbytes`, `cbytes`, `chunksize`)
 //! come from one place ([`SChunk::counters`]).
 //!
-//! Semantics follow c-blosc2 3.3 (cblosc2-notes §1.2, §2.12) except where the reference has
-//! bugs (§1.7, §2.16): the metalayer count is checked, a failed metalayer add changes nothing,
+//! Semantics follow c-blosc2 3.3 (docs/mutation.md) except where the reference has
+//! bugs (docs/divergences.md): the metalayer count is checked, a failed metalayer add changes nothing,
 //! and every failed operation leaves the super-chunk as it was (the frame layer rolls its
 //! in-memory state back; plain storage checks everything before mutating).
 //!
@@ -807,7 +807,6 @@ impl SChunk {
     /// Whether [`SChunk::reopen_if_replaced`] would reopen: the cframe file's path now names
     /// another file than the one the handle reads. `&self`, for readers sharing the super-chunk.
     pub fn is_replaced(&self) -> bool {
-        use std::os::unix::fs::MetadataExt;
         let Location::File { path, .. } = &self.location else {
             return false;
         };
@@ -818,20 +817,18 @@ impl SChunk {
             return false;
         };
         // The open file's identity was taken when it was opened: one `stat` of the path.
-        let (Some(open), Ok(now)) = (store.file_ident(), std::fs::metadata(path)) else {
+        let (Some(open), Ok(now)) = (store.file_ident(), crate::sys::path_file_id(path)) else {
             return false;
         };
-        open != (now.dev(), now.ino())
+        open != now
     }
 }
 
 /// The `frame_len` field of the frame header at `offset` in `path`.
 fn disk_frame_len(path: &Path, offset: u64) -> Result<u64> {
-    use std::os::unix::fs::FileExt;
     let file = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
     let mut fixed = [0u8; crate::frame::header::HEADER_MINLEN];
-    file.read_exact_at(&mut fixed, offset)
-        .map_err(|_| Error::FileRead)?;
+    crate::sys::read_exact_at(&file, &mut fixed, offset).map_err(|_| Error::FileRead)?;
     Ok(crate::frame::header::peek_lengths(&fixed)?.1)
 }
 

@@ -19,7 +19,7 @@ pub(super) struct Plain {
     pub vlmeta: Vec<(String, Vec<u8>)>,
 }
 
-/// c-blosc2's chunksize rules (cblosc2-notes §2.12): -1 takes the first chunk's size; a fixed
+/// c-blosc2's chunksize rules (docs/mutation.md#chunksize): -1 takes the first chunk's size; a fixed
 /// size becomes variable (0) when a chunk is larger, follows a short last chunk, or a chunk
 /// that is not last has another size.
 pub(super) fn next_chunksize(

@@ -77,7 +77,7 @@ impl SChunk {
     /// Metalayers first, then chunks (stored unchanged when the parameters are compatible, for
     /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
     /// Contiguous frames are planned from the chunk headers and streamed into place
-    /// ([`CframePlan`]).
+    /// (`CframePlan`).
     pub fn copy_to(
         &self,
         storage: NewStorage<'_>,

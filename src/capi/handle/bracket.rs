@@ -40,7 +40,7 @@ pub(crate) fn resync(sc: &mut blosc2_schunk, h: &mut Handle, force: bool) -> Res
 
 /// Runs one super-chunk operation the way c-blosc2 brackets frame accesses: under the handle's
 /// lock (shared for reads, exclusive for mutations) when locking is enabled, after re-syncing
-/// a disk frame that another handle changed (§5.2: stored `frame_len` differs, or the lock
+/// a disk frame that another handle changed (docs/threading.md#stale-frames: stored `frame_len` differs, or the lock
 /// generation moved). Lock failures are `BLOSC2_ERROR_LOCK`; a failed re-sync keeps the old
 /// view (c-blosc2 tolerates torn reads the same way).
 pub(crate) fn bracket<T>(
@@ -56,7 +56,7 @@ pub(crate) fn bracket<T>(
     let _ = resync(sc, h, moved);
     if exclusive {
         // A change: c-blosc2 writes the struct's fields into the frame header it rewrites.
-        crate::capi::fields::adopt(sc, h);
+        super::adopt(sc, h);
     }
     let r = op(sc, h);
     if let Some(l) = h.lock.as_mut() {

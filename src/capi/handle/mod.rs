@@ -6,7 +6,8 @@
 //! safe super-chunk plus the C-side mirrors it owns) and to its locks ([`sync`]). Every C entry
 //! point reaches the handle through [`exclusive`], [`read_op`] or [`writer`], runs inside
 //! [`bracket`] (the `.b2lock` file lock and the stale-frame re-read) and leaves the public fields
-//! re-mirrored ([`mirror`]). The C API modules above ([`super::schunk`], [`super::meta`],
+//! re-mirrored ([`mirror`]); the fields callers may write into the struct are taken over
+//! first ([`fields`]). The C API modules above ([`super::schunk`], [`super::meta`],
 //! [`super::b2nd`]) only call into this one; it calls none of them.
 
 use super::boundary::malloc_copy;
@@ -17,12 +18,14 @@ use crate::schunk::{ChunkCodec, Location, SChunk};
 use std::ffi::{c_char, c_int, c_void};
 
 mod bracket;
+mod fields;
 mod mirror;
 mod sync;
 
 pub(crate) use bracket::{
     bracket, enable_locking, resync, revalidate, schunk_lock, schunk_refresh, schunk_unlock,
 };
+pub(crate) use fields::{adopt, copy_template};
 pub(crate) use mirror::{free_mirrors, sync_counters, sync_meta, sync_vlmeta};
 pub(crate) use sync::{block, exclusive, read_op, read_op_plain, writer, Reader};
 

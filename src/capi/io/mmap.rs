@@ -7,30 +7,20 @@
 //! `"r"` read-only shared mapping, `"r+"` read-write shared mapping of an existing file,
 //! `"w+"` read-write shared mapping of a new (truncated) file, `"c"` copy-on-write private
 //! mapping whose writes never reach the file. Writable modes map `initial_mapping_size` bytes
-//! up front; growing past the mapping remaps it to twice the file size (`mremap`). Writes grow
-//! the file with `ftruncate` (except in `"c"` mode). Only cframes can use it: one params struct
+//! up front; growing past the mapping remaps it to twice the file size (`mremap` on Linux).
+//! Writes grow the file with `ftruncate` (except in `"c"` mode). The OS calls are in
+//! [`super::super::platform`]; on Windows, as in c-blosc2, the file is as large as the mapping
+//! while mapped and cut to its logical size by `destroy`, and a `"c"` mapping cannot grow. Only cframes can use it: one params struct
 //! maps one file, so sframes (many files) are refused by the path check in `open`.
 //!
 //! Unlike c-blosc2, a write through a read-only mapping fails (0 items) instead of faulting,
 //! and NULL streams are rejected instead of dereferenced.
 
 use super::super::boundary::{guard_i64, guard_int, guard_ptr};
+use super::super::platform;
 use super::super::types::blosc2_stdio_mmap;
 use super::stdio::checked_len;
 use std::ffi::{c_char, c_int, c_void, CStr};
-
-/// The mapping parameters a mode selects: (protection, map flags, memory only, fopen mode,
-/// whether the initial mapping size applies).
-fn mode_flags(mode: &[u8]) -> Option<(c_int, c_int, bool, &'static CStr, bool)> {
-    let rw = libc::PROT_READ | libc::PROT_WRITE;
-    Some(match mode {
-        b"r" => (libc::PROT_READ, libc::MAP_SHARED, false, c"rb", false),
-        b"r+" => (rw, libc::MAP_SHARED, false, c"rb+", true),
-        b"w+" => (rw, libc::MAP_SHARED, false, c"wb+", true),
-        b"c" => (rw, libc::MAP_PRIVATE, true, c"rb", true),
-        _ => return None,
-    })
-}
 
 /// Undoes a half-done open: closes the file and forgets the path copy.
 ///
@@ -83,15 +73,15 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
         }
         // SAFETY: C string by contract.
         let mode = unsafe { CStr::from_ptr(m.mode) }.to_bytes();
-        let Some((prot, flags, memory_only, fmode, use_initial)) = mode_flags(mode) else {
+        let Some((access, map, memory_only, fmode, use_initial)) = platform::mmap_mode(mode) else {
             return Ok(null);
         };
         m.urlpath = super::super::boundary::malloc_copy(path.to_bytes_with_nul()) as *mut c_char;
         if m.urlpath.is_null() {
             return Ok(null);
         }
-        m.access_flags = i64::from(prot);
-        m.map_flags = i64::from(flags);
+        m.access_flags = access;
+        m.map_flags = map;
         m.is_memory_only = memory_only;
         // SAFETY: two C strings.
         m.file = unsafe { libc::fopen(urlpath, fmode.as_ptr()) };
@@ -101,18 +91,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
             return Ok(null);
         }
         // SAFETY: `m.file` is a live stream.
-        let size = unsafe {
-            if libc::fseeko(m.file, 0, libc::SEEK_END) != 0 {
-                -1
-            } else {
-                let s = libc::ftello(m.file);
-                if libc::fseeko(m.file, 0, libc::SEEK_SET) != 0 {
-                    -1
-                } else {
-                    s
-                }
-            }
-        };
+        let size = unsafe { platform::stream_size(m.file) }.unwrap_or(-1);
         let Ok(size) = usize::try_from(size) else {
             // SAFETY: file and path copy are ours.
             unsafe { abandon(m) };
@@ -125,16 +104,12 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
             size
         };
         m.mapping_size = m.mapping_size.max(size).max(1);
-        // SAFETY: live stream.
-        m.fd = unsafe { libc::fileno(m.file) };
-        // SAFETY: a fresh mapping chosen by the kernel over an open descriptor.
-        let addr = unsafe { libc::mmap(null, m.mapping_size, prot, flags, m.fd, 0) };
-        if addr == libc::MAP_FAILED {
+        // SAFETY: `m.file` is a live stream and `m` is not mapped yet.
+        if !unsafe { platform::mmap_map(m) } {
             // SAFETY: file and path copy are ours.
             unsafe { abandon(m) };
             return Ok(null);
         }
-        m.addr = addr as *mut c_char;
         if std::env::var_os(crate::env::names::INFO).is_some() {
             // c-blosc2's exact line (its `BLOSC_INFO` macro, "an mapping" included), which
             // python-blosc2's tests look for.
@@ -185,8 +160,8 @@ unsafe fn grow(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
             let Ok(len) = i64::try_from(new_size) else {
                 return false;
             };
-            // SAFETY: integer arguments on our own descriptor.
-            if unsafe { libc::ftruncate(m.fd, len) } < 0 {
+            // SAFETY: `m` is mapped.
+            if !unsafe { platform::mmap_set_file_len(m, len) } {
                 return false;
             }
         }
@@ -194,20 +169,10 @@ unsafe fn grow(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
     }
     if m.mapping_size < m.file_size {
         let want = m.file_size.checked_mul(2).unwrap_or(m.file_size);
-        // SAFETY: remaps our own mapping (it may move; `m.addr` is updated below).
-        let addr = unsafe {
-            libc::mremap(
-                m.addr as *mut c_void,
-                m.mapping_size,
-                want,
-                libc::MREMAP_MAYMOVE,
-            )
-        };
-        if addr == libc::MAP_FAILED {
+        // SAFETY: `m` is mapped (the mapping may move; `m.addr` is updated).
+        if !unsafe { platform::mmap_grow(m, want) } {
             return false;
         }
-        m.addr = addr as *mut c_char;
-        m.mapping_size = want;
     }
     true
 }
@@ -248,7 +213,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         };
         // SAFETY: valid struct by contract.
         let m = unsafe { &mut *(stream as *mut blosc2_stdio_mmap) };
-        if m.addr.is_null() || m.access_flags & i64::from(libc::PROT_WRITE) == 0 {
+        if m.addr.is_null() || !platform::mmap_writable(m) {
             return Ok(0);
         }
         // SAFETY: `m` is mapped.
@@ -328,8 +293,12 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
         if m.is_memory_only {
             return Ok(0);
         }
-        // SAFETY: integer arguments on our own descriptor.
-        Ok(unsafe { libc::ftruncate(m.fd, size) })
+        // SAFETY: `m` is mapped (or its file is gone, which the call reports).
+        Ok(if unsafe { platform::mmap_set_file_len(m, size) } {
+            0
+        } else {
+            -1
+        })
     })
 }
 
@@ -350,18 +319,9 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
         if m.addr.is_null() || m.file.is_null() {
             err = -1;
         } else {
-            let writable = m.access_flags & i64::from(libc::PROT_WRITE) != 0;
-            // SAFETY: our own live mapping of `mapping_size >= file_size` bytes.
-            unsafe {
-                if writable
-                    && !m.is_memory_only
-                    && libc::msync(m.addr as *mut c_void, m.file_size, libc::MS_SYNC) < 0
-                {
-                    err = -1;
-                }
-                if libc::munmap(m.addr as *mut c_void, m.mapping_size) < 0 {
-                    err = -1;
-                }
+            // SAFETY: our own live mapping; not used as mapped afterwards.
+            if !unsafe { platform::mmap_unmap(m) } {
+                err = -1;
             }
         }
         // SAFETY: file and path copy are owned by `m`.

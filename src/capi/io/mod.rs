@@ -27,7 +27,6 @@ use crate::frame::udio::{UserIo, UserStream};
 use crate::frame::Frame;
 use crate::schunk::{Location, SChunk};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -182,7 +181,8 @@ struct CbStream<'a> {
 impl UserIo for CallbackIo {
     fn open(&self, path: &Path, mode: &str) -> Result<Box<dyn UserStream + '_>> {
         let open = self.cb.open.ok_or(Error::PluginIo)?;
-        let p = CString::new(path.as_os_str().as_bytes()).map_err(|_| Error::InvalidParam)?;
+        let bytes = crate::sys::path_bytes(path).ok_or(Error::InvalidParam)?;
+        let p = CString::new(bytes).map_err(|_| Error::InvalidParam)?;
         let m = CString::new(mode).map_err(|_| Error::InvalidParam)?;
         // SAFETY: two C strings and the params pointer the caller registered for this backend.
         let stream = unsafe { open(p.as_ptr(), m.as_ptr(), self.params) };

@@ -1,13 +1,15 @@
 //! The filesystem backend (I/O id 0, `blosc2_stdio_*`): streams are `malloc`ed
 //! `blosc2_stdio_file { FILE *file; }` handles over `fopen`ed files.
 //!
-//! Transfers are positional (`pread`/`pwrite` on the descriptor behind the `FILE*`), so they
+//! Transfers are positional (`pread`/`pwrite` on the descriptor behind the `FILE*`, `ReadFile`/
+//! `WriteFile` at an offset on Windows), so they
 //! neither use nor move the stream position and bypass stdio buffering, as in c-blosc2 3.3.
 //! Argument checks follow c-blosc2's `test_stdio_validation.c`: `open` returns NULL, `read`/
 //! `write` return 0 items and `truncate`/`size`/`close` return -1 on NULL or negative arguments
 //! and on `size * nitems` overflow; a failed `read` never touches `*ptr`.
 
 use super::super::boundary::{guard_i64, guard_int, guard_ptr};
+use super::super::platform;
 use super::super::types::blosc2_stdio_file;
 use std::ffi::{c_char, c_int, c_void};
 
@@ -22,41 +24,40 @@ pub(super) fn checked_len(size: i64, nitems: i64) -> Option<i64> {
     size.checked_mul(nitems)
 }
 
-/// Positional transfer of `len` bytes at `pos` through the descriptor of `file`; returns the
+/// Positional transfer of `len` bytes at `pos` through the file behind `file`; returns the
 /// bytes transferred (short on EOF or error).
 ///
 /// # Safety
 /// `file` must be a live `FILE*`; `buf` valid for `len` bytes (writable when `write` is false).
 unsafe fn pio(file: *mut libc::FILE, buf: *mut u8, len: usize, pos: i64, write: bool) -> usize {
-    // SAFETY: `file` is a live stream by contract.
-    let fd = unsafe { libc::fileno(file) };
-    if fd < 0 {
+    // SAFETY: `file` is a live stream by contract and outlives `f`.
+    let Some(f) = (unsafe { platform::file_behind(file) }) else {
         return 0;
-    }
+    };
     let mut done = 0usize;
     while done < len {
-        let Some(at) = pos.checked_add(done as i64) else {
+        let Some(at) = pos
+            .checked_add(done as i64)
+            .and_then(|a| u64::try_from(a).ok())
+        else {
             break;
         };
         let n = (len - done).min(MAX_PIECE);
-        // SAFETY: `buf + done .. + n` lies inside the caller's buffer; fd is open.
-        let r = unsafe {
-            if write {
-                libc::pwrite(fd, buf.add(done) as *const c_void, n, at)
-            } else {
-                libc::pread(fd, buf.add(done) as *mut c_void, n, at)
-            }
+        let r = if write {
+            // SAFETY: `buf + done .. + n` lies inside the caller's buffer.
+            let src = unsafe { std::slice::from_raw_parts(buf.add(done), n) };
+            crate::sys::write_at(&f, src, at)
+        } else {
+            // SAFETY: as above, and writable by contract.
+            let dst = unsafe { std::slice::from_raw_parts_mut(buf.add(done), n) };
+            crate::sys::read_at(&f, dst, at)
         };
-        if r < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            break;
+        match r {
+            Ok(0) => break,
+            Ok(k) => done += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
         }
-        if r == 0 {
-            break;
-        }
-        done += r as usize;
     }
     done
 }
@@ -170,22 +171,8 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
         let Some(file) = (unsafe { file_of(stream) }) else {
             return Ok(-1);
         };
-        // SAFETY: `file` is a live stream; the position is restored before returning.
-        unsafe {
-            let cur = libc::ftello(file);
-            if cur < 0 {
-                return Ok(-1);
-            }
-            if libc::fseeko(file, 0, libc::SEEK_END) != 0 {
-                libc::fseeko(file, cur, libc::SEEK_SET);
-                return Ok(-1);
-            }
-            let size = libc::ftello(file);
-            if libc::fseeko(file, cur, libc::SEEK_SET) != 0 || size < 0 {
-                return Ok(-1);
-            }
-            Ok(size)
-        }
+        // SAFETY: `file` is a live stream.
+        Ok(unsafe { platform::stream_size(file) }.unwrap_or(-1))
     })
 }
 
@@ -247,7 +234,8 @@ pub unsafe extern "C" fn blosc2_stdio_read(
     })
 }
 
-/// `int blosc2_stdio_truncate(void *stream, int64_t size)`: `ftruncate`s the file; -1 on bad
+/// `int blosc2_stdio_truncate(void *stream, int64_t size)`: sets the file's length (`ftruncate`;
+/// `SetFileInformationByHandle` on Windows); -1 on bad
 /// arguments or failure.
 ///
 /// # Safety
@@ -262,8 +250,15 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
         let Some(file) = (unsafe { file_of(stream) }) else {
             return Ok(-1);
         };
-        // SAFETY: live stream; ftruncate only takes integers.
-        Ok(unsafe { libc::ftruncate(libc::fileno(file), size) })
+        // SAFETY: live stream, outliving `f`.
+        let Some(f) = (unsafe { platform::file_behind(file) }) else {
+            return Ok(-1);
+        };
+        Ok(if f.set_len(size as u64).is_ok() {
+            0
+        } else {
+            -1
+        })
     })
 }
 

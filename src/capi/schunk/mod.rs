@@ -149,7 +149,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             // The frame is written straight into the buffer handed out (calloc: fresh pages
             // of a large buffer come zeroed from the kernel, no extra pass over them).
             let mut p: *mut u8 = std::ptr::null_mut();
-            let tpl = crate::capi::fields::copy_template(r.cctx(), r.h);
+            let tpl = copy_template(r.cctx(), r.h);
             let written = r.h.core.to_cframe_in(&tpl, |len| {
                 p = malloc_zeroed(len);
                 if p.is_null() {
@@ -198,10 +198,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
                 super::io::copy::save_through_backend(r.storage(), &r.h.core, path, false)
             }?;
             udio.map_or_else(
-                || {
-                    r.h.core
-                        .to_file_as(path, &crate::capi::fields::copy_template(r.cctx(), r.h))
-                },
+                || r.h.core.to_file_as(path, &copy_template(r.cctx(), r.h)),
                 Ok,
             )
         };
@@ -230,7 +227,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
             }?;
             udio.map_or_else(
                 || {
-                    let tpl = crate::capi::fields::copy_template(r.cctx(), r.h);
+                    let tpl = copy_template(r.cctx(), r.h);
                     r.h.core.append_file_as(path, &tpl)
                 },
                 Ok,

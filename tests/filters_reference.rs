@@ -91,6 +91,11 @@ fn every_simd_level_equals_the_portable_kernels() {
         levels.iter().any(|s| s.name() == "sse2"),
         "SSE2 must be available on x86-64"
     );
+    #[cfg(target_arch = "aarch64")]
+    assert!(
+        levels.iter().any(|s| s.name() == "neon"),
+        "NEON must be available on aarch64"
+    );
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512bw")
@@ -115,6 +120,9 @@ fn every_simd_level_equals_the_portable_kernels() {
         cases += 1;
     });
     assert!(cases > 5000, "only {cases} shapes");
+    // Named in the output (`--nocapture`), so a cross-run shows which kernels it exercised.
+    let names: Vec<&str> = levels.iter().map(|s| s.name()).collect();
+    println!("SIMD levels checked against the portable kernels: {names:?} ({cases} shapes)");
 }
 
 /// The AVX-512 kernels place their steps by the address of `dst` (the second step starts where
@@ -292,6 +300,10 @@ fn same_bytes_as_the_reference_and_mutual_inverses() {
         }
     }
     assert!(cases > 10000, "only {cases} cases");
+    println!(
+        "shuffle/bitshuffle level compared with the reference: {} ({cases} cases)",
+        b2frame::filters::simd_level()
+    );
 }
 
 #[test]
@@ -404,7 +416,7 @@ fn simd_override_is_honoured() {
         cases.push((l, if Simd::get(l).is_some() { l } else { best }));
     }
     for (set, expect) in cases {
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
+        let status = common::target_command(std::env::current_exe().unwrap())
             .args(["--exact", "simd_override_child", "--test-threads=1"])
             .env("B2FRAME_SIMD", set)
             .env("B2FRAME_SIMD_EXPECT", expect)

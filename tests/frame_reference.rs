@@ -54,7 +54,7 @@ fn api() -> Api {
 
 /// Compares everything the reference reads from `s` with our frame `f`. `lazy` is set for
 /// on-disk frames, whose decompression goes through c-blosc2's lazy-chunk path (which refuses
-/// stored special chunks, cblosc2-notes §2.10).
+/// stored special chunks, docs/format/offsets.md#special-offsets).
 fn check_against_reference(api: &Api, s: *mut blosc2_schunk, f: &Frame, what: &str, lazy: bool) {
     assert!(!s.is_null(), "{what}: reference could not open our frame");
     // SAFETY: `s` is a live schunk from the reference; every out-pointer is valid, and every

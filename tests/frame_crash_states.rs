@@ -379,7 +379,7 @@ fn enumeration_catches_an_in_place_commit() {
     let _ = Path::new("");
 }
 
-/// Costs for BENCHMARKS.md (run by hand: `cargo test --release --test crash_states -- --ignored
+/// Costs for BENCHMARKS.md (run by hand: `cargo test --release --test frame_crash_states -- --ignored
 /// --nocapture write_costs`): bytes written and syncs per append (4000-byte random chunks,
 /// frames of 1000 chunks), ours in both modes.
 #[test]

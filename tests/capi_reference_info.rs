@@ -95,9 +95,13 @@ fn complib_info_matches_for_builtin_codecs() {
                 "library version of {name:?}"
             );
         }
-        for p in out.iter().flatten() {
-            // SAFETY: malloc'ed by the functions under test (the contract being checked).
-            unsafe { libc::free(p.cast()) };
+        for (ours, theirs) in out[0].iter().zip(&out[1]) {
+            // SAFETY: malloc'ed by the functions under test (the contract being checked), each
+            // freed by its own C runtime.
+            unsafe {
+                libc::free(ours.cast());
+                common::reference::free_ref(theirs.cast());
+            }
         }
     }
 }
@@ -138,10 +142,14 @@ fn default_getters_match() {
 fn elapsed_time_matches() {
     let ns: extern "C" fn(blosc_timestamp_t, blosc_timestamp_t) -> f64 = sym("blosc_elapsed_nsecs");
     let s: extern "C" fn(blosc_timestamp_t, blosc_timestamp_t) -> f64 = sym("blosc_elapsed_secs");
+    #[cfg(unix)]
     let t = |sec, nsec| libc::timespec {
         tv_sec: sec,
         tv_nsec: nsec,
     };
+    // Windows: performance counter ticks (LARGE_INTEGER).
+    #[cfg(windows)]
+    let t = |sec: i64, nsec: i64| sec * 1_000_000_000 + nsec;
     let pairs = [
         (t(0, 0), t(0, 0)),
         (t(10, 900_000_000), t(12, 100_000_000)),

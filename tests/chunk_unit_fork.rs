@@ -1,6 +1,8 @@
 //! A compressor whose worker pool was started before `fork()` still works in the child (the
 //! pool's threads did not come along: the child starts its own instead of waiting forever).
-//! Its own test binary, so that nothing else runs while the process forks.
+//! Its own test binary, so that nothing else runs while the process forks. POSIX only (Windows
+//! has no fork).
+#![cfg(unix)]
 mod common;
 
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor};

@@ -37,7 +37,7 @@ fn b2frame_h_is_up_to_date() {
         panic!(
             "include/b2frame.h is stale (first difference at line {}): the C API in src/capi \
              changed. Regenerate it with scripts/gen-header.sh (or B2FRAME_WRITE_HEADER=1 cargo \
-             test --test header_drift) and commit it.",
+             test --test capi_conventions) and commit it.",
             first_diff + 1
         );
     }

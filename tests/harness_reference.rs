@@ -1,4 +1,4 @@
-//! The reference c-blosc2 is reachable and behaves as the notes say; guards the harness itself.
+//! The reference c-blosc2 is reachable and behaves as docs/ describes it; guards the harness itself.
 mod common;
 use b2frame::capi::types::BLOSC2_CPARAMS_DEFAULTS;
 use common::reference::{ref_compress, ref_decompress};

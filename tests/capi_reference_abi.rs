@@ -5,6 +5,7 @@
 
 mod common;
 
+use b2frame::capi::b2nd_array::{b2nd_array_t, chunk_cache_s};
 use b2frame::capi::types::*;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -29,7 +30,9 @@ fn build_and_run_dump() -> Vec<String> {
     // Removed when this returns (see `common::scratch`).
     let dir = common::scratch::dir("b2frame-abi-dump-");
     let exe = dir.join("abi_dump");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    // Compiled for the target and run through its runner, so a cross-run compares the target's
+    // C layouts (not the host's) with the Rust ones.
+    let cc = common::target_cc();
     let status = Command::new(&cc)
         .args(["-std=gnu11", "-O1", "-w", "-I"])
         .arg(&include)
@@ -43,7 +46,7 @@ fn build_and_run_dump() -> Vec<String> {
         status.success(),
         "building abi_dump.c against the reference failed"
     );
-    let out = Command::new(&exe).output().expect("run abi_dump");
+    let out = common::target_command(&exe).output().expect("run abi_dump");
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()
@@ -251,6 +254,52 @@ fn rust_layouts() -> BTreeMap<String, (usize, usize)> {
             backward
         }
     );
+    layout!(m, chunk_cache_s { data, nchunk });
+    layout!(
+        m,
+        b2nd_array_t {
+            sc,
+            shape,
+            chunkshape,
+            extshape,
+            blockshape,
+            extchunkshape,
+            nitems,
+            chunknitems,
+            extnitems,
+            blocknitems,
+            extchunknitems,
+            ndim,
+            chunk_cache,
+            item_array_strides,
+            item_chunk_strides,
+            item_extchunk_strides,
+            item_block_strides,
+            block_chunk_strides,
+            chunk_array_strides,
+            dtype,
+            dtype_format,
+            last_tick
+        }
+    );
+    // The dump also prints the first element of each array field (its element type's size and
+    // signedness); the element sits at the array's own offset.
+    for f in [
+        "shape",
+        "chunkshape",
+        "extshape",
+        "blockshape",
+        "extchunkshape",
+        "item_array_strides",
+        "item_chunk_strides",
+        "item_extchunk_strides",
+        "item_block_strides",
+        "block_chunk_strides",
+        "chunk_array_strides",
+    ] {
+        let (offset, size) = m[&format!("b2nd_array_t.{f}")];
+        m.insert(format!("b2nd_array_t.{f}[0]"), (offset, size / 16));
+    }
     layout!(m, blosc2_stdio_file { file });
     layout!(m, blosc2_stdio_params { locking });
     layout!(
@@ -278,7 +327,12 @@ fn struct_layouts_match_the_reference() {
     let rust = rust_layouts();
     let mut seen = 0;
     for line in reference_dump() {
-        let w: Vec<&str> = line.split_whitespace().collect();
+        let mut w: Vec<&str> = line.split_whitespace().collect();
+        // A struct without a typedef is printed by its tag (`struct struct chunk_cache_s ...`,
+        // `field struct chunk_cache_s.data ...`): the Rust type carries the tag's name.
+        if w.get(1) == Some(&"struct") {
+            w.remove(1);
+        }
         let num = |k: &str| -> usize {
             let kv = w.iter().find(|s| s.starts_with(&format!("{k}="))).unwrap();
             kv[k.len() + 1..].parse().unwrap()

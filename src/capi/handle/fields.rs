@@ -12,9 +12,9 @@
 //! Values a frame header cannot hold (typesize < 1, blocksize < 0, splitmode outside 1..=4,
 //! chunksize < -1) are not taken (c-blosc2 would write them into the header as they are).
 
-use super::chunk::{context_params, core_cparams};
-use super::handle::Handle;
-use super::types::{blosc2_context, blosc2_cparams, blosc2_schunk};
+use super::Handle;
+use crate::capi::chunk::{context_params, core_cparams};
+use crate::capi::types::{blosc2_context, blosc2_cparams, blosc2_schunk};
 use crate::chunk::CParams;
 use crate::schunk::HeaderTemplate;
 
@@ -30,7 +30,7 @@ fn struct_cparams(sc: &blosc2_schunk) -> CParams {
         splitmode: i32::from(sc.splitmode),
         filters: sc.filters,
         filters_meta: sc.filters_meta,
-        ..super::types::BLOSC2_CPARAMS_DEFAULTS
+        ..crate::capi::types::BLOSC2_CPARAMS_DEFAULTS
     };
     cp.nthreads = ctx_threads(sc).0;
     core_cparams(&cp)

@@ -3,7 +3,7 @@
 //!
 //! The reference's raw BloscLZ stream comes from a single-block, unsplit, unfiltered chunk
 //! (typesize 1, blocksize = nbytes): `header(32) | bstarts[0] | csize | stream`. Run `cargo test
-//! --test blosclz_reference -- --nocapture` to see the comparison table.
+//! --test codecs_reference_blosclz -- --nocapture` to see the comparison table.
 mod common;
 
 use b2frame::capi::types::{blosc2_cparams, BLOSC2_CPARAMS_DEFAULTS, BLOSC_NEVER_SPLIT};
@@ -60,8 +60,8 @@ fn ref_block(data: &[u8], clevel: u8) -> RefBlock {
     }
 }
 
-/// A single-block chunk around one of our streams (chunk format §2.1/§2.2), for the
-/// reference's decoder.
+/// A single-block chunk around one of our streams (docs/format/chunk.md#header and
+/// docs/format/chunk.md#body), for the reference's decoder.
 fn wrap_stream(stream: &[u8], nbytes: usize) -> Vec<u8> {
     let cbytes = 32 + 4 + 4 + stream.len();
     let mut c = vec![0u8; 32];

@@ -126,7 +126,8 @@ fn ref_getitem(chunk: &[u8], start: i32, nitems: i32, itemsize: usize) -> Result
 }
 
 /// A sampled case is valid input for the reference: it must not hit its header/effective
-/// blocksize bug (notes §2.16.1) nor the DELTA trailing-bytes bug (§2.16.2), and TRUNC_PREC needs
+/// blocksize bug (docs/divergences.md#1-the-header-records-the-effective-blocksize) nor the
+/// DELTA trailing-bytes bug (docs/divergences.md#2-delta-and-trunc_prec-encode-the-trailing-bytes), and TRUNC_PREC needs
 /// typesize 4 or 8.
 fn valid(c: &Case) -> bool {
     // TRUNC_PREC: typesize 4 or 8 only; and like DELTA the reference leaves the trailing bytes
@@ -677,10 +678,20 @@ fn vl_chunks_both_ways() {
             if !use_dict {
                 assert!(ours == theirs, "VL bytes differ ({on} vs {tn}): {ctx}");
             } else {
-                assert!(
-                    (on as f64 / tn as f64 - 1.0).abs() < 0.05,
-                    "{on} vs {tn}: {ctx}"
-                );
+                // Dictionaries: the two builds of c-blosc2 3.3.5 do not agree with each other.
+                // For these inputs (bytes, measured with this test): zstd 43471 from ours, the
+                // x86-64 and the aarch64 reference alike; LZ4 55902 from ours and the x86-64
+                // reference, 63581 (+13.7%) from the aarch64 one; LZ4HC 50362 from ours, 50366
+                // from the x86-64 reference, 57802 (+14.8%) from the aarch64 one. Ours are the
+                // same on both machines. So the check is one-sided for LZ4/LZ4HC: ours may be at most 5%
+                // larger than the reference in use, never the 14% the aarch64 reference would
+                // need the other way; that each side decodes the other's is checked below.
+                println!("VL dict chunk: ours {on} bytes, reference {tn} bytes: {ctx}");
+                assert!(on as f64 <= tn as f64 * 1.05, "{on} vs {tn}: {ctx}");
+                if codec == 5 {
+                    // Zstd, where both builds agree: within 5% either way.
+                    assert!(on as f64 >= tn as f64 * 0.95, "{on} vs {tn}: {ctx}");
+                }
             }
             // Each side decodes the other's, block by block.
             let mut d = Decompressor::new(DParams::default(), no_hooks()).unwrap();
@@ -707,7 +718,7 @@ fn vl_chunks_both_ways() {
                 for (i, p) in dests.iter().enumerate() {
                     let got = std::slice::from_raw_parts(*p as *const u8, dsizes[i] as usize);
                     assert!(got == &blocks[i][..], "reference block {i}: {ctx}");
-                    libc::free(*p);
+                    common::reference::free_ref(*p);
                 }
             }
             cases += 1;
