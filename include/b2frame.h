@@ -395,6 +395,19 @@ extern "C" {
 int b2frame_get_durable(void);
 
 /**
+ * `int b2frame_schunk_verify(blosc2_schunk *schunk)`: checks the fingerprint of the frame
+ * behind `schunk` against its stored bytes (reads the whole frame). Returns 1 when it
+ * matches, 0 when the frame has none (`fpt = 0`, as c-blosc2 writes),
+ * `BLOSC2_ERROR_INVALID_HEADER` when it does not match (or the slot is damaged or of a type
+ * b2frame cannot check), `BLOSC2_ERROR_FRAME_TYPE` for a super-chunk without a frame,
+ * `BLOSC2_ERROR_NULL_POINTER` for NULL.
+ *
+ * # Safety
+ * `schunk` NULL or a live super-chunk.
+ */
+int b2frame_schunk_verify(struct blosc2_schunk *schunk);
+
+/**
  * `int b2frame_set_durable(int on)`: switches durable mode on (`on != 0`) or off for the whole
  * process and returns the previous setting (1 or 0). In durable mode every call that changes
  * a frame on disk orders its writes with `fdatasync` barriers, so that a call that returned
@@ -403,6 +416,21 @@ int b2frame_get_durable(void);
  * (any value but empty and "0" switches it on).
  */
 int b2frame_set_durable(int on);
+
+/**
+ * `int b2frame_set_fingerprint(int on)`: whether frames written from now on carry a CRC-32
+ * fingerprint (`fpt = 1`; default on, or `B2FRAME_FINGERPRINT`). Returns the previous setting
+ * (1 on, 0 off).
+ */
+int b2frame_set_fingerprint(int on);
+
+/**
+ * `int b2frame_set_verify_on_open(int on)`: whether every open (`blosc2_schunk_open`,
+ * `blosc2_schunk_open_offset`, `blosc2_schunk_from_buffer`, ...) checks the frame's
+ * fingerprint and fails with `BLOSC2_ERROR_INVALID_HEADER` on a mismatch (default off, or
+ * `B2FRAME_VERIFY_ON_OPEN`). Returns the previous setting (1 on, 0 off).
+ */
+int b2frame_set_verify_on_open(int on);
 
 /**
  * `const char *b2frame_version_string(void)`: b2frame's own version.

@@ -4,6 +4,7 @@
 mod common;
 
 use b2frame::chunk::{CParams, DParams};
+use b2frame::frame::fingerprint::{Verdict, SLOT_LEN, TYPE_FROM_END};
 use b2frame::frame::offsets::{ChunkLoc, SpecialKind};
 use b2frame::frame::{header, Frame};
 use b2frame::Error;
@@ -78,7 +79,8 @@ fn empty_frame_is_byte_exact() {
     let f = new_mem();
     let bytes = f.to_cframe().unwrap();
     assert_eq!(bytes.len(), 132);
-    assert_eq!(hex(&bytes), EMPTY_FRAME);
+    assert_eq!(hex(&common::without_fingerprint(&bytes)), EMPTY_FRAME);
+    assert_eq!(bytes[132 - 17], 1, "fingerprinted");
     let g = Frame::from_bytes(&bytes).unwrap();
     assert_eq!(g.nchunks(), 0);
     assert_eq!(g.header().chunksize, -1);
@@ -215,7 +217,10 @@ fn empty_chunks_and_vl_mixing_are_refused() {
     short.truncate(30);
     assert!(f.append_chunk(&short).is_err());
     assert_eq!(f.nchunks(), 0);
-    assert_eq!(hex(&f.to_cframe().unwrap()), EMPTY_FRAME);
+    assert_eq!(
+        hex(&common::without_fingerprint(&f.to_cframe().unwrap())),
+        EMPTY_FRAME
+    );
 }
 
 #[test]
@@ -258,6 +263,14 @@ fn metalayers_and_vlmetalayers() {
     }
 }
 
+/// A cframe with its fingerprint type byte and slot zeroed.
+fn without_slot(mut frame: Vec<u8>) -> Vec<u8> {
+    let n = frame.len();
+    frame[n - TYPE_FROM_END] = 0;
+    frame[n - SLOT_LEN..].fill(0);
+    frame
+}
+
 #[test]
 fn memory_file_and_sframe_agree() {
     let dir = tmpdir("agree");
@@ -279,9 +292,22 @@ fn memory_file_and_sframe_agree() {
         f.delete_chunk(2).unwrap();
         f.add_vlmetalayer_raw("v", b"xyz").unwrap();
     }
-    assert_eq!(m.to_cframe().unwrap(), fl.to_cframe().unwrap());
+    // The fingerprint slot differs by design: in-memory commits fingerprint the frame, the
+    // crash-consistent commits of cframe files write `fpt = 0` for now
+    // (docs/format/fingerprint.md, "Not yet covered"). Each slot is checked on its own; every
+    // other byte must be identical.
+    assert_eq!(m.verify_fingerprint().unwrap(), Verdict::Match);
+    assert_eq!(fl.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
+    assert_eq!(
+        without_slot(m.to_cframe().unwrap()),
+        without_slot(fl.to_cframe().unwrap())
+    );
     let fr = Frame::open(&dir.join("f.b2frame")).unwrap();
-    assert_eq!(fr.to_cframe().unwrap(), m.to_cframe().unwrap());
+    assert_eq!(fr.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
+    assert_eq!(
+        without_slot(fr.to_cframe().unwrap()),
+        without_slot(m.to_cframe().unwrap())
+    );
     // sframe: chunk files by id, index file readable, compacted cframe identical in content.
     let sdir = dir.join("s.b2frame");
     assert!(sdir.join("00000000.chunk").exists());
@@ -514,5 +540,8 @@ fn chunks_shorter_than_an_extended_header_are_refused() {
     let mut f = new_mem();
     assert_eq!(f.append_chunk(&c), Err(Error::InvalidParam));
     assert_eq!(f.nchunks(), 0);
-    assert_eq!(hex(&f.to_cframe().unwrap()), EMPTY_FRAME);
+    assert_eq!(
+        hex(&common::without_fingerprint(&f.to_cframe().unwrap())),
+        EMPTY_FRAME
+    );
 }

@@ -431,8 +431,10 @@ fn fill_once(api: &Api, mode: u8, path: &std::path::Path, case: FillCase) -> (Ve
         ];
         (api.free)(sc);
         let bytes = match mode {
-            2 => std::fs::read(path).unwrap_or_default(),
-            3 => std::fs::read(path.join("chunks.b2frame")).unwrap_or_default(),
+            2 => common::without_fingerprint(&std::fs::read(path).unwrap_or_default()),
+            3 => common::without_fingerprint(
+                &std::fs::read(path.join("chunks.b2frame")).unwrap_or_default(),
+            ),
             _ => Vec::new(),
         };
         (fields, bytes)

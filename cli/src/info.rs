@@ -2,6 +2,7 @@
 
 use crate::{emit, msgpack_json, names, open, CliResult, Failure};
 use b2frame_core::chunk::header::ChunkHeader;
+use b2frame_core::frame::fingerprint::Verdict;
 use b2frame_core::frame::header::FrameType;
 use b2frame_core::frame::offsets::{ChunkLoc, SpecialKind};
 use b2frame_core::frame::{Backing, Frame};
@@ -85,6 +86,16 @@ pub fn report(f: &Frame, path: &Path, offset: u64) -> CliResult<Value> {
         }
         vlmetas.push(v);
     }
+    // The fingerprint's type and whether it matches (reads the whole frame).
+    let fingerprint = match (f.fingerprint_slot(), f.verify_fingerprint()) {
+        (Ok(slot), Ok(v)) => json!({
+            "type": slot.fpt,
+            "name": match slot.fpt { 0 => "none", 1 => "crc32", _ => "unknown" },
+            "matches": match &v { Verdict::Unfingerprinted => Value::Null, v => json!(v.is_sound()) },
+            "status": v.describe(),
+        }),
+        (_, Err(e)) | (Err(e), _) => json!({ "error": e.to_string() }),
+    };
     let ratio = if h.cbytes > 0 {
         h.nbytes as f64 / h.cbytes as f64
     } else {
@@ -118,6 +129,7 @@ pub fn report(f: &Frame, path: &Path, offset: u64) -> CliResult<Value> {
         "special_chunks": specials,
         "dead_bytes": dead,
         "unreadable_chunks": unreadable,
+        "fingerprint": fingerprint,
         "metalayers": metas,
         "vlmetalayers": vlmetas,
     }))
@@ -176,6 +188,15 @@ fn text(v: &Value) -> String {
             "none".into()
         } else {
             filters.join(",")
+        },
+    );
+    let fp = &v["fingerprint"];
+    line(
+        "fingerprint",
+        match (&fp["status"], &fp["error"]) {
+            (Value::String(st), _) => st.clone(),
+            (_, Value::String(e)) => format!("cannot check: {e}"),
+            _ => "-".into(),
         },
     );
     line("special chunks", s("special_chunks"));

@@ -329,6 +329,12 @@ fn check(f: &Frame, src: (&Path, u64), rep: &mut Report) {
         if let Err(e) = f.vlmetalayer(name) {
             rep.push(format!("vlmetalayer {name:?}: cannot decompress: {e}"));
         }
+    } // The fingerprint names the part that changed (the checks above say what a change broke,
+      // where they can).
+    match f.verify_fingerprint() {
+        Ok(v) if v.is_sound() => {}
+        Ok(v) => rep.push(format!("fingerprint: {}", v.describe())),
+        Err(e) => rep.push(format!("fingerprint: cannot check: {e}")),
     }
 }
 
@@ -367,8 +373,12 @@ pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
     };
     check(&f, (path, offset), &mut rep);
     if rep.count == 0 {
+        let fp = match f.fingerprint_slot() {
+            Ok(s) if s.fpt == 1 => ", crc32 fingerprint matches",
+            _ => ", no fingerprint",
+        };
         emit(&format!(
-            "{}: ok ({} chunks, {} bytes, {} compressed)\n",
+            "{}: ok ({} chunks, {} bytes, {} compressed{fp})\n",
             path.display(),
             f.nchunks(),
             f.header().nbytes,

@@ -257,6 +257,11 @@ fn convert_roundtrips_and_recompresses() {
     let (mut a, mut b) = (info_json(&d.join("py.b2frame")), info_json(&back));
     a["path"] = Value::Null;
     b["path"] = Value::Null;
+    // c-blosc2 wrote the original without a fingerprint; ours carries one.
+    assert_eq!(a["fingerprint"]["type"], 0);
+    assert_eq!(b["fingerprint"]["status"], "crc32 (fpt 1), matches");
+    a["fingerprint"] = Value::Null;
+    b["fingerprint"] = Value::Null;
     assert_eq!(a, b);
     let re = w.join("re.b2frame");
     ok(&[
@@ -515,7 +520,13 @@ fn broken_frames_fail_cleanly() {
     // A truncated chunk file: its size against its header's cbytes.
     let c6 = std::fs::read(sp.join("00000006.chunk")).unwrap();
     std::fs::write(sp.join("00000006.chunk"), &c6[..50]).unwrap();
-    let err = fails(&["verify", s(&sp)], &sp, "not sound: 3 problem(s)");
+    // Two chunk problems, the frame's cbytes against the chunk files, and the fingerprint's
+    // data part.
+    let err = fails(&["verify", s(&sp)], &sp, "not sound: 4 problem(s)");
+    assert!(
+        err.contains("fingerprint: crc32 (fpt 1), MISMATCH in the data"),
+        "{err}"
+    );
     let cb = i32::from_le_bytes(c6[12..16].try_into().unwrap());
     assert!(
         err.contains(&format!(

@@ -13,6 +13,7 @@ pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
 pub mod filters;
+pub mod fingerprint;
 pub mod globals;
 pub(crate) mod handle;
 pub mod info;

@@ -91,6 +91,18 @@ pub fn python() -> PathBuf {
     p
 }
 
+/// `frame` (a whole frame, or an sframe index file) with its fingerprint type and slot zeroed:
+/// b2frame fills them (docs/format/fingerprint.md), c-blosc2 writes zeros; every other byte is
+/// the same, which is what byte-compatibility tests compare.
+pub fn without_fingerprint(frame: &[u8]) -> Vec<u8> {
+    let mut v = frame.to_vec();
+    let n = v.len();
+    if n >= 18 && v[n - 18] == 0xd8 {
+        v[n - 17..].fill(0);
+    }
+    v
+}
+
 /// The project's top directory, where `.venv` lives: the directory of the package these helpers
 /// are compiled into, or the workspace root above it (`cli/tests` includes them too).
 pub fn project_root() -> PathBuf {

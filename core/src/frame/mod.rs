@@ -11,6 +11,7 @@
 
 pub mod cframe;
 pub mod chunkinfo;
+pub mod fingerprint;
 pub mod header;
 pub mod io;
 pub mod lock;
@@ -125,6 +126,8 @@ pub struct Frame {
     locs: Vec<ChunkLoc>,
     vlmeta: Vec<(String, Vec<u8>)>,
     backing: Backing,
+    /// What the frame knows about its fingerprint's data part.
+    fp: fingerprint::Tracker,
 }
 
 impl Frame {
@@ -168,12 +171,14 @@ impl Frame {
 
     fn open_store(store: Store) -> Result<Frame> {
         let (header, locs, vlmeta) = cframe::read_frame(&store, FrameType::Contiguous)?;
-        Ok(Frame {
+        Frame {
             header,
             locs,
             vlmeta,
             backing: Backing::Contiguous(store),
-        })
+            fp: fingerprint::Tracker::default(),
+        }
+        .check_on_open()
     }
 
     /// Creates an empty in-memory cframe with these default parameters.
@@ -203,6 +208,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing,
+            fp: fingerprint::Tracker::empty(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -228,6 +234,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing,
+            fp: fingerprint::Tracker::empty(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -427,6 +434,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
+            fp: fingerprint::Tracker::empty(),
         };
         f.commit(true)?;
         Ok(f)
@@ -465,6 +473,7 @@ impl Frame {
             locs: Vec::new(),
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
+            fp: fingerprint::Tracker::empty(),
         };
         f.commit(true)?;
         Ok(f)
@@ -505,6 +514,7 @@ impl Frame {
             }
         };
         (self.header, self.locs, self.vlmeta) = parts;
+        self.fp.reset();
         Ok(())
     }
 

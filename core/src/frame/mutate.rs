@@ -14,6 +14,7 @@ mod commit;
 mod undo;
 
 use super::chunkinfo::ChunkInfo;
+use super::fingerprint::{self, Piece};
 use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
 use super::offsets::{self, ChunkLoc, SpecialKind};
@@ -126,7 +127,7 @@ impl Frame {
             }
         };
         let index = encode(self, &self.locs)?;
-        let trailer = trailer::to_bytes(&self.vlmeta)?;
+        let mut trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
         let hl = header.encoded_len() as u64;
         if !may_resize && hl != u64::from(self.header.header_len) {
@@ -140,6 +141,20 @@ impl Frame {
         };
         header.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
         let hbytes = header.to_bytes()?;
+        // Staged (crash-consistent) commits of file frames write their payloads only in
+        // `commit::commit`, and may move them (`compact_to`): the data part cannot be taken from
+        // the store here yet, so those commits write no fingerprint (fpt 0) for now and the
+        // frame's tracker starts afresh.
+        let staged = matches!(self.backing, Backing::Contiguous(_)) && undo.staged.is_some();
+        // The data part the trailer was sealed with (none: not fingerprinted).
+        let mut sealed_data = None;
+        if staged {
+            self.fp.reset();
+        } else if fingerprint::writes_enabled() {
+            let data = self.data_piece_for_commit(&header, hl)?;
+            fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
+            sealed_data = Some(data);
+        }
         match &mut self.backing {
             Backing::Contiguous(store) if undo.staged.is_some() => {
                 let mut writes = undo.staged.take().unwrap_or_default();
@@ -234,6 +249,17 @@ impl Frame {
                             Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
                             Index::Repeated | Index::Keep => return Err(Error::Failure),
                         };
+                        // The chunks hold the same bytes in the same order, under other
+                        // ids: only the index part of the fingerprint changes.
+                        let mut trailer = trailer.clone();
+                        if let Some(data) = sealed_data {
+                            fingerprint::seal(
+                                &mut trailer,
+                                Piece::of(&hbytes),
+                                data,
+                                Piece::of(&index),
+                            );
+                        }
                         let mut all = hbytes;
                         all.extend_from_slice(&index);
                         all.extend_from_slice(&trailer);
@@ -245,6 +271,10 @@ impl Frame {
                             undo.removals.retain(|&r| r != old_id);
                             undo.removals.push(new_id);
                         }
+                        self.fp.moved_chunk_files(&moved, &self.locs);
+                    } else {
+                        // Which ids the chunks ended under is not certain: learn them again.
+                        self.fp.reset();
                     }
                 }
             }
@@ -291,6 +321,7 @@ impl Frame {
                 }
             }
         }
+        self.prime_fingerprint();
         let mut saved: Saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
         let mut undo = Undo::new(&self.backing)?;
         let r = f(self, &mut undo).and_then(|v| {
@@ -306,6 +337,7 @@ impl Frame {
                 }
                 undo.rollback(&mut self.backing);
                 (self.header, self.locs, self.vlmeta) = saved;
+                self.fp.reset();
             }
         }
         r
@@ -457,6 +489,7 @@ impl Frame {
             Backing::Contiguous(store) => {
                 let at = self.header.cbytes as u64;
                 undo.write_at(store, u64::from(self.header.header_len) + at, chunk)?;
+                self.fp.wrote_data(at, chunk);
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
@@ -470,6 +503,7 @@ impl Frame {
                     .max()
                     .unwrap_or(0);
                 undo.write_chunk(dir, id, chunk)?;
+                self.fp.wrote_chunk_file(id, chunk);
                 ChunkLoc::Stored(id)
             }
         };
@@ -640,6 +674,7 @@ impl Frame {
                 let new_end = at + new.len() as u64;
                 undo.move_within(store, hl + old_end, hl + new_end, tail)?;
                 undo.write_at(store, hl + at, new)?;
+                self.fp.data_changed();
                 for l in self.locs.iter_mut() {
                     if let ChunkLoc::Stored(v) = l {
                         if *v >= old_end {
@@ -664,6 +699,7 @@ impl Frame {
                         .max()
                         .unwrap_or(0);
                     undo.write_chunk(dir, id, new)?;
+                    self.fp.wrote_chunk_file(id, new);
                     for l in self.locs.iter_mut() {
                         if *l == ChunkLoc::Stored(at) {
                             *l = ChunkLoc::Stored(id);

@@ -309,12 +309,14 @@ pub fn open(dir: &Path) -> Result<Frame> {
 pub fn open_dir(dir: SparseDir) -> Result<Frame> {
     let store = dir.index_store()?;
     let (header, locs, vlmeta) = cframe::read_frame(&store, FrameType::Sparse)?;
-    Ok(Frame {
+    Frame {
         header,
         locs,
         vlmeta,
         backing: Backing::Sparse(dir),
-    })
+        fp: super::fingerprint::Tracker::default(),
+    }
+    .check_on_open()
 }
 
 #[cfg(test)]

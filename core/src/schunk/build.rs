@@ -14,6 +14,7 @@ use crate::chunk::CParams;
 use crate::error::{Error, Result};
 use crate::frame::cframe::{self, Fetched, Skeleton};
 use crate::frame::chunkinfo::ChunkInfo;
+use crate::frame::fingerprint::{self, Piece};
 use crate::frame::header::{FrameHeader, FrameType, MAX_NCHUNKS, VERSION_RC1};
 use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
@@ -51,6 +52,8 @@ impl HeaderTemplate {
 pub(crate) struct CframePlan {
     head: Vec<u8>,
     tail: Vec<u8>,
+    /// How many bytes of `tail` are the offsets index (the trailer follows).
+    index_len: usize,
     /// Per chunk: `Some(cbytes)` when stored in the data section, `None` for a special offset.
     stored: Vec<Option<u32>>,
     len: u64,
@@ -144,6 +147,7 @@ impl CframePlan {
         } else {
             offsets::encode_index(&locs)?
         };
+        let index_len = tail.len();
         tail.extend_from_slice(&trailer::to_bytes(vlmeta)?);
         header.check_encodable()?;
         let hl = header.encoded_len() as u64;
@@ -163,6 +167,7 @@ impl CframePlan {
         Ok(CframePlan {
             head,
             tail,
+            index_len,
             stored,
             len,
         })
@@ -175,7 +180,8 @@ impl CframePlan {
 
     /// Writes the frame to `out`; `chunk(i, buf)` gives chunk `i` (the one whose header was
     /// planned), borrowed or read into `buf`. Only stored chunks are asked for. Errors of
-    /// `out` are `Error::FileWrite`.
+    /// `out` are `Error::FileWrite`. The trailer gets the frame's fingerprint (unless switched
+    /// off), the data part hashed as it is written.
     pub(crate) fn emit<'s>(
         &self,
         out: &mut dyn Write,
@@ -183,6 +189,8 @@ impl CframePlan {
     ) -> Result<()> {
         let w = |out: &mut dyn Write, b: &[u8]| out.write_all(b).map_err(|_| Error::FileWrite);
         w(out, &self.head)?;
+        let sealing = fingerprint::writes_enabled();
+        let mut data = Piece::EMPTY;
         let mut buf = Vec::new();
         for (i, st) in self.stored.iter().enumerate() {
             let Some(n) = *st else { continue };
@@ -195,9 +203,20 @@ impl CframePlan {
             if c.len() < n || ChunkInfo::parse(c)?.cbytes as usize != n {
                 return Err(Error::Failure);
             }
+            if sealing {
+                data.extend(&c[..n]);
+            }
             w(out, &c[..n])?;
         }
-        w(out, &self.tail)?;
+        let (index, trailer) = self.tail.split_at(self.index_len);
+        w(out, index)?;
+        if sealing {
+            let mut trailer = trailer.to_vec();
+            fingerprint::seal(&mut trailer, Piece::of(&self.head), data, Piece::of(index));
+            w(out, &trailer)?;
+        } else {
+            w(out, trailer)?;
+        }
         out.flush().map_err(|_| Error::FileWrite)
     }
 }

@@ -333,6 +333,7 @@ impl SChunk {
         let (len, _) = crate::frame::cframe::frame_extent(buf)?;
         let buf = &buf[..len];
         let (h, locs, vlmeta) = crate::frame::cframe::read_frame(buf, FrameType::Contiguous)?;
+        crate::frame::fingerprint::check_bytes_on_open(buf, &h)?;
         let n = locs.len() as i64;
         let chunk = |i: i64| -> Result<Cow<'_, [u8]>> {
             use crate::frame::cframe;

@@ -1,0 +1,843 @@
+//! Frame fingerprints: the trailer's fingerprint slot filled with a CRC-32 (fingerprint type 1).
+//!
+//! The definition (what is covered, in which order, how the 16-byte slot is laid out) is in
+//! `docs/format/fingerprint.md`; in short, for a cframe the fingerprint is the CRC-32 (IEEE,
+//! the one of zlib and `crc32fast`) of every frame byte before the 16-byte slot, and for an
+//! sframe of its index file's bytes before the slot with the live chunk files' bytes inserted
+//! where a cframe has its data section. The slot holds that CRC and the CRCs of the header,
+//! data and index parts (little-endian), which only serve to say where a mismatch is.
+//!
+//! Cost: writers never re-read what they wrote. An open frame keeps the CRC of its data part
+//! ([`Tracker`]) and extends it with each appended payload (`crc32fast::Hasher::combine`);
+//! header, index and trailer are hashed as they are written. The data part is computed by one
+//! pass over the stored chunks only when it is unknown: at the first mutation of a frame that
+//! is not fingerprinted (or whose slot does not add up), after an in-place chunk update of a
+//! cframe (the data section's tail moves), after a failed mutation, and after a reload.
+//!
+//! Switches: `B2FRAME_FINGERPRINT=0` (or [`set_writes_enabled`]) writes `fpt = 0` and an empty
+//! slot, as c-blosc2 does; `B2FRAME_VERIFY_ON_OPEN=1` (or [`set_verify_on_open`]) makes every
+//! open check the fingerprint (a mismatch fails the open with `InvalidHeader`).
+
+use super::header::FrameHeader;
+use super::io::Store;
+use super::offsets::ChunkLoc;
+use super::{trailer, Backing, Frame};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// `fpt` of a frame without a fingerprint (what c-blosc2 writes).
+pub const TYPE_NONE: u8 = 0;
+/// `fpt` of a CRC-32 fingerprint.
+pub const TYPE_CRC32: u8 = 1;
+/// Bytes of fingerprint storage at the end of the trailer.
+pub const SLOT_LEN: usize = 16;
+/// Position of the `fpt` byte counted back from the frame end.
+pub const TYPE_FROM_END: usize = SLOT_LEN + 1;
+/// Environment variable: `0`/`off`/`no`/`false` switches fingerprints off for the process.
+pub const ENV_FINGERPRINT: &str = "B2FRAME_FINGERPRINT";
+/// Environment variable: `1`/`on`/`yes`/`true` makes every open verify the fingerprint.
+pub const ENV_VERIFY_ON_OPEN: &str = "B2FRAME_VERIFY_ON_OPEN";
+
+/// Reads/writes of a byte pass over the data part in blocks of this size.
+const PASS_BLOCK: usize = 1 << 22;
+
+// 0: not read from the environment yet, 1: on, 2: off.
+static WRITES: AtomicU8 = AtomicU8::new(0);
+static VERIFY_ON_OPEN: AtomicU8 = AtomicU8::new(0);
+
+fn switch(cell: &AtomicU8, var: &str, default: bool) -> bool {
+    match cell.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let on = parse_switch(crate::env::from_process(var).as_deref(), default);
+            // A concurrent setter wins over the environment.
+            let _ = cell.compare_exchange(
+                0,
+                if on { 1 } else { 2 },
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            cell.load(Ordering::Relaxed) == 1
+        }
+    }
+}
+
+fn set_switch(cell: &AtomicU8, var: &str, default: bool, on: bool) -> bool {
+    let before = switch(cell, var, default);
+    cell.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+    before
+}
+
+/// An on/off environment value; anything unrecognised (or unset) keeps the default.
+pub fn parse_switch(value: Option<&str>, default: bool) -> bool {
+    match value.map(|v| v.trim().to_ascii_lowercase()) {
+        Some(v) if matches!(v.as_str(), "0" | "off" | "no" | "false") => false,
+        Some(v) if matches!(v.as_str(), "1" | "on" | "yes" | "true") => true,
+        _ => default,
+    }
+}
+
+/// Whether frames written from now on get a fingerprint (default on; `B2FRAME_FINGERPRINT`).
+pub fn writes_enabled() -> bool {
+    switch(&WRITES, ENV_FINGERPRINT, true)
+}
+
+/// Switches fingerprint writing on or off for the process; returns the previous setting.
+pub fn set_writes_enabled(on: bool) -> bool {
+    set_switch(&WRITES, ENV_FINGERPRINT, true, on)
+}
+
+/// Whether opens verify fingerprints (default off; `B2FRAME_VERIFY_ON_OPEN`).
+pub fn verify_on_open() -> bool {
+    switch(&VERIFY_ON_OPEN, ENV_VERIFY_ON_OPEN, false)
+}
+
+/// Switches verify-on-open on or off for the process; returns the previous setting.
+pub fn set_verify_on_open(on: bool) -> bool {
+    set_switch(&VERIFY_ON_OPEN, ENV_VERIFY_ON_OPEN, false, on)
+}
+
+/// The CRC-32 of a byte sequence together with its length: enough to append it to another
+/// one without its bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Piece {
+    /// CRC-32 (IEEE) of the bytes.
+    pub crc: u32,
+    /// How many bytes.
+    pub len: u64,
+}
+
+impl Piece {
+    /// The empty sequence.
+    pub const EMPTY: Piece = Piece { crc: 0, len: 0 };
+
+    /// The piece of `bytes`.
+    pub fn of(bytes: &[u8]) -> Piece {
+        let mut p = Piece::EMPTY;
+        p.extend(bytes);
+        p
+    }
+
+    /// `self` followed by `bytes`.
+    pub fn extend(&mut self, bytes: &[u8]) {
+        let mut h = crc32fast::Hasher::new_with_initial_len(self.crc, self.len);
+        h.update(bytes);
+        self.crc = h.finalize();
+        self.len += bytes.len() as u64;
+    }
+
+    /// The piece of `self`'s bytes followed by `next`'s.
+    pub fn then(self, next: Piece) -> Piece {
+        let mut h = crc32fast::Hasher::new_with_initial_len(self.crc, self.len);
+        h.combine(&crc32fast::Hasher::new_with_initial_len(next.crc, next.len));
+        Piece {
+            crc: h.finalize(),
+            len: self.len + next.len,
+        }
+    }
+}
+
+/// The four consecutive parts the fingerprint covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// The frame header, metalayers included (`header_len` bytes).
+    pub header: Piece,
+    /// cframe: the data section (`cbytes` bytes, dead space included); sframe: every stored
+    /// chunk (its `cbytes` bytes) in index order.
+    pub data: Piece,
+    /// The offsets index chunk (empty when the frame has no chunks).
+    pub index: Piece,
+    /// The trailer up to and including the `fpt` byte.
+    pub trailer: Piece,
+}
+
+impl Parts {
+    /// The fingerprint: all four parts in order.
+    pub fn total(&self) -> Piece {
+        self.header
+            .then(self.data)
+            .then(self.index)
+            .then(self.trailer)
+    }
+}
+
+/// The fingerprint type and slot stored at the end of a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// `fpt`: 0 none, 1 CRC-32 (2 and 3 are reserved for 64/128-bit fingerprints).
+    pub fpt: u8,
+    /// The 16 bytes of storage.
+    pub bytes: [u8; SLOT_LEN],
+}
+
+impl Slot {
+    /// The slot at the end of `tail` (the last bytes of a frame or trailer).
+    pub fn from_tail(tail: &[u8]) -> Result<Slot> {
+        let n = tail.len();
+        if n < TYPE_FROM_END {
+            return Err(Error::ReadBuffer);
+        }
+        let mut bytes = [0u8; SLOT_LEN];
+        bytes.copy_from_slice(&tail[n - SLOT_LEN..]);
+        Ok(Slot {
+            fpt: tail[n - TYPE_FROM_END],
+            bytes,
+        })
+    }
+
+    /// The four little-endian words: fingerprint, header, data and index CRCs.
+    pub fn words(&self) -> [u32; 4] {
+        let w = |k: usize| u32::from_le_bytes(self.bytes[4 * k..4 * k + 4].try_into().unwrap());
+        [w(0), w(1), w(2), w(3)]
+    }
+
+    /// Whether the part CRCs (bytes 4..16) are present (another writer may store only the
+    /// fingerprint and leave them zero).
+    pub fn has_parts(&self) -> bool {
+        self.bytes[4..].iter().any(|&b| b != 0)
+    }
+}
+
+/// Fills the fingerprint slot of `trailer` (a complete trailer as [`trailer::to_bytes`] makes
+/// it) for a frame whose header, data and index parts are `header`, `data` and `index`.
+pub fn seal(trailer: &mut [u8], header: Piece, data: Piece, index: Piece) {
+    let n = trailer.len();
+    debug_assert!(n > TYPE_FROM_END);
+    trailer[n - TYPE_FROM_END] = TYPE_CRC32;
+    let parts = Parts {
+        header,
+        data,
+        index,
+        trailer: Piece::of(&trailer[..n - SLOT_LEN]),
+    };
+    let words = [parts.total().crc, header.crc, data.crc, index.crc];
+    for (k, w) in words.iter().enumerate() {
+        trailer[n - SLOT_LEN + 4 * k..n - SLOT_LEN + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// A part of a frame where a fingerprint mismatch was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// The header (metalayers included).
+    Header,
+    /// cframe: the data section; sframe: the chunk files.
+    Data,
+    /// The offsets index.
+    Index,
+    /// The trailer (vlmetalayers, lengths), or the stored fingerprint word itself.
+    Trailer,
+    /// The part CRCs of the slot (the covered bytes match the fingerprint).
+    Slot,
+}
+
+impl Region {
+    /// A short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Region::Header => "header",
+            Region::Data => "data",
+            Region::Index => "offsets index",
+            Region::Trailer => "trailer",
+            Region::Slot => "fingerprint slot",
+        }
+    }
+}
+
+/// The outcome of checking a frame's fingerprint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// `fpt = 0` and an empty slot: nothing to check (c-blosc2 and disabled writers).
+    Unfingerprinted,
+    /// `fpt = 1` and every stored CRC matches the frame.
+    Match,
+    /// `fpt = 1` and the frame differs: the parts where (empty when the slot cannot tell).
+    Mismatch(Vec<Region>),
+    /// `fpt = 0` with a non-empty slot: no writer produces that, the type byte was changed.
+    DamagedType,
+    /// A fingerprint type b2frame cannot check (2, 3 reserved; others undefined).
+    Unsupported(u8),
+}
+
+impl Verdict {
+    /// Whether nothing speaks against the frame (matched, or nothing to check).
+    pub fn is_sound(&self) -> bool {
+        matches!(self, Verdict::Unfingerprinted | Verdict::Match)
+    }
+
+    /// A one-line description.
+    pub fn describe(&self) -> String {
+        match self {
+            Verdict::Unfingerprinted => "none (fpt 0)".into(),
+            Verdict::Match => "crc32 (fpt 1), matches".into(),
+            Verdict::Mismatch(r) if r.is_empty() => "crc32 (fpt 1), MISMATCH".into(),
+            Verdict::Mismatch(r) => format!(
+                "crc32 (fpt 1), MISMATCH in the {}",
+                r.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
+            ),
+            Verdict::DamagedType => "fpt 0 with a non-empty slot: the type byte is damaged".into(),
+            Verdict::Unsupported(t) => format!("fpt {t}: a type b2frame cannot check"),
+        }
+    }
+}
+
+/// Compares the stored slot with the parts computed from the frame. `data` is `None` when a
+/// stored chunk could not be read.
+pub fn judge(
+    slot: &Slot,
+    header: Piece,
+    data: Option<Piece>,
+    index: Piece,
+    trailer: Piece,
+) -> Verdict {
+    match slot.fpt {
+        TYPE_NONE if slot.bytes.iter().all(|&b| b == 0) => return Verdict::Unfingerprinted,
+        TYPE_NONE => return Verdict::DamagedType,
+        TYPE_CRC32 => {}
+        t => return Verdict::Unsupported(t),
+    }
+    let [total, sh, sd, si] = slot.words();
+    let Some(data) = data else {
+        return Verdict::Mismatch(vec![Region::Data]);
+    };
+    let actual = Parts {
+        header,
+        data,
+        index,
+        trailer,
+    };
+    let total_ok = actual.total().crc == total;
+    if !slot.has_parts() {
+        return if total_ok {
+            Verdict::Match
+        } else {
+            Verdict::Mismatch(Vec::new())
+        };
+    }
+    let mut bad: Vec<Region> = [
+        (sh, header, Region::Header),
+        (sd, data, Region::Data),
+        (si, index, Region::Index),
+    ]
+    .into_iter()
+    .filter(|(s, p, _)| *s != p.crc)
+    .map(|(_, _, r)| r)
+    .collect();
+    match (total_ok, bad.is_empty()) {
+        (true, true) => Verdict::Match,
+        // The covered bytes are what was fingerprinted: a part word was damaged.
+        (true, false) => Verdict::Mismatch(vec![Region::Slot]),
+        (false, true) => Verdict::Mismatch(vec![Region::Trailer]),
+        (false, false) => {
+            // If the stored parts with the actual trailer do not add up to the stored
+            // fingerprint either, the trailer (or the fingerprint word) changed as well.
+            let stored = Parts {
+                header: Piece {
+                    crc: sh,
+                    len: header.len,
+                },
+                data: Piece {
+                    crc: sd,
+                    len: data.len,
+                },
+                index: Piece {
+                    crc: si,
+                    len: index.len,
+                },
+                trailer,
+            };
+            if stored.total().crc != total {
+                bad.push(Region::Trailer);
+            }
+            Verdict::Mismatch(bad)
+        }
+    }
+}
+
+/// Checks the fingerprint of the cframe `buf` (exactly `frame_len` bytes) whose parsed header
+/// is `header`, without a [`Frame`] (a buffer validated where it lies).
+pub fn verify_cframe_bytes(buf: &[u8], header: &FrameHeader) -> Result<Verdict> {
+    let n = buf.len();
+    let min = super::header::TRAILER_MINLEN;
+    let window = buf
+        .get(n.checked_sub(min).ok_or(Error::InvalidHeader)?..)
+        .ok_or(Error::ReadBuffer)?;
+    let tl = trailer::trailer_len_from_window(window, n as u64)? as usize;
+    let ts = n - tl;
+    let hl = header.header_len as usize;
+    let de = hl
+        .checked_add(header.cbytes as usize)
+        .ok_or(Error::InvalidHeader)?;
+    if de > ts || tl <= TYPE_FROM_END {
+        return Err(Error::InvalidHeader);
+    }
+    let slot = Slot::from_tail(buf)?;
+    Ok(judge(
+        &slot,
+        Piece::of(&buf[..hl]),
+        Some(Piece::of(&buf[hl..de])),
+        Piece::of(&buf[de..ts]),
+        Piece::of(&buf[ts..n - SLOT_LEN]),
+    ))
+}
+
+/// With verify-on-open set: fails with `InvalidHeader` unless the cframe `buf` (see
+/// [`verify_cframe_bytes`]) passes the check.
+pub fn check_bytes_on_open(buf: &[u8], header: &FrameHeader) -> Result<()> {
+    if verify_on_open() && !verify_cframe_bytes(buf, header)?.is_sound() {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(())
+}
+
+/// What an open frame knows about its data part, so that a commit can fingerprint it without
+/// re-reading it (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct Tracker {
+    /// cframe: the data section's piece; sframe: the piece of the stored chunks `ids` names.
+    data: Option<Piece>,
+    /// sframes only (boxed: a frame stays small).
+    sparse: Box<SparseTrack>,
+}
+
+/// What an sframe's tracker knows about its chunk files.
+#[derive(Clone, Debug, Default)]
+struct SparseTrack {
+    /// The chunk ids `Tracker::data` covers, in index order.
+    ids: Vec<u64>,
+    /// The piece of each chunk file written or read since open, by id.
+    chunks: HashMap<u64, Piece>,
+}
+
+impl Tracker {
+    /// A new frame's tracker: an empty data part.
+    pub fn empty() -> Tracker {
+        Tracker {
+            data: Some(Piece::EMPTY),
+            ..Tracker::default()
+        }
+    }
+
+    /// Forgets everything (after a failed mutation or a reload).
+    pub fn reset(&mut self) {
+        *self = Tracker::default();
+    }
+
+    /// A cframe payload of `bytes` was written at data offset `at`.
+    pub(super) fn wrote_data(&mut self, at: u64, bytes: &[u8]) {
+        match &mut self.data {
+            Some(p) if p.len == at => p.extend(bytes),
+            _ => self.data = None,
+        }
+    }
+
+    /// Bytes of the cframe data section changed in place (or moved).
+    pub(super) fn data_changed(&mut self) {
+        self.data = None;
+    }
+
+    /// sframe chunk file `id` now holds `chunk`.
+    pub(super) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8]) {
+        self.sparse.chunks.insert(id, Piece::of(chunk));
+        if self.sparse.ids.contains(&id) {
+            self.data = None;
+        }
+    }
+}
+
+impl Tracker {
+    /// sframe chunk files moved from `new id` back to `old id` (same bytes); `locs` are the
+    /// offsets that now name them.
+    pub(super) fn moved_chunk_files(&mut self, moved: &[(u64, u64)], locs: &[ChunkLoc]) {
+        for &(new_id, old_id) in moved {
+            match self.sparse.chunks.remove(&new_id) {
+                Some(p) => {
+                    self.sparse.chunks.insert(old_id, p);
+                }
+                None => {
+                    self.sparse.chunks.remove(&old_id);
+                }
+            }
+        }
+        self.sparse.ids = stored_ids(locs);
+    }
+}
+
+/// The ids of the stored chunks, in index order.
+fn stored_ids(locs: &[ChunkLoc]) -> Vec<u64> {
+    locs.iter()
+        .filter_map(|l| match *l {
+            ChunkLoc::Stored(id) => Some(id),
+            ChunkLoc::Special(_) => None,
+        })
+        .collect()
+}
+
+/// The piece of `len` bytes of `store` from `pos`, read in blocks (lent when in memory).
+fn piece_of_range(store: &Store, pos: u64, len: u64) -> Result<Piece> {
+    if let Some(s) = store.slice(pos, len) {
+        return Ok(Piece::of(s));
+    }
+    let mut p = Piece::EMPTY;
+    let mut buf = vec![0u8; (len.min(PASS_BLOCK as u64)) as usize];
+    let mut done = 0u64;
+    while done < len {
+        let n = (len - done).min(PASS_BLOCK as u64) as usize;
+        store.read_into(pos + done, &mut buf[..n])?;
+        p.extend(&buf[..n]);
+        done += n as u64;
+    }
+    Ok(p)
+}
+
+/// A store borrowed from the frame or opened for the occasion (an sframe's index file).
+enum Held<'a> {
+    Lent(&'a Store),
+    Own(Store),
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        match self {
+            Held::Lent(s) => s,
+            Held::Own(s) => s,
+        }
+    }
+}
+
+/// Where the parts of a stored frame lie, read from its storage.
+struct Layout {
+    header_len: u64,
+    index_pos: u64,
+    trailer_start: u64,
+    frame_len: u64,
+}
+
+impl Frame {
+    /// The store holding header, index and trailer (the index file for sframes).
+    fn meta_store(&self) -> Result<Held<'_>> {
+        Ok(match &self.backing {
+            Backing::Contiguous(s) => Held::Lent(s),
+            Backing::Sparse(dir) => Held::Own(dir.index_store()?),
+        })
+    }
+
+    fn layout(&self, store: &Store) -> Result<(Layout, Vec<u8>)> {
+        let h = &self.header;
+        let frame_len = h.frame_len;
+        let min = super::header::TRAILER_MINLEN as u64;
+        let window = store.read_at(frame_len.checked_sub(min).ok_or(Error::InvalidHeader)?, min)?;
+        let tl = u64::from(trailer::trailer_len_from_window(&window, frame_len)?);
+        let trailer_start = frame_len - tl;
+        let header_len = u64::from(h.header_len);
+        let index_pos = match self.backing {
+            Backing::Contiguous(_) => header_len + h.cbytes as u64,
+            Backing::Sparse(_) => header_len,
+        };
+        if index_pos > trailer_start || (tl as usize) < TYPE_FROM_END + 1 {
+            return Err(Error::InvalidHeader);
+        }
+        let trailer = store.read_at(trailer_start, tl)?;
+        Ok((
+            Layout {
+                header_len,
+                index_pos,
+                trailer_start,
+                frame_len,
+            },
+            trailer,
+        ))
+    }
+
+    /// The data part as stored: cframe data section, or the stored chunks in index order
+    /// (their pieces kept in the tracker).
+    fn stored_data_piece(&mut self, header: &FrameHeader, header_len: u64) -> Result<Piece> {
+        let Frame {
+            backing, locs, fp, ..
+        } = self;
+        match backing {
+            Backing::Contiguous(store) => piece_of_range(store, header_len, header.cbytes as u64),
+            Backing::Sparse(dir) => {
+                let mut p = Piece::EMPTY;
+                let mut buf = Vec::new();
+                for id in stored_ids(locs) {
+                    let piece = match fp.sparse.chunks.get(&id) {
+                        Some(&c) => c,
+                        None => {
+                            let n = dir.fetch_chunk(header, id, &mut buf)?;
+                            let c = Piece::of(&buf[..n]);
+                            fp.sparse.chunks.insert(id, c);
+                            c
+                        }
+                    };
+                    p = p.then(piece);
+                }
+                Ok(p)
+            }
+        }
+    }
+
+    /// Checks the frame's stored bytes against its fingerprint (reads the whole frame).
+    pub fn verify_fingerprint(&self) -> Result<Verdict> {
+        let store = self.meta_store()?;
+        let (at, trailer) = self.layout(&store)?;
+        let slot = Slot::from_tail(&trailer)?;
+        if slot.fpt != TYPE_CRC32 {
+            // Nothing to compute.
+            return Ok(judge(
+                &slot,
+                Piece::EMPTY,
+                Some(Piece::EMPTY),
+                Piece::EMPTY,
+                Piece::EMPTY,
+            ));
+        }
+        let header = piece_of_range(&store, 0, at.header_len)?;
+        let index = piece_of_range(&store, at.index_pos, at.trailer_start - at.index_pos)?;
+        let trailer_piece = Piece::of(&trailer[..trailer.len() - SLOT_LEN]);
+        let data = match &self.backing {
+            Backing::Contiguous(s) => {
+                piece_of_range(s, at.header_len, self.header.cbytes as u64).ok()
+            }
+            Backing::Sparse(dir) => {
+                let mut p = Piece::EMPTY;
+                let mut buf = Vec::new();
+                let mut ok = true;
+                for id in stored_ids(&self.locs) {
+                    match dir.fetch_chunk(&self.header, id, &mut buf) {
+                        Ok(n) => p = p.then(Piece::of(&buf[..n])),
+                        Err(_) => ok = false,
+                    }
+                }
+                ok.then_some(p)
+            }
+        };
+        debug_assert_eq!(at.frame_len, self.header.frame_len);
+        Ok(judge(&slot, header, data, index, trailer_piece))
+    }
+
+    /// The fingerprint type stored in the frame's trailer.
+    pub fn fingerprint_slot(&self) -> Result<Slot> {
+        let store = self.meta_store()?;
+        let fl = self.header.frame_len;
+        let tail = store.read_at(
+            fl.checked_sub(TYPE_FROM_END as u64)
+                .ok_or(Error::InvalidHeader)?,
+            TYPE_FROM_END as u64,
+        )?;
+        Slot::from_tail(&tail)
+    }
+
+    /// Fails an open with `InvalidHeader` when verify-on-open is set and the fingerprint does
+    /// not match.
+    pub(super) fn check_on_open(self) -> Result<Frame> {
+        if verify_on_open() && !self.verify_fingerprint()?.is_sound() {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(self)
+    }
+
+    /// Before a mutation writes anything: learn the data part from the stored slot when it
+    /// adds up (no pass over the data), so that the commit can extend it.
+    pub(super) fn prime_fingerprint(&mut self) {
+        if self.fp.data.is_some() || !writes_enabled() {
+            return;
+        }
+        let ids = stored_ids(&self.locs);
+        let empty = match self.backing {
+            Backing::Contiguous(_) => self.header.cbytes == 0,
+            Backing::Sparse(_) => ids.is_empty(),
+        };
+        if empty {
+            self.fp.data = Some(Piece::EMPTY);
+            self.fp.sparse.ids = ids;
+            return;
+        }
+        if let Ok(Some(d)) = self.data_piece_from_slot() {
+            self.fp.data = Some(d);
+            self.fp.sparse.ids = ids;
+        }
+    }
+
+    /// The stored data CRC, when the slot's words add up with the stored trailer.
+    fn data_piece_from_slot(&self) -> Result<Option<Piece>> {
+        let store = self.meta_store()?;
+        let (at, trailer) = self.layout(&store)?;
+        let slot = Slot::from_tail(&trailer)?;
+        if slot.fpt != TYPE_CRC32 || !slot.has_parts() {
+            return Ok(None);
+        }
+        let [total, sh, sd, si] = slot.words();
+        let parts = Parts {
+            header: Piece {
+                crc: sh,
+                len: at.header_len,
+            },
+            data: Piece {
+                crc: sd,
+                len: self.header.cbytes as u64,
+            },
+            index: Piece {
+                crc: si,
+                len: at.trailer_start - at.index_pos,
+            },
+            trailer: Piece::of(&trailer[..trailer.len() - SLOT_LEN]),
+        };
+        Ok((parts.total().crc == total).then_some(parts.data))
+    }
+
+    /// The data part for the commit writing `header` (with header length `header_len`):
+    /// extended from what the tracker knows, or one pass over the stored data.
+    pub(super) fn data_piece_for_commit(
+        &mut self,
+        header: &FrameHeader,
+        header_len: u64,
+    ) -> Result<Piece> {
+        let piece = match &self.backing {
+            Backing::Contiguous(_) => match self.fp.data {
+                Some(p) if p.len == header.cbytes as u64 => p,
+                _ => self.stored_data_piece(header, header_len)?,
+            },
+            Backing::Sparse(_) => {
+                let ids = stored_ids(&self.locs);
+                let known = match self.fp.data {
+                    Some(p) if ids.starts_with(&self.fp.sparse.ids) => {
+                        let rest: Option<Vec<Piece>> = ids[self.fp.sparse.ids.len()..]
+                            .iter()
+                            .map(|id| self.fp.sparse.chunks.get(id).copied())
+                            .collect();
+                        rest.map(|r| r.into_iter().fold(p, Piece::then))
+                    }
+                    _ => None,
+                };
+                let p = match known {
+                    Some(p) => p,
+                    None => self.stored_data_piece(header, header_len)?,
+                };
+                self.fp.sparse.ids = ids;
+                p
+            }
+        };
+        self.fp.data = Some(piece);
+        Ok(piece)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_combine_like_the_concatenation() {
+        let a: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+        let b: Vec<u8> = (0..333u32).map(|i| (i * 13 + 1) as u8).collect();
+        let mut ab = a.clone();
+        ab.extend_from_slice(&b);
+        assert_eq!(Piece::of(&a).then(Piece::of(&b)), Piece::of(&ab));
+        assert_eq!(Piece::EMPTY.then(Piece::of(&a)), Piece::of(&a));
+        assert_eq!(Piece::of(&a).then(Piece::EMPTY), Piece::of(&a));
+        let mut p = Piece::of(&a);
+        p.extend(&b);
+        assert_eq!(p, Piece::of(&ab));
+        // The IEEE CRC-32 (zlib's): the check value of "123456789".
+        assert_eq!(Piece::of(b"123456789").crc, 0xCBF4_3926);
+    }
+
+    /// A cframe's covered bytes followed by F form a CRC-32 codeword (constant residue), which
+    /// is what makes every burst of up to 32 bits across both detectable.
+    #[test]
+    fn a_sealed_cframe_has_the_crc32_residue() {
+        let cp = crate::chunk::CParams::default();
+        let mut f = Frame::new_memory(&cp, &crate::chunk::DParams::default()).unwrap();
+        let d: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
+        f.append_chunk(&crate::chunk::compress_vec(&cp, &d).unwrap())
+            .unwrap();
+        let b = f.to_cframe().unwrap();
+        let n = b.len();
+        assert_eq!(b[n - TYPE_FROM_END], TYPE_CRC32);
+        assert_eq!(Piece::of(&b[..n - 12]).crc, 0x2144_DF1C);
+        let words = Slot::from_tail(&b).unwrap().words();
+        assert_eq!(words[0], Piece::of(&b[..n - SLOT_LEN]).crc);
+        let hl = f.header().header_len as usize;
+        assert_eq!(words[1], Piece::of(&b[..hl]).crc);
+        let de = hl + f.header().cbytes as usize;
+        assert_eq!(words[2], Piece::of(&b[hl..de]).crc);
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    }
+
+    #[test]
+    fn switches_parse() {
+        for (v, d, want) in [
+            (None, true, true),
+            (Some("0"), true, false),
+            (Some(" OFF "), true, false),
+            (Some("false"), true, false),
+            (Some("1"), false, true),
+            (Some("yes"), false, true),
+            (Some("maybe"), false, false),
+            (Some(""), true, true),
+        ] {
+            assert_eq!(parse_switch(v, d), want, "{v:?} {d}");
+        }
+    }
+
+    #[test]
+    fn judge_localises() {
+        let t = crate::frame::trailer::to_bytes(&[]).unwrap();
+        let mut t = t;
+        let (h, d, i) = (
+            Piece::of(b"header"),
+            Piece::of(b"data"),
+            Piece::of(b"index"),
+        );
+        seal(&mut t, h, d, i);
+        let slot = Slot::from_tail(&t).unwrap();
+        let tp = Piece::of(&t[..t.len() - SLOT_LEN]);
+        assert_eq!(judge(&slot, h, Some(d), i, tp), Verdict::Match);
+        let x = Piece::of(b"hEader");
+        assert_eq!(
+            judge(&slot, x, Some(d), i, tp),
+            Verdict::Mismatch(vec![Region::Header])
+        );
+        assert_eq!(
+            judge(&slot, h, Some(Piece::of(b"dada")), i, tp),
+            Verdict::Mismatch(vec![Region::Data])
+        );
+        assert_eq!(
+            judge(&slot, h, None, i, tp),
+            Verdict::Mismatch(vec![Region::Data])
+        );
+        assert_eq!(
+            judge(&slot, h, Some(d), Piece::of(b"indeX"), tp),
+            Verdict::Mismatch(vec![Region::Index])
+        );
+        assert_eq!(
+            judge(&slot, h, Some(d), i, Piece::of(b"x")),
+            Verdict::Mismatch(vec![Region::Trailer])
+        );
+        let mut s2 = slot;
+        s2.bytes[9] ^= 1;
+        assert_eq!(
+            judge(&s2, h, Some(d), i, tp),
+            Verdict::Mismatch(vec![Region::Slot])
+        );
+        let mut s0 = slot;
+        s0.fpt = 0;
+        assert_eq!(judge(&s0, h, Some(d), i, tp), Verdict::DamagedType);
+        s0.fpt = 3;
+        assert_eq!(judge(&s0, h, Some(d), i, tp), Verdict::Unsupported(3));
+        let empty = Slot {
+            fpt: 0,
+            bytes: [0; 16],
+        };
+        assert_eq!(judge(&empty, h, Some(d), i, tp), Verdict::Unfingerprinted);
+        // Only the fingerprint word (another writer): checked as a whole.
+        let mut only = slot;
+        only.bytes[4..].fill(0);
+        assert_eq!(judge(&only, h, Some(d), i, tp), Verdict::Match);
+        assert_eq!(judge(&only, x, Some(d), i, tp), Verdict::Mismatch(vec![]));
+    }
+}
