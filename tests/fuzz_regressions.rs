@@ -822,3 +822,29 @@ fn b2nd_open_survives_mutated_seeds() {
     }
     assert!(runs >= 1500);
 }
+
+/// b2nd_open finding: a frame whose chunk before the last one is shorter than the frame's
+/// chunksize made `blosc2_schunk_get_sparse_buffer` (reached through `b2nd_get_sparse_cbuffer`)
+/// slice past the decoded chunk. The C guard turned the panic into an error code, but a panic is
+/// a bug: the read now fails with an error, and no panic happens on this thread.
+#[test]
+fn b2nd_sparse_read_of_a_short_chunk_does_not_panic() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let panicked = Arc::new(AtomicBool::new(false));
+    let me = std::thread::current().id();
+    let previous = std::panic::take_hook();
+    let flag = panicked.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == me {
+            flag.store(true, Ordering::SeqCst);
+        }
+        previous(info);
+    }));
+    b2nd_open_check::run(&regression("b2nd_open", "sparse-short-chunk"));
+    let _ = std::panic::take_hook();
+    assert!(
+        !panicked.load(Ordering::SeqCst),
+        "a panic on the reading thread"
+    );
+}

@@ -177,7 +177,10 @@ impl SChunk {
             }
             let (_, buf) = cached.as_ref().ok_or(Error::Failure)?;
             let off = (byte - k * cs) as usize;
-            dst[j * ts..(j + 1) * ts].copy_from_slice(&buf[off..off + ts]);
+            // A hostile frame can hold a chunk shorter than the frame's chunksize before its
+            // last one: the item is then not in it.
+            let item = buf.get(off..off + ts).ok_or(Error::Data)?;
+            dst[j * ts..(j + 1) * ts].copy_from_slice(item);
         }
         Ok(())
     }
