@@ -128,6 +128,9 @@ pub struct Frame {
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
     fp: fingerprint::Tracker,
+    /// The encoded blocks of the committed index, kept between commits (built by the first
+    /// commit, dropped by a failed one).
+    index_blocks: offsets::IndexBlocks,
 }
 
 impl Frame {
@@ -177,6 +180,7 @@ impl Frame {
             vlmeta,
             backing: Backing::Contiguous(store),
             fp: fingerprint::Tracker::default(),
+            index_blocks: offsets::IndexBlocks::default(),
         }
         .check_on_open()
     }
@@ -209,6 +213,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -235,6 +240,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -435,6 +441,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         f.commit(true)?;
         Ok(f)
@@ -474,6 +481,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         f.commit(true)?;
         Ok(f)
