@@ -14,6 +14,7 @@ pub mod chunkinfo;
 pub mod fingerprint;
 pub mod header;
 pub mod io;
+mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
