@@ -270,7 +270,7 @@ fn kill_sframe() {
 /// The super-chunk the whole-file child saves at step `k`: `k % 5 + 1` chunks and a
 /// vlmetalayer, in memory (even steps) or as plain chunks (odd ones).
 fn whole_source(k: u64) -> SChunk {
-    let storage = if k % 2 == 0 {
+    let storage = if k.is_multiple_of(2) {
         NewStorage::Memory
     } else {
         NewStorage::Plain
@@ -399,7 +399,7 @@ fn kill_whole_file_calls() {
         // to_file: the last acknowledged one, or the one in flight.
         let last_t = acks.iter().rev().find(|a| a.0 % 4 == 0).map(|a| a.0);
         let mut ok_t = vec![last_t];
-        if next % 4 == 0 {
+        if next.is_multiple_of(4) {
             ok_t.push(Some(next));
         }
         check(
