@@ -23,6 +23,7 @@ use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroe
 use super::chunk::{
     blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_set_maskout,
 };
+use super::handle::{schunk_lock, schunk_unlock};
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
@@ -1212,18 +1213,38 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         if start.is_null() || stop.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
-        refresh_if_stale(a)?;
-        let g = geometry(a)?;
-        let n = g.ndim();
-        // SAFETY: ndim values each by contract.
-        let (s0, s1, bs) = unsafe { (vals(start, n)?, vals(stop, n)?, vals(buffershape, n)?) };
-        let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: `buffersize` bytes by contract.
-        let src = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
-        let mut st = store(a)?;
-        core::set_slice(&mut st, &g, &s0, &s1, src, &bs)?;
-        Ok(0)
+        // One exclusive frame lock around every chunk the slice touches, as c-blosc2 does:
+        // locked handles (readers too) see the whole write or none of it.
+        with_frame_lock(a.sc, || {
+            refresh_if_stale(a)?;
+            let g = geometry(a)?;
+            let n = g.ndim();
+            // SAFETY: ndim values each by contract.
+            let (s0, s1, bs) = unsafe { (vals(start, n)?, vals(stop, n)?, vals(buffershape, n)?) };
+            let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+            // SAFETY: `buffersize` bytes by contract.
+            let src = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
+            let mut st = store(a)?;
+            core::set_slice(&mut st, &g, &s0, &s1, src, &bs)?;
+            Ok(0)
+        })
     })
+}
+
+/// Runs `f` holding the super-chunk's exclusive frame lock (`blosc2_schunk_lock`; nests, and
+/// a no-op without locking or without a super-chunk), released whether `f` fails or not.
+fn with_frame_lock<T>(sc: *mut blosc2_schunk, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    if sc.is_null() {
+        return f();
+    }
+    // SAFETY: `sc` is the live super-chunk of a live array.
+    unsafe { schunk_lock(sc) }?;
+    let r = f();
+    // SAFETY: as above; `f` never frees the array's super-chunk.
+    let u = unsafe { schunk_unlock(sc) };
+    let v = r?;
+    u?;
+    Ok(v)
 }
 
 /// Copies the region of `src` that `map` gives for each chunk of `dst` (whose chunk regions
@@ -1725,13 +1746,17 @@ fn reshape(
     a: &mut b2nd_array_t,
     f: impl FnOnce(&mut CStore, &Geometry) -> Result<Geometry>,
 ) -> Result<i32> {
-    refresh_if_stale(a)?;
-    let g = geometry(a)?;
-    let mut st = store(a)?;
-    let ng = f(&mut st, &g)?;
-    set_geometry(a, &ng);
-    publish_meta(a)?;
-    Ok(0)
+    // Chunk changes plus the metalayer update, under one exclusive frame lock (c-blosc2 holds
+    // it across `b2nd_resize`), so locked handles never see a half-done shape change.
+    with_frame_lock(a.sc, || {
+        refresh_if_stale(a)?;
+        let g = geometry(a)?;
+        let mut st = store(a)?;
+        let ng = f(&mut st, &g)?;
+        set_geometry(a, &ng);
+        publish_meta(a)?;
+        Ok(0)
+    })
 }
 
 /// Resizes the array to `new_shape`; `start` (NULL: the end of each dimension) is where items
