@@ -11,12 +11,12 @@
 mod common;
 
 use b2frame::chunk::{self, CParams};
+use b2frame::frame::fingerprint::Verdict;
 use b2frame::frame::record;
 use b2frame::schunk::{NewStorage, SChunk};
 use common::crash::{
     crash_dir_images, crash_images, ours, read_dir_image, theirs, write_dir_image, State,
 };
-use b2frame::frame::fingerprint::Verdict;
 use common::Rng;
 use std::path::Path;
 use std::sync::Mutex;

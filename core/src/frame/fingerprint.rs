@@ -2,17 +2,20 @@
 //!
 //! The definition (what is covered, in which order, how the 16-byte slot is laid out) is in
 //! `docs/format/fingerprint.md`; in short, for a cframe the fingerprint is the CRC-32 (IEEE,
-//! the one of zlib and `crc32fast`) of every frame byte before the 16-byte slot, and for an
-//! sframe of its index file's bytes before the slot with the live chunk files' bytes inserted
-//! where a cframe has its data section. The slot holds that CRC and the CRCs of the header,
+//! the one of zlib and `crc32fast`) of every frame byte before the 16-byte slot except dead
+//! bytes (data-section bytes no stored chunk occupies, and anything between the index chunk and
+//! the trailer), and for an sframe of its index file's bytes before the slot with the live chunk
+//! files' bytes inserted where a cframe has its data section. The slot holds that CRC and the CRCs of the header,
 //! data and index parts (little-endian), which only serve to say where a mismatch is.
 //!
 //! Cost: writers never re-read what they wrote. An open frame keeps the CRC of its data part
 //! ([`Tracker`]) and extends it with each appended payload (`crc32fast::Hasher::combine`);
 //! header, index and trailer are hashed as they are written. The data part is computed by one
 //! pass over the stored chunks only when it is unknown: at the first mutation of a frame that
-//! is not fingerprinted (or whose slot does not add up), after an in-place chunk update of a
-//! cframe (the data section's tail moves), after a failed mutation, and after a reload.
+//! is not fingerprinted (or whose slot does not add up), at the commit of a cframe chunk update
+//! or delete, after a failed mutation, and after a reload. The crash-consistent commit of a
+//! cframe file also seals the relocated copy of the old state (`mutate/commit.rs`), with the old
+//! state's data part: leaving dead bytes out is what makes that copy's fingerprint hold.
 //!
 //! Switches: `B2FRAME_FINGERPRINT=0` (or [`set_writes_enabled`]) writes `fpt = 0` and an empty
 //! slot, as c-blosc2 does; `B2FRAME_VERIFY_ON_OPEN=1` (or [`set_verify_on_open`]) makes every
@@ -260,7 +263,10 @@ pub(crate) fn overlay_reader<'a>(
 }
 
 /// A reader of `store`'s bytes from `base` (a stored frame's data section).
-pub(crate) fn store_reader(store: &Store, base: u64) -> impl FnMut(u64, &mut [u8]) -> Result<()> + '_ {
+pub(crate) fn store_reader(
+    store: &Store,
+    base: u64,
+) -> impl FnMut(u64, &mut [u8]) -> Result<()> + '_ {
     move |pos: u64, dst: &mut [u8]| store.read_into(base + pos, dst)
 }
 
@@ -525,7 +531,8 @@ pub fn verify_cframe_bytes(buf: &[u8], header: &FrameHeader) -> Result<Verdict> 
     } else {
         let region = &buf[de..ts];
         let locs = super::offsets::decode_index(region, super::cframe::max_stored(header)).ok();
-        let data = locs.and_then(|l| data_piece(&l, cbytes as u64, &mut slice_reader(buf, hl)).ok());
+        let data =
+            locs.and_then(|l| data_piece(&l, cbytes as u64, &mut slice_reader(buf, hl)).ok());
         (data, de)
     };
     let ilen = index_part_len(&buf[index_pos..ts], (ts - index_pos) as u64) as usize;

@@ -150,7 +150,7 @@ impl Frame {
                 Backing::Contiguous(_) => undo.staged.as_deref(),
                 Backing::Sparse(_) => None,
             };
-            let data = self.data_piece_for_commit(&header, hl, staged.as_deref())?;
+            let data = self.data_piece_for_commit(&header, hl, staged)?;
             fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
             sealed_data = Some(data);
         }
