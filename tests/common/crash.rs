@@ -367,3 +367,187 @@ pub fn crash_dir_images(
     }
     out
 }
+
+/// A directory tree as relative path -> file content (`None`: a directory).
+pub type Tree = std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>>;
+
+/// The files and directories under `root`.
+pub fn read_tree(root: &Path) -> Tree {
+    fn walk(root: &Path, dir: &Path, out: &mut Tree) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(root).unwrap().to_path_buf();
+            if p.is_dir() {
+                out.insert(rel, None);
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Tree::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Replaces everything under `root` with `img`.
+pub fn write_tree(root: &Path, img: &Tree) {
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::create_dir_all(root).unwrap();
+    for (rel, v) in img {
+        let p = root.join(rel);
+        match v {
+            None => std::fs::create_dir_all(&p).unwrap(),
+            Some(bytes) => {
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, bytes)
+                    .unwrap_or_else(|e| panic!("{}: {e} (tree {:?})", p.display(), img.keys()));
+            }
+        }
+    }
+}
+
+/// Applies `e` (issued on files under `root`) to a tree image (`keep`: a write's first bytes
+/// only). Operations on names whose directory is missing in the image (a reordered crash
+/// state) are dropped, as the file system would refuse them.
+pub fn apply_tree(img: &mut Tree, root: &Path, e: &Event, keep: Option<usize>) {
+    let rel = |p: &Path| p.strip_prefix(root).unwrap().to_path_buf();
+    let parent_ok = |img: &Tree, r: &Path| match r.parent() {
+        Some(d) if !d.as_os_str().is_empty() => img.get(d) == Some(&None),
+        _ => true,
+    };
+    match e {
+        Event::Create { path } => {
+            let r = rel(path);
+            if parent_ok(img, &r) {
+                img.insert(r, Some(Vec::new()));
+            }
+        }
+        Event::CreateDir { path } => {
+            let r = rel(path);
+            if parent_ok(img, &r) {
+                img.entry(r).or_insert(None);
+            }
+        }
+        Event::Write {
+            file: FileRef::Path(p),
+            ..
+        } => {
+            let r = rel(p);
+            if parent_ok(img, &r) {
+                let mut f = img.remove(&r).flatten().unwrap_or_default();
+                apply(&mut f, e, keep);
+                img.insert(r, Some(f));
+            }
+        }
+        Event::Truncate {
+            file: FileRef::Path(p),
+            len,
+        } => {
+            let r = rel(p);
+            if let Some(Some(f)) = img.get_mut(&r) {
+                f.resize(*len as usize, 0);
+            }
+        }
+        Event::Rename { from, to } => {
+            let (f, t) = (rel(from), rel(to));
+            let moved: Vec<std::path::PathBuf> =
+                img.keys().filter(|k| k.starts_with(&f)).cloned().collect();
+            if moved.is_empty() || !parent_ok(img, &t) {
+                return;
+            }
+            // A directory replaces only an empty one; a file replaces a file.
+            let busy = img.keys().any(|k| k.starts_with(&t) && *k != t);
+            if busy {
+                return;
+            }
+            img.remove(&t);
+            for k in moved {
+                let v = img.remove(&k).unwrap();
+                let rest = k.strip_prefix(&f).unwrap();
+                let nk = if rest.as_os_str().is_empty() {
+                    t.clone()
+                } else {
+                    t.join(rest)
+                };
+                img.insert(nk, v);
+            }
+        }
+        Event::Remove { path } => {
+            let r = rel(path);
+            img.retain(|k, _| !k.starts_with(&r));
+        }
+        Event::Sync { .. } | Event::SyncDir { .. } => {}
+        other => panic!("a whole-file call issued {other:?}"),
+    }
+}
+
+/// [`crash_images`] for the tree under `root`: every prefix with the last write torn (at
+/// [`tears`]), and in durable mode every subset of the operations between two barriers (file
+/// and directory syncs) with any one write torn.
+pub fn crash_tree_images(
+    before: &Tree,
+    root: &Path,
+    events: &[Event],
+    durable: bool,
+) -> Vec<(String, Tree, bool)> {
+    let barrier = |e: &Event| matches!(e, Event::Sync { .. } | Event::SyncDir { .. });
+    let mut out = Vec::new();
+    if !durable {
+        let mut img = before.clone();
+        for (k, e) in events.iter().enumerate() {
+            out.push((format!("after {k} events"), img.clone(), false));
+            for t in tears(e) {
+                let mut torn = img.clone();
+                apply_tree(&mut torn, root, e, Some(t));
+                out.push((format!("event {k} torn at {t}"), torn, false));
+            }
+            apply_tree(&mut img, root, e, None);
+        }
+        out.push(("all events".into(), img, false));
+        return out;
+    }
+    let last = events.iter().rposition(barrier);
+    let mut img = before.clone();
+    let mut start = 0;
+    while start <= events.len() {
+        let end = events[start..]
+            .iter()
+            .position(barrier)
+            .map_or(events.len(), |p| start + p);
+        let epoch = &events[start..end];
+        let past_last = last.is_some_and(|s| start > s);
+        assert!(epoch.len() <= 12, "epoch too long: {}", epoch.len());
+        for mask in 0u32..(1 << epoch.len()) {
+            let chosen: Vec<usize> = (0..epoch.len()).filter(|i| mask & (1 << i) != 0).collect();
+            let mut base = img.clone();
+            for &i in &chosen {
+                apply_tree(&mut base, root, &epoch[i], None);
+            }
+            out.push((
+                format!("epoch at {start}, subset {mask:b}"),
+                base,
+                past_last,
+            ));
+            for &i in &chosen {
+                for t in tears(&epoch[i]) {
+                    let mut torn = img.clone();
+                    for &j in &chosen {
+                        let keep = if j == i { Some(t) } else { None };
+                        apply_tree(&mut torn, root, &epoch[j], keep);
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
+                        torn,
+                        past_last,
+                    ));
+                }
+            }
+        }
+        for e in epoch {
+            apply_tree(&mut img, root, e, None);
+        }
+        start = end + 1;
+    }
+    out
+}
