@@ -829,8 +829,17 @@ impl Frame {
         if self.fp.data.is_some() || !writes_enabled() {
             return;
         }
-        let ids = stored_ids(&self.locs);
-        if ids.is_empty() {
+        // Only sframes track their chunk ids (listing the ids of a large cframe on every
+        // append cost a quarter of the append).
+        let ids = match self.backing {
+            Backing::Contiguous(_) => Vec::new(),
+            Backing::Sparse(_) => stored_ids(&self.locs),
+        };
+        let empty = !self
+            .locs
+            .iter()
+            .any(|l| matches!(l, ChunkLoc::Stored(_)));
+        if empty {
             self.fp.data = Some(Piece::EMPTY);
             self.fp.sparse.ids = ids;
             return;

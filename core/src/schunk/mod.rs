@@ -21,6 +21,7 @@ mod plain;
 mod serialize;
 mod slice;
 
+use crate::chunk::lazy::LazySource;
 use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
@@ -85,6 +86,27 @@ pub trait ChunkCodec {
     /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
     /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
     fn enter_chunk(&mut self, _nchunk: i64) {}
+    /// [`ChunkCodec::decompress`] of a lazy chunk (see [`SChunk::lazy_chunk`]) whose blocks
+    /// are read through `source`. Codecs that cannot read lazy chunks fail (`InvalidParam`).
+    fn decompress_lazy(
+        &mut self,
+        _chunk: &[u8],
+        _dst: &mut [u8],
+        _source: &dyn LazySource,
+    ) -> Result<usize> {
+        Err(Error::InvalidParam)
+    }
+    /// `blosc2_getitem_bytes_ctx` of `dst.len()` bytes from byte `start` of a chunk (lazy or
+    /// not) whose blocks are read through `source`: only the blocks holding the bytes are read.
+    fn getitem_bytes_lazy(
+        &mut self,
+        _chunk: &[u8],
+        _start: i32,
+        _dst: &mut [u8],
+        _source: &dyn LazySource,
+    ) -> Result<usize> {
+        Err(Error::InvalidParam)
+    }
 }
 
 /// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
@@ -137,6 +159,28 @@ impl ChunkCodec for Engines {
 
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
         self.decompressor.decompress(chunk, dst)
+    }
+
+    fn decompress_lazy(
+        &mut self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        self.decompressor.with_source(source).decompress(chunk, dst)
+    }
+
+    fn getitem_bytes_lazy(
+        &mut self,
+        chunk: &[u8],
+        start: i32,
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        self.decompressor
+            .with_source(source)
+            .getitem_bytes(chunk, start, n, dst)
     }
 }
 
@@ -496,6 +540,27 @@ impl SChunk {
             // A chunk file shorter than its header says is a failed read.
             (Error::ReadBuffer, Location::Sparse(_)) => Error::FileRead,
             (e, _) => index_err(e),
+        }
+    }
+
+    /// Chunk `i` as a lazy chunk (header, block starts and c-blosc2's lazy trailer; see
+    /// [`crate::chunk::lazy`]) when the super-chunk is a frame on storage, reading only those
+    /// bytes; decode it with a decoder given [`SChunk::lazy_source`] (e.g.
+    /// [`crate::chunk::Decompressor::with_source`]): `getitem`, `decompress_block` and masked
+    /// decompression then read only the blocks they need. `None` where c-blosc2 returns no lazy
+    /// chunk (in memory, special chunks): use [`SChunk::fetch_chunk`].
+    pub fn lazy_chunk(&self, i: i64) -> Result<Option<Vec<u8>>> {
+        match &self.body {
+            Body::Plain(p) => index(i, p.chunks.len()).map(|_| None),
+            Body::Frame(f) => f.lazy_chunk(i).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// What lazy chunks of this super-chunk are read through (its frame on storage).
+    pub fn lazy_source(&self) -> Option<&dyn LazySource> {
+        match &self.body {
+            Body::Frame(f) if f.reads_from_storage() => Some(f),
+            _ => None,
         }
     }
 

@@ -114,7 +114,7 @@ fn relocate(
         .ok_or(Error::InvalidHeader)?;
     let index_len = fl - tlen - data_end;
     let mut header = old.header.clone();
-    let mut locs = old.locs.to_vec();
+    let mut locs = None;
     let mut trailer_bytes = trailer::to_bytes(old.vlmeta)?;
     // The old state's index chunk as the copy holds it, and where the copy's trailer goes.
     let (index, index_at) = if low >= data_end + index_len {
@@ -136,14 +136,17 @@ fn relocate(
         let index = if low == data_end {
             store.read_at(data_end, index_len)?
         } else {
-            for l in locs.iter_mut() {
+            let mut shifted = old.locs.to_vec();
+            for l in shifted.iter_mut() {
                 if let ChunkLoc::Stored(v) = l {
                     if hl + *v >= low {
                         *v += shift;
                     }
                 }
             }
-            offsets::encode_index(&locs)?
+            let index = offsets::encode_index(&shifted)?;
+            locs = Some(shifted);
+            index
         };
         header.cbytes =
             i64::try_from(old.header.cbytes as u64 + shift).map_err(|_| Error::TwoGbLimit)?;
