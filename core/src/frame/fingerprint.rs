@@ -835,10 +835,7 @@ impl Frame {
             Backing::Contiguous(_) => Vec::new(),
             Backing::Sparse(_) => stored_ids(&self.locs),
         };
-        let empty = !self
-            .locs
-            .iter()
-            .any(|l| matches!(l, ChunkLoc::Stored(_)));
+        let empty = !self.locs.iter().any(|l| matches!(l, ChunkLoc::Stored(_)));
         if empty {
             self.fp.data = Some(Piece::EMPTY);
             self.fp.sparse.ids = ids;
