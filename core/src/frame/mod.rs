@@ -14,6 +14,7 @@ pub mod chunkinfo;
 pub mod fingerprint;
 pub mod header;
 pub mod io;
+mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
@@ -88,6 +89,9 @@ impl Target<'_> {
                 }
             }
             Target::Sparse(dir) => {
+                if !dir.is_dir() {
+                    record::create_dir(dir);
+                }
                 std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
                 record::sync_dir_now(&record::parent_dir(dir)).map_err(|_| Error::FileOpen)?;
                 (Backing::Sparse(sframe::SparseDir::new(dir, None)), None)

@@ -240,6 +240,14 @@ unsafe fn hand_out(
             *needs_free = false;
         }
         let (p, free, len) = r.with_buffer(nchunk, |buf| {
+            if lazy {
+                // A frame on storage: c-blosc2's lazy chunk (header, block starts, trailer),
+                // the blocks left in storage.
+                if let Some(v) = r.h.core.lazy_chunk(nchunk)? {
+                    let len = i32::try_from(v.len()).map_err(|_| Error::InvalidHeader)?;
+                    return Ok::<_, Error>((malloc_copy(&v), true, len));
+                }
+            }
             // Lent chunks (in memory) are handed out as they are, read ones as a copy.
             let (c, lent) = match r.h.core.fetch_chunk(nchunk, buf)? {
                 Fetched::Lent(c) => (c, true),
@@ -283,7 +291,11 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, false) })
 }
 
-/// Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
+/// Like [`blosc2_schunk_get_chunk`], but for a frame on storage (file, frame at an offset,
+/// sframe, user I/O) c-blosc2's lazy chunk: the header (flagged lazy) and block starts read
+/// from storage, followed by the chunk's number, its position and each block's compressed
+/// size. `blosc2_decompress_ctx`/`blosc2_getitem_ctx` with a context bound to this super-chunk
+/// read the blocks they need from storage. In-memory frames return the chunk itself.
 ///
 /// # Safety
 /// `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.
