@@ -21,16 +21,18 @@
 
 use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroed};
 use super::chunk::{
-    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_set_maskout,
+    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_ctx_get_dparams,
+    blosc2_set_maskout,
 };
-use super::handle::{schunk_lock, schunk_unlock};
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
+use super::schunk::decode_blocks;
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
     blosc2_schunk_delete_chunk, blosc2_schunk_fill_special, blosc2_schunk_free,
     blosc2_schunk_from_buffer, blosc2_schunk_get_cparams, blosc2_schunk_get_sparse_buffer,
-    blosc2_schunk_insert_chunk, blosc2_schunk_new, blosc2_schunk_open, blosc2_schunk_open_offset,
-    blosc2_schunk_refresh, blosc2_schunk_to_buffer, blosc2_schunk_update_chunk,
+    blosc2_schunk_insert_chunk, blosc2_schunk_lock, blosc2_schunk_new, blosc2_schunk_open,
+    blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer,
+    blosc2_schunk_unlock, blosc2_schunk_update_chunk,
 };
 use super::types::*;
 use crate::b2nd::array::{self as core, ChunkStore};
@@ -145,6 +147,31 @@ impl ChunkStore for CStore {
             .map(|n| n as usize)
             .map_err(|_| Error::Failure)
     }
+    fn nthreads(&self) -> i32 {
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        // SAFETY: live schunk; `dctx` is its decompression context (or NULL: an error code);
+        // `dp` is a valid out-pointer.
+        let rc = unsafe { blosc2_ctx_get_dparams(self.sc().dctx, &mut dp) };
+        if rc < 0 {
+            1
+        } else {
+            i32::from(dp.nthreads)
+        }
+    }
+    fn read_blocks(
+        &mut self,
+        nchunk: i64,
+        nblocks: &[i64],
+        scratch: &mut [u8],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        // SAFETY: live schunk.
+        unsafe { decode_blocks(self.sc, nchunk, nblocks, scratch, f) }.map_err(|e| match e {
+            Error::InvalidParam | Error::ReadBuffer | Error::InvalidHeader => Error::Data,
+            e => e,
+        })?;
+        Ok(true)
+    }
     fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
         let n = c_int::try_from(skip.len()).map_err(|_| Error::InvalidParam)?;
         let mut mask = skip.to_vec();
@@ -159,7 +186,8 @@ impl ChunkStore for CStore {
             .ok()
             .filter(|&l| l <= BLOSC2_MAX_BUFFERSIZE)
             .ok_or(Error::MaxBufsizeExceeded)?;
-        let mut out = vec![0u8; src.len() + BLOSC2_MAX_OVERHEAD as usize];
+        let mut scratch = core::Scratch::compressed();
+        let out = scratch.get(src.len() + BLOSC2_MAX_OVERHEAD as usize);
         // SAFETY: live schunk; `current_nchunk` is read by prefilters, as in c-blosc2.
         let cctx = unsafe {
             (*self.sc).current_nchunk = nchunk;
@@ -1213,9 +1241,7 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         if start.is_null() || stop.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
-        // One exclusive frame lock around every chunk the slice touches, as c-blosc2 does:
-        // locked handles (readers too) see the whole write or none of it.
-        with_frame_lock(a.sc, || {
+        locked(a, |a| {
             refresh_if_stale(a)?;
             let g = geometry(a)?;
             let n = g.ndim();
@@ -1229,22 +1255,6 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
             Ok(0)
         })
     })
-}
-
-/// Runs `f` holding the super-chunk's exclusive frame lock (`blosc2_schunk_lock`; nests, and
-/// a no-op without locking or without a super-chunk), released whether `f` fails or not.
-fn with_frame_lock<T>(sc: *mut blosc2_schunk, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    if sc.is_null() {
-        return f();
-    }
-    // SAFETY: `sc` is the live super-chunk of a live array.
-    unsafe { schunk_lock(sc) }?;
-    let r = f();
-    // SAFETY: as above; `f` never frees the array's super-chunk.
-    let u = unsafe { schunk_unlock(sc) };
-    let v = r?;
-    u?;
-    Ok(v)
 }
 
 /// Copies the region of `src` that `map` gives for each chunk of `dst` (whose chunk regions
@@ -1741,14 +1751,32 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     })
 }
 
-/// Applies a shape change computed by the core and publishes the new geometry.
+/// Runs `f` holding the super-chunk's exclusive `.b2lock` lock (`blosc2_schunk_lock`, a no-op
+/// returning 0 without locking), as c-blosc2's `b2nd_set_slice_cbuffer` and `b2nd_resize`
+/// bracket themselves: other locking handles and processes see every chunk of the operation,
+/// and the new metalayer, change at once. Nested brackets reuse the lock.
+fn locked<T>(a: &mut b2nd_array_t, f: impl FnOnce(&mut b2nd_array_t) -> Result<T>) -> Result<T> {
+    let sc = a.sc;
+    if sc.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: live schunk.
+    code(unsafe { blosc2_schunk_lock(sc) }.into())?;
+    let r = f(a);
+    // SAFETY: live schunk; the lock taken above.
+    let u = unsafe { blosc2_schunk_unlock(sc) };
+    let v = r?;
+    code(u.into())?;
+    Ok(v)
+}
+
+/// Applies a shape change computed by the core and publishes the new geometry (under the
+/// lock, see [`locked`]).
 fn reshape(
     a: &mut b2nd_array_t,
     f: impl FnOnce(&mut CStore, &Geometry) -> Result<Geometry>,
 ) -> Result<i32> {
-    // Chunk changes plus the metalayer update, under one exclusive frame lock (c-blosc2 holds
-    // it across `b2nd_resize`), so locked handles never see a half-done shape change.
-    with_frame_lock(a.sc, || {
+    locked(a, |a| {
         refresh_if_stale(a)?;
         let g = geometry(a)?;
         let mut st = store(a)?;
