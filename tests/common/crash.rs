@@ -170,6 +170,59 @@ pub fn tears(e: &Event) -> Vec<usize> {
     }
 }
 
+/// Writes up to this long are torn at every byte by [`byte_tears`].
+pub const SMALL_WRITE: usize = 1024;
+
+/// The lengths a write may be torn to when any prefix of it can reach the file: every byte
+/// for a write of at most [`SMALL_WRITE`] bytes that does not overlap `atomic` (the frame
+/// header, whose commit writes are torn only at sector boundaries: docs/durability.md, "Torn
+/// writes"), every sector boundary for the others.
+pub fn byte_tears(e: &Event, atomic: &std::ops::Range<u64>) -> Vec<usize> {
+    match e {
+        Event::Write { pos, data, .. }
+            if data.len() <= SMALL_WRITE
+                && !(*pos < atomic.end && pos + data.len() as u64 > atomic.start) =>
+        {
+            (1..data.len()).collect()
+        }
+        _ => tears(e),
+    }
+}
+
+/// The sectors of a write spanning several: a power cut may persist any of them without the
+/// others (`(start, len)` within the write). [`crash_images_at`] leaves each one out in turn.
+pub fn holes(e: &Event) -> Vec<(usize, usize)> {
+    let Event::Write { pos, data, .. } = e else {
+        return Vec::new();
+    };
+    let end = pos + data.len() as u64;
+    if pos / SECTOR == (end - 1).max(*pos) / SECTOR {
+        return Vec::new();
+    }
+    let mut v = Vec::new();
+    let mut s = *pos;
+    while s < end {
+        let e = ((s / SECTOR + 1) * SECTOR).min(end);
+        v.push(((s - pos) as usize, (e - s) as usize));
+        s = e;
+    }
+    v
+}
+
+/// Applies the write `e` to `img` except the bytes `hole` (relative to the write), which keep
+/// what `img` held (zeros past its end).
+pub fn apply_holed(img: &mut Vec<u8>, e: &Event, hole: (usize, usize)) {
+    let Event::Write { pos, .. } = e else {
+        return apply(img, e, None);
+    };
+    let prev = img.clone();
+    apply(img, e, None);
+    for i in hole.0..hole.0 + hole.1 {
+        let at = *pos as usize + i;
+        img[at] = prev.get(at).copied().unwrap_or(0);
+    }
+}
+
 /// Every file image a crash during `events` (issued on one file starting as `before`) can
 /// leave, with a label: without barriers (a killed process), every prefix of the events and
 /// every torn last write; with barriers (`durable`), additionally every subset, applied in
@@ -180,6 +233,19 @@ pub fn crash_images(
     before: &[u8],
     events: &[Event],
     durable: bool,
+) -> Vec<(String, Vec<u8>, bool)> {
+    crash_images_at(before, events, durable, &(0..u64::MAX))
+}
+
+/// [`crash_images`] with the finer model of docs/durability.md ("Torn writes"): without
+/// barriers each write is also torn at every byte ([`byte_tears`]) unless it overlaps
+/// `atomic` (the frame header); with barriers, each write of the chosen subset may also miss
+/// any one of its sectors ([`holes`]).
+pub fn crash_images_at(
+    before: &[u8],
+    events: &[Event],
+    durable: bool,
+    atomic: &std::ops::Range<u64>,
 ) -> Vec<(String, Vec<u8>, bool)> {
     let files: std::collections::BTreeSet<&FileRef> = events
         .iter()
@@ -199,7 +265,7 @@ pub fn crash_images(
         let mut img = before.to_vec();
         for (k, e) in events.iter().enumerate() {
             out.push((format!("after {k} events"), img.clone(), false));
-            for t in tears(e) {
+            for t in byte_tears(e, atomic) {
                 let mut torn = img.clone();
                 apply(&mut torn, e, Some(t));
                 out.push((format!("event {k} torn at {t}"), torn, false));
@@ -244,6 +310,21 @@ pub fn crash_images(
                     out.push((
                         format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
                         torn,
+                        past_last,
+                    ));
+                }
+                for h in holes(epoch[i]) {
+                    let mut holed = img.clone();
+                    for &j in &chosen {
+                        if j == i {
+                            apply_holed(&mut holed, epoch[j], h);
+                        } else {
+                            apply(&mut holed, epoch[j], None);
+                        }
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} without {h:?}"),
+                        holed,
                         past_last,
                     ));
                 }
@@ -326,7 +407,7 @@ pub fn crash_dir_images(
         let mut img = before.clone();
         for (k, e) in events.iter().enumerate() {
             out.push((format!("after {k} events"), img.clone(), false));
-            for t in tears(e) {
+            for t in byte_tears(e, &(0..0)) {
                 let mut torn = img.clone();
                 apply_dir(&mut torn, e, Some(t));
                 out.push((format!("event {k} torn at {t}"), torn, false));
@@ -366,6 +447,13 @@ pub fn crash_dir_images(
         start = end + 1;
     }
     out
+}
+
+/// The bytes of the frame header at `offset` of the file image `img` (from its `header_len`).
+pub fn header_range(img: &[u8], offset: u64) -> std::ops::Range<u64> {
+    let o = offset as usize;
+    let hl = u32::from_be_bytes(img[o + 11..o + 15].try_into().unwrap());
+    offset..offset + u64::from(hl)
 }
 
 /// A directory tree as relative path -> file content (`None`: a directory).
@@ -482,9 +570,10 @@ pub fn apply_tree(img: &mut Tree, root: &Path, e: &Event, keep: Option<usize>) {
     }
 }
 
-/// [`crash_images`] for the tree under `root`: every prefix with the last write torn (at
-/// [`tears`]), and in durable mode every subset of the operations between two barriers (file
-/// and directory syncs) with any one write torn.
+/// [`crash_images_at`] for the tree under `root`: every prefix with the last write torn (at
+/// [`byte_tears`]), and in durable mode every subset of the operations between two barriers
+/// (file and directory syncs) with any one write torn at a sector boundary or missing a
+/// sector.
 pub fn crash_tree_images(
     before: &Tree,
     root: &Path,
@@ -497,7 +586,7 @@ pub fn crash_tree_images(
         let mut img = before.clone();
         for (k, e) in events.iter().enumerate() {
             out.push((format!("after {k} events"), img.clone(), false));
-            for t in tears(e) {
+            for t in byte_tears(e, &(0..0)) {
                 let mut torn = img.clone();
                 apply_tree(&mut torn, root, e, Some(t));
                 out.push((format!("event {k} torn at {t}"), torn, false));
@@ -542,6 +631,21 @@ pub fn crash_tree_images(
                         past_last,
                     ));
                 }
+                for h in holes(&epoch[i]) {
+                    let mut holed = img.clone();
+                    for &j in &chosen {
+                        if j == i {
+                            apply_tree_holed(&mut holed, root, &epoch[j], h);
+                        } else {
+                            apply_tree(&mut holed, root, &epoch[j], None);
+                        }
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} without {h:?}"),
+                        holed,
+                        past_last,
+                    ));
+                }
             }
         }
         for e in epoch {
@@ -550,4 +654,24 @@ pub fn crash_tree_images(
         start = end + 1;
     }
     out
+}
+
+/// [`apply_tree`] of a write that misses the bytes `hole` (see [`apply_holed`]).
+pub fn apply_tree_holed(img: &mut Tree, root: &Path, e: &Event, hole: (usize, usize)) {
+    let Event::Write {
+        file: FileRef::Path(p),
+        ..
+    } = e
+    else {
+        return apply_tree(img, root, e, None);
+    };
+    let r = p.strip_prefix(root).unwrap().to_path_buf();
+    if let Some(d) = r.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if img.get(d) != Some(&None) {
+            return;
+        }
+    }
+    let mut f = img.remove(&r).flatten().unwrap_or_default();
+    apply_holed(&mut f, e, hole);
+    img.insert(r, Some(f));
 }

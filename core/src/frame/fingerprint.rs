@@ -646,7 +646,12 @@ impl Frame {
         if self.fp.data.is_some() || !writes_enabled() {
             return;
         }
-        let ids = stored_ids(&self.locs);
+        // Only sframes track their chunk ids (a cframe's data part is one range: listing the
+        // ids of a large frame on every append cost a quarter of the append).
+        let ids = match self.backing {
+            Backing::Contiguous(_) => Vec::new(),
+            Backing::Sparse(_) => stored_ids(&self.locs),
+        };
         let empty = match self.backing {
             Backing::Contiguous(_) => self.header.cbytes == 0,
             Backing::Sparse(_) => ids.is_empty(),

@@ -118,15 +118,21 @@ impl Frame {
             _ => {}
         }
         super::cframe::validate_locs(&self.locs, &header)?;
-        let encode = |f: &Frame, locs: &[ChunkLoc]| -> Result<Vec<u8>> {
-            match index_mode {
-                _ if locs.is_empty() => Ok(Vec::new()),
-                Index::Keep => f.current_index_chunk(),
-                Index::Encode(room) => offsets::encode_index_with_room(locs, room),
-                Index::Repeated => offsets::encode_repeated_index(locs[0], locs.len()),
-            }
+        // The kept index blocks describe `old.1`; they come back only when the commit
+        // succeeds with the entries they were last updated for.
+        let mut blocks = std::mem::take(&mut self.index_blocks);
+        let index = match index_mode {
+            _ if self.locs.is_empty() => Vec::new(),
+            Index::Keep => self.current_index_chunk()?,
+            Index::Encode(room) => blocks.encode(&old.1, &self.locs, room)?,
+            Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
         };
-        let index = encode(self, &self.locs)?;
+        // Only an encoded index leaves the blocks describing the new entries; a kept one
+        // leaves them describing the same (unchanged) entries.
+        let mut keep_blocks =
+            !self.locs.is_empty() && matches!(index_mode, Index::Encode(_) | Index::Keep);
+        // The first chunks of an empty frame are laid out twice (other entries).
+        keep_blocks &= compact_to.is_none();
         let mut trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
         let hl = header.encoded_len() as u64;
@@ -211,7 +217,9 @@ impl Frame {
                         Err(_) => {
                             if let Some((rh, rl)) = undo.relocated.take() {
                                 header = rh;
-                                self.locs = rl;
+                                if let Some(rl) = rl {
+                                    self.locs = rl;
+                                }
                             }
                         }
                     }
@@ -229,6 +237,7 @@ impl Frame {
                 all.extend_from_slice(&trailer);
                 undo.write_index_file(dir, &all)?;
                 if !undo.moved_ids.is_empty() {
+                    keep_blocks = false;
                     // Updated chunks were committed under new ids; now their content goes
                     // back under the old ids (files the committed index no longer names) and
                     // a second index names them again, as c-blosc2's in-place rewrite leaves
@@ -280,6 +289,9 @@ impl Frame {
             }
         }
         self.header = header;
+        if keep_blocks {
+            self.index_blocks = blocks;
+        }
         Ok(())
     }
 
@@ -333,7 +345,10 @@ impl Frame {
             Err(_) => {
                 // A commit that failed after moving the old state keeps it where it moved.
                 if let Some((h, l)) = undo.relocated.take() {
-                    (saved.0, saved.1) = (h, l);
+                    saved.0 = h;
+                    if let Some(l) = l {
+                        saved.1 = l;
+                    }
                 }
                 undo.rollback(&mut self.backing);
                 (self.header, self.locs, self.vlmeta) = saved;

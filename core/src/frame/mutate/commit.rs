@@ -108,7 +108,7 @@ fn relocate(
         .ok_or(Error::InvalidHeader)?;
     let index_len = fl - tlen - data_end;
     let mut header = old.header.clone();
-    let mut locs = old.locs.to_vec();
+    let mut locs = None;
     let trailer_bytes = trailer::to_bytes(old.vlmeta)?;
     if low >= data_end + index_len {
         // Only the trailer is in the way: a copy past the new state, the index stays.
@@ -129,14 +129,17 @@ fn relocate(
         let index = if low == data_end {
             store.read_at(data_end, index_len)?
         } else {
-            for l in locs.iter_mut() {
+            let mut shifted = old.locs.to_vec();
+            for l in shifted.iter_mut() {
                 if let ChunkLoc::Stored(v) = l {
                     if hl + *v >= low {
                         *v += shift;
                     }
                 }
             }
-            offsets::encode_index(&locs)?
+            let index = offsets::encode_index(&shifted)?;
+            locs = Some(shifted);
+            index
         };
         header.cbytes =
             i64::try_from(old.header.cbytes as u64 + shift).map_err(|_| Error::TwoGbLimit)?;
