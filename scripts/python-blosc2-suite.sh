@@ -73,7 +73,8 @@ make_venv "$work/venv" scikit-build-core cython numpy ninja cmake "${test_pkgs[@
 
 # 4. Build python-blosc2 against libb2frame; FetchContent gets the three local source trees.
 echo "building python-blosc2 against $libdir/libb2frame.so ..."
-if ! USE_SYSTEM_BLOSC2=1 PKG_CONFIG_PATH="$pcdir" \
+# The venv's bin first: miniexpr configures tinycc in a sub-CMake that looks for ninja on PATH.
+if ! PATH="$work/venv/bin:$PATH" USE_SYSTEM_BLOSC2=1 PKG_CONFIG_PATH="$pcdir" \
   CMAKE_ARGS="-DFETCHCONTENT_FULLY_DISCONNECTED=ON -DFETCHCONTENT_SOURCE_DIR_MINIEXPR=$miniexpr -DFETCHCONTENT_SOURCE_DIR_SLEEF=$sleef -DFETCHCONTENT_SOURCE_DIR_TINYCC=$tinycc" \
   "$work/venv/bin/python" -m pip install --no-build-isolation --no-deps --force-reinstall -v "$src" >"$work/build.log" 2>&1; then
   die "build failed, see $work/build.log"
@@ -95,9 +96,12 @@ case "$loaded" in
 esac
 
 # 6. The suite, in the unpacked sdist (its conftest.py and pytest.ini); counts from the last line.
+summary() { # summary LOG -> pytest's closing line (`N failed, N passed, ... in Ts`)
+  grep -E '(passed|failed|skipped|errors?|no tests ran).* in [0-9.]+s' "$1" | tail -n1
+}
 counts() { # counts LOG -> "N passed, N failed, N skipped" (missing kinds are 0)
   local last
-  last=$(grep -E '^=+ .* in [0-9.]+s' "$1" | tail -n1)
+  last=$(summary "$1")
   printf '%s passed, %s failed, %s skipped, %s errors' \
     "$(grep -oE '[0-9]+ passed' <<<"$last" | grep -oE '[0-9]+' || echo 0)" \
     "$(grep -oE '[0-9]+ failed' <<<"$last" | grep -oE '[0-9]+' || echo 0)" \
@@ -111,7 +115,7 @@ run_suite() { # run_suite TAG PYTHON [LD_LIBRARY_PATH]
   (cd "$src" && LD_LIBRARY_PATH="$ldp" "$python" -m pytest $pytest_args -q -rfE \
     --junitxml="$work/pytest-$tag.xml" >"$log" 2>&1)
   grep -E '^(FAILED|ERROR) ' "$log" | sed "s/^/  $tag: /"
-  echo "$tag: $(counts "$log") ($(grep -E '^=+ .* in [0-9.]+s' "$log" | tail -n1 | grep -oE 'in [0-9.]+s'))"
+  echo "$tag: $(counts "$log") ($(summary "$log" | grep -oE 'in [0-9.]+s'))"
 }
 run_suite libb2frame "$work/venv/bin/python" "$libdir"
 
