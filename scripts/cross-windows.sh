@@ -15,7 +15,10 @@
 #      (scripts/windows/posix_compat.h maps the tests' own setenv/mkdir), run under wine;
 #   5. frames: tests/dropin/dropin.c built for Windows writes every kind of frame on b2frame.dll
 #      and on the reference libblosc2.dll, each reads the other's, and the frames b2frame writes
-#      on Windows must be byte-identical to those it writes on Linux for the same calls.
+#      on Windows must be byte-identical to those it writes on Linux for the same calls;
+#   6. layouts under LLP64: tests/abi/abi_dump.c against the Windows wheel's headers and ours;
+#   7. the CMake package and the .pc file: a CMake build for Windows installed into a prefix, and
+#      a find_package(B2frame) project and a pkg-config build against it, shared and static.
 # Ends with `N passed, M failed` (one per step) and exits non-zero if a step failed.
 #
 # Environment: CARGO_TARGET_DIR is honoured; B2FRAME_WINDOWS_SKIP replaces the list of Rust test
@@ -43,8 +46,10 @@ bad() { echo "FAIL windows: $1"; failed=$((failed + 1)); keep_work=1; }
 #    (tests/common/reference.rs `free_ref` does it right; these binaries do not use it yet):
 #    frame_reference, schunk_reference, schunk_reference_blosc1;
 #  * chunk_unit_fork: there is no fork() on Windows;
-#  * capi_conventions: regenerates include/b2frame.h with cbindgen, a host tool.
-WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-frame_python schunk_python frame_reference schunk_reference schunk_reference_blosc1 chunk_unit_fork capi_conventions})
+#  * capi_conventions: regenerates include/b2frame.h with cbindgen, a host tool;
+#  * capi_reference_abi: starts a C compiler from inside the test; step 6 below makes the same
+#    comparison (abi_dump.c against the Windows wheel's headers and ours) under wine.
+WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-frame_python schunk_python frame_reference schunk_reference schunk_reference_blosc1 chunk_unit_fork capi_conventions capi_reference_abi})
 
 # 1. Tools, target, the reference wheel and a wine prefix.
 need_apt=()
@@ -209,7 +214,24 @@ else
   sed 's/^/     | /' "$d/build.log"
 fi
 
-# 6. The CMake package and the .pc file: the Windows build through CMake (with the mingw-w64
+# 6. Layouts under LLP64: tests/abi/abi_dump.c (struct sizes, field offsets and
+#    sizes, constants, default values) built with mingw-w64 once against the Windows wheel's own
+#    headers (those MSVC users compile against) and once against ours, run under wine; the two
+#    outputs must be identical.
+a="$work/abi"
+mkdir -p "$a"
+abi_dump() { # abi_dump INCLUDE NAME
+  x86_64-w64-mingw32-gcc -std=gnu11 -O1 -w -I"$1" "$root/tests/abi/abi_dump.c" -o "$a/$2.exe" >"$a/$2.build.log" 2>&1 &&
+    $runner "$a/$2.exe" >"$a/$2.txt" 2>"$a/$2.err"
+}
+if abi_dump "$refinc" ref && abi_dump "$root/include" ours && diff -u "$a/ref.txt" "$a/ours.txt" >"$a/diff.log"; then
+  ok "ABI under LLP64: our headers and the Windows c-blosc2's give the same $(grep -c '^struct' "$a/ref.txt") struct sizes, $(grep -c '^field' "$a/ref.txt") field offsets/sizes, $(grep -c -E '^(const|string)' "$a/ref.txt") constants and $(grep -c '^default' "$a/ref.txt") default fields"
+else
+  bad "ABI under LLP64 (abi_dump.c against the Windows wheel's headers and ours)"
+  head -n 30 "$a/diff.log" "$a"/*.build.log "$a"/*.err 2>/dev/null | sed 's/^/     | /'
+fi
+
+# 7. The CMake package and the .pc file: the Windows build through CMake (with the mingw-w64
 #    toolchain file), installed into a prefix; then a find_package(B2frame) project and a plain
 #    pkg-config build, each shared and static, are built against the prefix and run under wine.
 prefix="$work/prefix"
