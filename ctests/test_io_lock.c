@@ -26,7 +26,7 @@
 
 #define ITEMS 2000
 
-static blosc2_stdio_params locking = {true};
+static blosc2_stdio_params lock_params = {true};
 
 static int path_exists(const char *p) {
   struct stat st;
@@ -59,13 +59,13 @@ static blosc2_schunk *new_locked(const char *path) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
   cp.clevel = 0;
-  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &locking};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lock_params};
   blosc2_storage st = {.contiguous = true, .urlpath = (char *)path, .cparams = &cp, .io = &io};
   return blosc2_schunk_new(&st);
 }
 
 static blosc2_schunk *open_locked(const char *path) {
-  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &locking};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lock_params};
   return blosc2_schunk_open_udio(path, &io);
 }
 
@@ -145,7 +145,7 @@ static void test_sframe_locking(void) {
   blosc2_remove_urlpath(dir);
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
-  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &locking};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lock_params};
   blosc2_storage st = {.contiguous = false, .urlpath = (char *)dir, .cparams = &cp, .io = &io};
   blosc2_schunk *w = blosc2_schunk_new(&st);
   CHECK_NOT_NULL(w);
