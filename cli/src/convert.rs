@@ -212,14 +212,17 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
         return b2frame_core::frame::record::publish_file(&a.dst, &bytes, true)
             .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")));
     }
-    let result = Frame::new_like(&header, Target::Sparse(&a.dst))
-        .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))
-        .and_then(|mut out| copy_into(&src, &mut out, cp.as_ref(), &a.src));
-    if result.is_err() {
-        // Leave nothing half-written behind.
-        let _ = std::fs::remove_dir_all(&a.dst);
-    }
-    result
+    // Built in a temporary directory renamed into place: a crash leaves no directory or the
+    // complete sframe; nothing half-written is left behind on failure either.
+    b2frame_core::frame::record::publish_dir(
+        &a.dst,
+        |tmp| {
+            let mut out = Frame::new_like(&header, Target::Sparse(tmp))
+                .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))?;
+            copy_into(&src, &mut out, cp.as_ref(), &a.src)
+        },
+        |e| Failure::new(&a.dst, format!("cannot write: {e}")),
+    )
 }
 
 /// Creates and removes `dst` once, so that a destination that cannot be created is reported
@@ -246,28 +249,23 @@ pub fn compact(path: &Path) -> CliResult<()> {
         ));
     }
     let before = f.header().frame_len;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".b2frame-compact.tmp");
-    let tmp = PathBuf::from(tmp);
-    // Streamed into the temporary file chunk by chunk (a frame larger than memory compacts
-    // too), then renamed over the original.
-    let io_err =
-        |e: std::io::Error| Failure::new(path, format!("cannot write compacted frame: {e}"));
-    let write = || -> CliResult<u64> {
-        use std::io::Write;
-        let file = std::fs::File::create(&tmp).map_err(io_err)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        let len = f
-            .write_compacted(&mut w)
-            .map_err(|e| Failure::new(path, format!("cannot compact: {e}")))?;
-        w.flush().map_err(io_err)?;
-        let file = w.into_inner().map_err(|e| io_err(e.into_error()))?;
-        file.sync_all().map_err(io_err)?;
-        std::fs::rename(&tmp, path).map_err(io_err)?;
-        Ok(len)
-    };
-    let after = write().inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
+    // Streamed into a temporary file next to it chunk by chunk (a frame larger than memory
+    // compacts too), synced, then renamed over the original: a crash leaves the old file or
+    // the compacted one (docs/durability.md, "Whole-file calls").
+    let mut failed = None;
+    let mut after = 0;
+    b2frame_core::frame::record::publish_with(path, false, true, |w| {
+        after = f.write_compacted(w).map_err(|e| {
+            failed = Some(format!("cannot compact: {e}"));
+            std::io::Error::other("compaction failed")
+        })?;
+        Ok(())
+    })
+    .map_err(|e| {
+        Failure::new(
+            path,
+            failed.unwrap_or_else(|| format!("cannot write compacted frame: {e}")),
+        )
     })?;
     drop(f);
     emit(&format!(

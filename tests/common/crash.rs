@@ -170,6 +170,59 @@ pub fn tears(e: &Event) -> Vec<usize> {
     }
 }
 
+/// Writes up to this long are torn at every byte by [`byte_tears`].
+pub const SMALL_WRITE: usize = 1024;
+
+/// The lengths a write may be torn to when any prefix of it can reach the file: every byte
+/// for a write of at most [`SMALL_WRITE`] bytes that does not overlap `atomic` (the frame
+/// header, whose commit writes are torn only at sector boundaries: docs/durability.md, "Torn
+/// writes"), every sector boundary for the others.
+pub fn byte_tears(e: &Event, atomic: &std::ops::Range<u64>) -> Vec<usize> {
+    match e {
+        Event::Write { pos, data, .. }
+            if data.len() <= SMALL_WRITE
+                && !(*pos < atomic.end && pos + data.len() as u64 > atomic.start) =>
+        {
+            (1..data.len()).collect()
+        }
+        _ => tears(e),
+    }
+}
+
+/// The sectors of a write spanning several: a power cut may persist any of them without the
+/// others (`(start, len)` within the write). [`crash_images_at`] leaves each one out in turn.
+pub fn holes(e: &Event) -> Vec<(usize, usize)> {
+    let Event::Write { pos, data, .. } = e else {
+        return Vec::new();
+    };
+    let end = pos + data.len() as u64;
+    if pos / SECTOR == (end - 1).max(*pos) / SECTOR {
+        return Vec::new();
+    }
+    let mut v = Vec::new();
+    let mut s = *pos;
+    while s < end {
+        let e = ((s / SECTOR + 1) * SECTOR).min(end);
+        v.push(((s - pos) as usize, (e - s) as usize));
+        s = e;
+    }
+    v
+}
+
+/// Applies the write `e` to `img` except the bytes `hole` (relative to the write), which keep
+/// what `img` held (zeros past its end).
+pub fn apply_holed(img: &mut Vec<u8>, e: &Event, hole: (usize, usize)) {
+    let Event::Write { pos, .. } = e else {
+        return apply(img, e, None);
+    };
+    let prev = img.clone();
+    apply(img, e, None);
+    for i in hole.0..hole.0 + hole.1 {
+        let at = *pos as usize + i;
+        img[at] = prev.get(at).copied().unwrap_or(0);
+    }
+}
+
 /// Every file image a crash during `events` (issued on one file starting as `before`) can
 /// leave, with a label: without barriers (a killed process), every prefix of the events and
 /// every torn last write; with barriers (`durable`), additionally every subset, applied in
@@ -180,6 +233,19 @@ pub fn crash_images(
     before: &[u8],
     events: &[Event],
     durable: bool,
+) -> Vec<(String, Vec<u8>, bool)> {
+    crash_images_at(before, events, durable, &(0..u64::MAX))
+}
+
+/// [`crash_images`] with the finer model of docs/durability.md ("Torn writes"): without
+/// barriers each write is also torn at every byte ([`byte_tears`]) unless it overlaps
+/// `atomic` (the frame header); with barriers, each write of the chosen subset may also miss
+/// any one of its sectors ([`holes`]).
+pub fn crash_images_at(
+    before: &[u8],
+    events: &[Event],
+    durable: bool,
+    atomic: &std::ops::Range<u64>,
 ) -> Vec<(String, Vec<u8>, bool)> {
     let files: std::collections::BTreeSet<&FileRef> = events
         .iter()
@@ -199,7 +265,7 @@ pub fn crash_images(
         let mut img = before.to_vec();
         for (k, e) in events.iter().enumerate() {
             out.push((format!("after {k} events"), img.clone(), false));
-            for t in tears(e) {
+            for t in byte_tears(e, atomic) {
                 let mut torn = img.clone();
                 apply(&mut torn, e, Some(t));
                 out.push((format!("event {k} torn at {t}"), torn, false));
@@ -244,6 +310,21 @@ pub fn crash_images(
                     out.push((
                         format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
                         torn,
+                        past_last,
+                    ));
+                }
+                for h in holes(epoch[i]) {
+                    let mut holed = img.clone();
+                    for &j in &chosen {
+                        if j == i {
+                            apply_holed(&mut holed, epoch[j], h);
+                        } else {
+                            apply(&mut holed, epoch[j], None);
+                        }
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} without {h:?}"),
+                        holed,
                         past_last,
                     ));
                 }
@@ -326,7 +407,7 @@ pub fn crash_dir_images(
         let mut img = before.clone();
         for (k, e) in events.iter().enumerate() {
             out.push((format!("after {k} events"), img.clone(), false));
-            for t in tears(e) {
+            for t in byte_tears(e, &(0..0)) {
                 let mut torn = img.clone();
                 apply_dir(&mut torn, e, Some(t));
                 out.push((format!("event {k} torn at {t}"), torn, false));
@@ -366,4 +447,231 @@ pub fn crash_dir_images(
         start = end + 1;
     }
     out
+}
+
+/// The bytes of the frame header at `offset` of the file image `img` (from its `header_len`).
+pub fn header_range(img: &[u8], offset: u64) -> std::ops::Range<u64> {
+    let o = offset as usize;
+    let hl = u32::from_be_bytes(img[o + 11..o + 15].try_into().unwrap());
+    offset..offset + u64::from(hl)
+}
+
+/// A directory tree as relative path -> file content (`None`: a directory).
+pub type Tree = std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>>;
+
+/// The files and directories under `root`.
+pub fn read_tree(root: &Path) -> Tree {
+    fn walk(root: &Path, dir: &Path, out: &mut Tree) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(root).unwrap().to_path_buf();
+            if p.is_dir() {
+                out.insert(rel, None);
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Tree::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Replaces everything under `root` with `img`.
+pub fn write_tree(root: &Path, img: &Tree) {
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::create_dir_all(root).unwrap();
+    for (rel, v) in img {
+        let p = root.join(rel);
+        match v {
+            None => std::fs::create_dir_all(&p).unwrap(),
+            Some(bytes) => {
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, bytes)
+                    .unwrap_or_else(|e| panic!("{}: {e} (tree {:?})", p.display(), img.keys()));
+            }
+        }
+    }
+}
+
+/// Applies `e` (issued on files under `root`) to a tree image (`keep`: a write's first bytes
+/// only). Operations on names whose directory is missing in the image (a reordered crash
+/// state) are dropped, as the file system would refuse them.
+pub fn apply_tree(img: &mut Tree, root: &Path, e: &Event, keep: Option<usize>) {
+    let rel = |p: &Path| p.strip_prefix(root).unwrap().to_path_buf();
+    let parent_ok = |img: &Tree, r: &Path| match r.parent() {
+        Some(d) if !d.as_os_str().is_empty() => img.get(d) == Some(&None),
+        _ => true,
+    };
+    match e {
+        Event::Create { path } => {
+            let r = rel(path);
+            if parent_ok(img, &r) {
+                img.insert(r, Some(Vec::new()));
+            }
+        }
+        Event::CreateDir { path } => {
+            let r = rel(path);
+            if parent_ok(img, &r) {
+                img.entry(r).or_insert(None);
+            }
+        }
+        Event::Write {
+            file: FileRef::Path(p),
+            ..
+        } => {
+            let r = rel(p);
+            if parent_ok(img, &r) {
+                let mut f = img.remove(&r).flatten().unwrap_or_default();
+                apply(&mut f, e, keep);
+                img.insert(r, Some(f));
+            }
+        }
+        Event::Truncate {
+            file: FileRef::Path(p),
+            len,
+        } => {
+            let r = rel(p);
+            if let Some(Some(f)) = img.get_mut(&r) {
+                f.resize(*len as usize, 0);
+            }
+        }
+        Event::Rename { from, to } => {
+            let (f, t) = (rel(from), rel(to));
+            let moved: Vec<std::path::PathBuf> =
+                img.keys().filter(|k| k.starts_with(&f)).cloned().collect();
+            if moved.is_empty() || !parent_ok(img, &t) {
+                return;
+            }
+            // A directory replaces only an empty one; a file replaces a file.
+            let busy = img.keys().any(|k| k.starts_with(&t) && *k != t);
+            if busy {
+                return;
+            }
+            img.remove(&t);
+            for k in moved {
+                let v = img.remove(&k).unwrap();
+                let rest = k.strip_prefix(&f).unwrap();
+                let nk = if rest.as_os_str().is_empty() {
+                    t.clone()
+                } else {
+                    t.join(rest)
+                };
+                img.insert(nk, v);
+            }
+        }
+        Event::Remove { path } => {
+            let r = rel(path);
+            img.retain(|k, _| !k.starts_with(&r));
+        }
+        Event::Sync { .. } | Event::SyncDir { .. } => {}
+        other => panic!("a whole-file call issued {other:?}"),
+    }
+}
+
+/// [`crash_images_at`] for the tree under `root`: every prefix with the last write torn (at
+/// [`byte_tears`]), and in durable mode every subset of the operations between two barriers
+/// (file and directory syncs) with any one write torn at a sector boundary or missing a
+/// sector.
+pub fn crash_tree_images(
+    before: &Tree,
+    root: &Path,
+    events: &[Event],
+    durable: bool,
+) -> Vec<(String, Tree, bool)> {
+    let barrier = |e: &Event| matches!(e, Event::Sync { .. } | Event::SyncDir { .. });
+    let mut out = Vec::new();
+    if !durable {
+        let mut img = before.clone();
+        for (k, e) in events.iter().enumerate() {
+            out.push((format!("after {k} events"), img.clone(), false));
+            for t in byte_tears(e, &(0..0)) {
+                let mut torn = img.clone();
+                apply_tree(&mut torn, root, e, Some(t));
+                out.push((format!("event {k} torn at {t}"), torn, false));
+            }
+            apply_tree(&mut img, root, e, None);
+        }
+        out.push(("all events".into(), img, false));
+        return out;
+    }
+    let last = events.iter().rposition(barrier);
+    let mut img = before.clone();
+    let mut start = 0;
+    while start <= events.len() {
+        let end = events[start..]
+            .iter()
+            .position(barrier)
+            .map_or(events.len(), |p| start + p);
+        let epoch = &events[start..end];
+        let past_last = last.is_some_and(|s| start > s);
+        assert!(epoch.len() <= 12, "epoch too long: {}", epoch.len());
+        for mask in 0u32..(1 << epoch.len()) {
+            let chosen: Vec<usize> = (0..epoch.len()).filter(|i| mask & (1 << i) != 0).collect();
+            let mut base = img.clone();
+            for &i in &chosen {
+                apply_tree(&mut base, root, &epoch[i], None);
+            }
+            out.push((
+                format!("epoch at {start}, subset {mask:b}"),
+                base,
+                past_last,
+            ));
+            for &i in &chosen {
+                for t in tears(&epoch[i]) {
+                    let mut torn = img.clone();
+                    for &j in &chosen {
+                        let keep = if j == i { Some(t) } else { None };
+                        apply_tree(&mut torn, root, &epoch[j], keep);
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
+                        torn,
+                        past_last,
+                    ));
+                }
+                for h in holes(&epoch[i]) {
+                    let mut holed = img.clone();
+                    for &j in &chosen {
+                        if j == i {
+                            apply_tree_holed(&mut holed, root, &epoch[j], h);
+                        } else {
+                            apply_tree(&mut holed, root, &epoch[j], None);
+                        }
+                    }
+                    out.push((
+                        format!("epoch at {start}, subset {mask:b}, {i} without {h:?}"),
+                        holed,
+                        past_last,
+                    ));
+                }
+            }
+        }
+        for e in epoch {
+            apply_tree(&mut img, root, e, None);
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// [`apply_tree`] of a write that misses the bytes `hole` (see [`apply_holed`]).
+pub fn apply_tree_holed(img: &mut Tree, root: &Path, e: &Event, hole: (usize, usize)) {
+    let Event::Write {
+        file: FileRef::Path(p),
+        ..
+    } = e
+    else {
+        return apply_tree(img, root, e, None);
+    };
+    let r = p.strip_prefix(root).unwrap().to_path_buf();
+    if let Some(d) = r.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if img.get(d) != Some(&None) {
+            return;
+        }
+    }
+    let mut f = img.remove(&r).flatten().unwrap_or_default();
+    apply_holed(&mut f, e, hole);
+    img.insert(r, Some(f));
 }

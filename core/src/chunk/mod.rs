@@ -56,13 +56,14 @@ mod copy;
 mod decompress;
 pub mod header;
 pub mod instr;
+pub mod lazy;
 mod par;
 mod pipeline;
 pub mod plugins;
 pub mod special;
 
-pub use compress::Compressor;
-pub use decompress::{vlchunk_nblocks, Decompressor};
+pub use compress::{Compressor, LoneBlock};
+pub use decompress::{vlchunk_nblocks, Decompressor, LazyDecoder};
 pub use plugins::SchunkEnv;
 
 use crate::error::{Error, Result};

@@ -14,6 +14,7 @@ pub mod chunkinfo;
 pub mod fingerprint;
 pub mod header;
 pub mod io;
+mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
@@ -88,6 +89,9 @@ impl Target<'_> {
                 }
             }
             Target::Sparse(dir) => {
+                if !dir.is_dir() {
+                    record::create_dir(dir);
+                }
                 std::fs::create_dir_all(dir).map_err(|_| Error::FileOpen)?;
                 record::sync_dir_now(&record::parent_dir(dir)).map_err(|_| Error::FileOpen)?;
                 (Backing::Sparse(sframe::SparseDir::new(dir, None)), None)
@@ -128,6 +132,9 @@ pub struct Frame {
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
     fp: fingerprint::Tracker,
+    /// The encoded blocks of the committed index, kept between commits (built by the first
+    /// commit, dropped by a failed one).
+    index_blocks: offsets::IndexBlocks,
 }
 
 impl Frame {
@@ -177,6 +184,7 @@ impl Frame {
             vlmeta,
             backing: Backing::Contiguous(store),
             fp: fingerprint::Tracker::default(),
+            index_blocks: offsets::IndexBlocks::default(),
         }
         .check_on_open()
     }
@@ -209,6 +217,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -235,6 +244,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -435,6 +445,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         f.commit(true)?;
         Ok(f)
@@ -474,6 +485,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         f.commit(true)?;
         Ok(f)

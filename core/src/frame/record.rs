@@ -71,9 +71,14 @@ pub enum Event {
         /// The new name.
         to: PathBuf,
     },
-    /// `unlink(path)`.
+    /// `unlink(path)` (or `rmdir`).
     Remove {
         /// The removed name.
+        path: PathBuf,
+    },
+    /// A directory created empty by name (an sframe's, or the temporary one of a new sframe).
+    CreateDir {
+        /// Its path.
         path: PathBuf,
     },
 }
@@ -120,6 +125,13 @@ pub fn truncate(file: &FileRef, len: u64) {
 /// Records the creation (or emptying) of the file `path`.
 pub fn create(path: &Path) {
     log(|| Event::Create {
+        path: path.to_path_buf(),
+    });
+}
+
+/// Records the creation of the directory `path`.
+pub fn create_dir(path: &Path) {
+    log(|| Event::CreateDir {
         path: path.to_path_buf(),
     });
 }
@@ -225,28 +237,98 @@ pub fn rename_now(from: &Path, to: &Path) -> std::io::Result<()> {
 /// (or none) or the complete new one: a temporary file next to it, synced in durable mode,
 /// renamed over it. With `exclusive`, fails if `path` exists.
 pub fn publish_file(path: &Path, bytes: &[u8], exclusive: bool) -> std::io::Result<()> {
+    publish_with(path, exclusive, false, |w| w.write_all(bytes))
+}
+
+/// A writer that records every write it passes on, at consecutive positions of `file` from
+/// `pos` (wrap it in a `BufWriter` to record buffer-sized writes).
+pub struct Recorded<W> {
+    inner: W,
+    file: FileRef,
+    pos: u64,
+}
+
+impl<W: std::io::Write> Recorded<W> {
+    /// `inner`, whose next byte lands at position `pos` of `file`.
+    pub fn new(inner: W, file: FileRef, pos: u64) -> Self {
+        Recorded { inner, file, pos }
+    }
+
+    /// The wrapped writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Recorded<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        write(&self.file, self.pos, &buf[..n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes the whole content of `path` with `fill` so that a crash leaves either the old file
+/// (or none) or the complete new one: `fill` writes a temporary file next to `path` (through a
+/// recorded 1 MiB buffer), which is synced (in durable mode, or always with `sync`) and renamed
+/// over `path`, and the directory is synced in durable mode. With `exclusive`, fails if `path`
+/// exists. The temporary file is removed when anything fails.
+pub fn publish_with(
+    path: &Path,
+    exclusive: bool,
+    sync: bool,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write;
     if exclusive && path.exists() {
         return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
     }
     let tmp = temp_name(path);
     let r = (|| {
-        let mut f = std::fs::OpenOptions::new()
+        let f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
         create(&tmp);
         let file = FileRef::Path(tmp.clone());
-        write(&file, 0, bytes);
-        f.write_all(bytes)?;
-        if durable() {
-            sync(&file);
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, Recorded::new(f, file.clone(), 0));
+        fill(&mut w)?;
+        w.flush()?;
+        let f = w.into_inner().map_err(|e| e.into_error())?.into_inner();
+        if sync || durable() {
+            self::sync(&file);
             f.sync_data()?;
         }
         rename_now(&tmp, path)
     })();
     if r.is_err() {
         let _ = std::fs::remove_file(&tmp);
+    }
+    r
+}
+
+/// Builds a new directory at `dst` (absent, or an empty directory) so that a crash leaves it
+/// absent (or empty) or complete: `build` fills a temporary directory next to it, which is
+/// synced in durable mode (the files in it are synced by whoever wrote them) and renamed to
+/// `dst`; the parent directory is synced after it in durable mode. The temporary directory is
+/// removed when anything fails.
+pub fn publish_dir<E>(
+    dst: &Path,
+    build: impl FnOnce(&Path) -> Result<(), E>,
+    io_err: impl Fn(std::io::Error) -> E,
+) -> Result<(), E> {
+    let tmp = temp_name(dst);
+    let r = build(&tmp).and_then(|()| {
+        sync_dir_now(&tmp).map_err(&io_err)?;
+        rename_now(&tmp, dst).map_err(&io_err)
+    });
+    if r.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
     }
     r
 }

@@ -189,6 +189,29 @@ impl SparseDir {
         Ok(info)
     }
 
+    /// Bytes `pos..end` of chunk file `id` into `dst` (`FileOpen` when there is no such file,
+    /// `ReadBuffer` when it is shorter): the block reads of lazy chunks.
+    pub fn read_chunk_range(&self, id: u64, pos: u64, end: u64, dst: &mut [u8]) -> Result<()> {
+        let path = chunk_path(&self.dir, id)?;
+        match &self.io {
+            None => {
+                let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
+                let size = f.metadata().map_err(|_| Error::FileRead)?.len();
+                if end > size {
+                    return Err(Error::ReadBuffer);
+                }
+                crate::sys::read_exact_at(&f, dst, pos).map_err(|_| Error::FileRead)
+            }
+            Some(io) => {
+                let mut s = io.open(&path, "rb")?;
+                if end > s.size()? {
+                    return Err(Error::ReadBuffer);
+                }
+                s.read_exact_at(pos, dst)
+            }
+        }
+    }
+
     /// Writes (creating or replacing) chunk file `id`.
     pub fn write_chunk(&self, id: u64, chunk: &[u8]) -> Result<()> {
         self.write_file(&chunk_path(&self.dir, id)?, chunk)
@@ -315,6 +338,7 @@ pub fn open_dir(dir: SparseDir) -> Result<Frame> {
         vlmeta,
         backing: Backing::Sparse(dir),
         fp: super::fingerprint::Tracker::default(),
+        index_blocks: super::offsets::IndexBlocks::default(),
     }
     .check_on_open()
 }

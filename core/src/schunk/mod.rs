@@ -21,6 +21,7 @@ mod plain;
 mod serialize;
 mod slice;
 
+use crate::chunk::lazy::LazySource;
 use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
@@ -85,6 +86,50 @@ pub trait ChunkCodec {
     /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
     /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
     fn enter_chunk(&mut self, _nchunk: i64) {}
+    /// Decodes `nbytes` bytes from byte `start` of `chunk` into `dst`, decoding only the blocks
+    /// that hold them (`blosc2_getitem_bytes_ctx`); returns the bytes written. The default
+    /// decodes the whole chunk.
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let info = ChunkInfo::parse(chunk)?;
+        let mut all = vec![0u8; usize::try_from(info.nbytes).map_err(|_| Error::Data)?];
+        let n = self.decompress(chunk, &mut all)?;
+        let part = start
+            .checked_add(nbytes)
+            .and_then(|e| all[..n].get(start..e))
+            .ok_or(Error::InvalidParam)?;
+        dst.get_mut(..nbytes)
+            .ok_or(Error::WriteBuffer)?
+            .copy_from_slice(part);
+        Ok(nbytes)
+    }
+
+    /// [`ChunkCodec::decompress`] of a lazy chunk (see [`SChunk::lazy_chunk`]) whose blocks
+    /// are read through `source`. Codecs that cannot read lazy chunks fail (`InvalidParam`).
+    fn decompress_lazy(
+        &mut self,
+        _chunk: &[u8],
+        _dst: &mut [u8],
+        _source: &dyn LazySource,
+    ) -> Result<usize> {
+        Err(Error::InvalidParam)
+    }
+    /// `blosc2_getitem_bytes_ctx` of `dst.len()` bytes from byte `start` of a chunk (lazy or
+    /// not) whose blocks are read through `source`: only the blocks holding the bytes are read.
+    fn getitem_bytes_lazy(
+        &mut self,
+        _chunk: &[u8],
+        _start: i32,
+        _dst: &mut [u8],
+        _source: &dyn LazySource,
+    ) -> Result<usize> {
+        Err(Error::InvalidParam)
+    }
 }
 
 /// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
@@ -137,6 +182,40 @@ impl ChunkCodec for Engines {
 
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
         self.decompressor.decompress(chunk, dst)
+    }
+
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        self.decompressor.getitem_bytes(chunk, start, nbytes, dst)
+    }
+
+    fn decompress_lazy(
+        &mut self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        self.decompressor.with_source(source).decompress(chunk, dst)
+    }
+
+    fn getitem_bytes_lazy(
+        &mut self,
+        chunk: &[u8],
+        start: i32,
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        self.decompressor
+            .with_source(source)
+            .getitem_bytes(chunk, start, n, dst)
     }
 }
 
@@ -499,6 +578,27 @@ impl SChunk {
         }
     }
 
+    /// Chunk `i` as a lazy chunk (header, block starts and c-blosc2's lazy trailer; see
+    /// [`crate::chunk::lazy`]) when the super-chunk is a frame on storage, reading only those
+    /// bytes; decode it with a decoder given [`SChunk::lazy_source`] (e.g.
+    /// [`crate::chunk::Decompressor::with_source`]): `getitem`, `decompress_block` and masked
+    /// decompression then read only the blocks they need. `None` where c-blosc2 returns no lazy
+    /// chunk (in memory, special chunks): use [`SChunk::fetch_chunk`].
+    pub fn lazy_chunk(&self, i: i64) -> Result<Option<Vec<u8>>> {
+        match &self.body {
+            Body::Plain(p) => index(i, p.chunks.len()).map(|_| None),
+            Body::Frame(f) => f.lazy_chunk(i).map_err(|e| self.frame_err(e)),
+        }
+    }
+
+    /// What lazy chunks of this super-chunk are read through (its frame on storage).
+    pub fn lazy_source(&self) -> Option<&dyn LazySource> {
+        match &self.body {
+            Body::Frame(f) if f.reads_from_storage() => Some(f),
+            _ => None,
+        }
+    }
+
     /// Uncompressed size of chunk `i`.
     pub fn chunk_nbytes(&self, i: i64) -> Result<i32> {
         match &self.body {
@@ -537,6 +637,51 @@ impl SChunk {
         }
         codec.enter_chunk(i);
         codec.decompress(c, dst)
+    }
+
+    /// Decodes the blocks `nblocks` (each `block_bytes` long) of chunk `i` one at a time into
+    /// `scratch` (at least `block_bytes`), calling `f(k, block)` after block `nblocks[k]`; only
+    /// those blocks are decoded (`buf` as in [`SChunk::chunk_in`]). The b2nd slice reads.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_blocks_in(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        i: i64,
+        nblocks: &[i64],
+        block_bytes: usize,
+        scratch: &mut [u8],
+        buf: &mut Vec<u8>,
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let scratch = scratch.get_mut(..block_bytes).ok_or(Error::InvalidParam)?;
+        let start_of = |nb: i64| {
+            usize::try_from(nb)
+                .ok()
+                .and_then(|b| b.checked_mul(block_bytes))
+                .ok_or(Error::InvalidParam)
+        };
+        // On storage, like c-blosc2: the lazy chunk (header and block offsets), and only the
+        // blocks wanted read from the file.
+        if let (Some(source), Some(lazy)) = (self.lazy_source(), self.lazy_chunk(i)?) {
+            codec.enter_chunk(i);
+            for (k, &nb) in nblocks.iter().enumerate() {
+                let start = i32::try_from(start_of(nb)?).map_err(|_| Error::InvalidParam)?;
+                if codec.getitem_bytes_lazy(&lazy, start, scratch, source)? != block_bytes {
+                    return Err(Error::Data);
+                }
+                f(k, scratch)?;
+            }
+            return Ok(());
+        }
+        let c = self.chunk_in(i, buf)?;
+        codec.enter_chunk(i);
+        for (k, &nb) in nblocks.iter().enumerate() {
+            if codec.getitem_bytes(c, start_of(nb)?, block_bytes, scratch)? != block_bytes {
+                return Err(Error::Data);
+            }
+            f(k, scratch)?;
+        }
+        Ok(())
     }
 
     /// [`SChunk::decompress_chunk_with`] with the super-chunk's own decompressor.

@@ -133,19 +133,35 @@ impl SChunk {
                 out.dparams = dp;
                 Ok(out)
             }
-            _ => {
-                let mut out = SChunk::new(storage, cp, dp)?;
-                // c-blosc2 presets the source's chunksize on the copy.
-                let r = out
-                    .set_chunksize(self.counters().chunksize)
-                    .and_then(|_| self.fill_copy(&mut out));
-                if let Err(e) = r {
-                    out.remove_files();
-                    return Err(e);
-                }
+            NewStorage::Sparse(p) if !p.exists() => {
+                // Built in a temporary directory renamed into place: a crash leaves no
+                // directory or the complete copy (docs/durability.md, "Whole-file calls").
+                crate::frame::record::publish_dir(
+                    p,
+                    |tmp| self.copy_filled(NewStorage::Sparse(tmp), cp, dp).map(drop),
+                    |_| Error::FileWrite,
+                )?;
+                let mut out = SChunk::open(p, dp.nthreads)?;
+                out.cparams = cp;
+                out.dparams = dp;
                 Ok(out)
             }
+            _ => self.copy_filled(storage, cp, dp),
         }
+    }
+
+    /// A copy made as c-blosc2 makes it: a new super-chunk at `storage`, filled.
+    fn copy_filled(&self, storage: NewStorage<'_>, cp: CParams, dp: DParams) -> Result<SChunk> {
+        let mut out = SChunk::new(storage, cp, dp)?;
+        // c-blosc2 presets the source's chunksize on the copy.
+        let r = out
+            .set_chunksize(self.counters().chunksize)
+            .and_then(|_| self.fill_copy(&mut out));
+        if let Err(e) = r {
+            out.remove_files();
+            return Err(e);
+        }
+        Ok(out)
     }
 
     /// The chunks of this super-chunk recompressed for `cp`, or `None` when they are stored
@@ -213,19 +229,6 @@ impl SChunk {
             Some(r) => Ok(Fetched::Lent(&r[i][..])),
             None => self.fetch_chunk(i as i64, buf),
         })
-    }
-
-    /// [`SChunk::emit_cframe`] into `file` (at its current position), synced to the file.
-    fn emit_to_file(
-        &self,
-        plan: &CframePlan,
-        recoded: Option<&[Cow<'_, [u8]>]>,
-        file: std::fs::File,
-    ) -> Result<()> {
-        let mut w = BufWriter::with_capacity(WRITE_BUFFER, file);
-        self.emit_cframe(plan, recoded, &mut w)?;
-        w.into_inner().map_err(|_| Error::FileWrite)?;
-        Ok(())
     }
 
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
@@ -369,30 +372,23 @@ impl SChunk {
         path: &Path,
         exclusive: bool,
     ) -> Result<()> {
-        use crate::frame::record;
         if exclusive && path.exists() {
             return Err(Error::FileOpen);
         }
-        let tmp = record::temp_name(path);
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|_| Error::FileOpen)?;
-        let r = file
-            .try_clone()
-            .map_err(|_| Error::FileWrite)
-            .and_then(|keep| {
-                self.emit_to_file(plan, recoded, file)?;
-                if record::durable() {
-                    keep.sync_data().map_err(|_| Error::FileWrite)?;
-                }
-                record::rename_now(&tmp, path).map_err(|_| Error::FileWrite)
-            });
-        if r.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        r
+        let mut failed = None;
+        let mut started = false;
+        let r = crate::frame::record::publish_with(path, exclusive, false, |w| {
+            started = true;
+            self.emit_cframe(plan, recoded, w).map_err(|e| {
+                failed = Some(e);
+                std::io::Error::other("frame emission failed")
+            })
+        });
+        r.map_err(|_| match failed {
+            Some(e) => e,
+            None if !started => Error::FileOpen,
+            None => Error::FileWrite,
+        })
     }
 
     /// Appends the cframe of [`SChunk::to_cframe`] at the end of `path` (created if missing);
@@ -404,7 +400,13 @@ impl SChunk {
     /// Appends the cframe of [`SChunk::to_cframe_as`] at the end of `path` (created if
     /// missing); returns the offset where it starts. Streamed like [`SChunk::to_file_as`]; a
     /// failed write truncates the file back to its old length.
+    ///
+    /// The header's `header_len` field (bytes 11..15) is written last, after the rest of the
+    /// frame (and a barrier in durable mode): until then the bytes at the returned offset are
+    /// not a frame for either library, whatever part of the rest reached the file
+    /// (docs/durability.md, "Whole-file calls").
     pub fn append_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
+        use crate::frame::record::{self, FileRef, Recorded};
         let own = self.own_bytes().transpose()?;
         let plan = match own {
             Some(_) => None,
@@ -415,28 +417,90 @@ impl SChunk {
         };
         let mut f = std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .write(true)
+            .truncate(false)
             .open(path)
             .map_err(|_| Error::FileOpen)?;
         let at = f.seek(SeekFrom::End(0)).map_err(|_| Error::FileWrite)?;
         let keep = f.try_clone().map_err(|_| Error::FileWrite)?;
-        // A crash leaves the earlier content intact and, at `at`, the whole frame or bytes that
-        // do not open as one (the call had not returned the offset); synced in durable mode.
+        let file = FileRef::Path(path.to_path_buf());
+        let mut w = BufWriter::with_capacity(
+            WRITE_BUFFER,
+            HoldBack::new(Recorded::new(f, file.clone(), at)),
+        );
         let r = match (&own, &plan) {
-            (Some(b), _) => f.write_all(b).map_err(|_| Error::FileWrite),
-            (None, Some(plan)) => self.emit_to_file(plan, None, f),
+            (Some(b), _) => w.write_all(b).map_err(|_| Error::FileWrite),
+            (None, Some(plan)) => self.emit_cframe(plan, None, &mut w),
             (None, None) => Err(Error::Failure),
         };
-        r.and_then(|_| {
-            if crate::frame::record::durable() {
-                keep.sync_data().map_err(|_| Error::FileWrite)?;
-            }
-            Ok(())
+        r.and_then(|()| {
+            w.flush().map_err(|_| Error::FileWrite)?;
+            let held = w.get_ref().held;
+            let barrier = || -> Result<()> {
+                if record::durable() {
+                    record::sync(&file);
+                    keep.sync_data().map_err(|_| Error::FileWrite)?;
+                }
+                Ok(())
+            };
+            barrier()?;
+            let pos = at + HoldBack::<()>::FROM;
+            record::write(&file, pos, &held);
+            crate::sys::write_all_at(&keep, &held, pos).map_err(|_| Error::FileWrite)?;
+            barrier()
         })
         .inspect_err(|_| {
             let _ = keep.set_len(at);
         })?;
         i64::try_from(at).map_err(|_| Error::FileWrite)
+    }
+}
+
+/// A writer that passes a frame on with its `header_len` field (bytes 11..15 from the start
+/// of the stream) zeroed, keeping the real bytes in `held` (see [`SChunk::append_file_as`]).
+struct HoldBack<W> {
+    inner: W,
+    pos: u64,
+    held: [u8; 4],
+}
+
+impl<W> HoldBack<W> {
+    /// Where the held-back bytes start.
+    const FROM: u64 = 11;
+
+    fn new(inner: W) -> Self {
+        HoldBack {
+            inner,
+            pos: 0,
+            held: [0; 4],
+        }
+    }
+}
+
+impl<W: Write> Write for HoldBack<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let from = Self::FROM;
+        let to = from + 4;
+        let end = self.pos + buf.len() as u64;
+        let n = if self.pos < to && end > from {
+            let mut copy = buf.to_vec();
+            for (i, b) in copy.iter_mut().enumerate() {
+                let p = self.pos + i as u64;
+                if (from..to).contains(&p) {
+                    self.held[(p - from) as usize] = *b;
+                    *b = 0;
+                }
+            }
+            self.inner.write(&copy)?
+        } else {
+            self.inner.write(buf)?
+        };
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 

@@ -86,6 +86,14 @@ impl SChunk {
             let nb = self.chunk_nbytes(k)? as usize;
             if off == 0 && len == nb {
                 self.decompress_chunk_in(codec, k, &mut dst[at..at + len], &mut read)?;
+            } else if let (Some(source), Some(lazy)) = (self.lazy_source(), self.lazy_chunk(k)?) {
+                // Part of a chunk on storage: like c-blosc2, a getitem of the bytes on its lazy
+                // chunk, which reads only the blocks holding them.
+                let start = i32::try_from(off).map_err(|_| Error::InvalidParam)?;
+                codec.enter_chunk(k);
+                if codec.getitem_bytes_lazy(&lazy, start, &mut dst[at..at + len], source)? != len {
+                    return Err(Error::Failure);
+                }
             } else {
                 tmp.resize(nb, 0);
                 self.decompress_chunk_in(codec, k, &mut tmp, &mut read)?;

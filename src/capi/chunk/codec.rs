@@ -3,6 +3,31 @@
 
 use super::*;
 
+/// Runs `f` with what `src` must be read through: `None` for ordinary chunks, the frame of the
+/// super-chunk the context is bound to for lazy chunks (read under that super-chunk's shared
+/// lock). A lazy chunk without a bound super-chunk on storage is `INVALID_PARAM`, as in
+/// c-blosc2.
+fn with_lazy_source<T>(
+    schunk: *mut c_void,
+    src: &[u8],
+    f: impl FnOnce(Option<&dyn LazySource>) -> Result<T>,
+) -> Result<T> {
+    if !lazy::needs_source(src) {
+        return f(None);
+    }
+    let sc = schunk as *mut blosc2_schunk;
+    if sc.is_null() {
+        return Err(Error::InvalidParam);
+    }
+    let op = |r: &crate::capi::handle::Reader<'_>| {
+        let source = r.h.core.lazy_source().ok_or(Error::InvalidParam)?;
+        f(Some(source))
+    };
+    // SAFETY: a context's `schunk` is a live super-chunk (c-blosc2's contract for lazy chunks;
+    // the block's tag is checked).
+    unsafe { crate::capi::handle::read_op(sc, false, op) }
+}
+
 /// Compresses `srcsize` bytes into `dest`; returns the chunk size, 0 if it does not fit, or a
 /// negative error.
 ///
@@ -45,7 +70,11 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         let c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
-        Ok(c.decompress(s, d)? as c_int)
+        let n = with_lazy_source(c.schunk(), s, |source| match source {
+            None => c.decompress(s, d),
+            Some(source) => c.decompress_lazy(s, d, source),
+        })?;
+        Ok(n as c_int)
     })
 }
 
@@ -68,7 +97,14 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
-        Ok(c.getitem_engine()?.getitem(s, start, nitems, d)? as c_int)
+        let n = with_lazy_source(c.schunk(), s, |source| {
+            let e = c.getitem_engine()?;
+            match source {
+                None => e.getitem(s, start, nitems, d),
+                Some(source) => e.with_source(source).getitem(s, start, nitems, d),
+            }
+        })?;
+        Ok(n as c_int)
     })
 }
 
@@ -91,7 +127,14 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
-        Ok(c.getitem_engine()?.getitem_bytes(s, start, nbytes, d)? as c_int)
+        let n = with_lazy_source(c.schunk(), s, |source| {
+            let e = c.getitem_engine()?;
+            match source {
+                None => e.getitem_bytes(s, start, nbytes, d),
+                Some(source) => e.with_source(source).getitem_bytes(s, start, nbytes, d),
+            }
+        })?;
+        Ok(n as c_int)
     })
 }
 
@@ -156,6 +199,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     guard_int(|| {
         // SAFETY: forwarded contract.
         let c = unsafe { context_mut(context) }?;
+        let schunk = c.schunk();
         let d = c.decompressor()?;
         if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
             return Err(Error::InvalidParam);
@@ -166,7 +210,10 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         if nblocks > maxblocks {
             return Err(Error::InvalidParam);
         }
-        let blocks = d.vldecompress(s)?;
+        let blocks = with_lazy_source(schunk, s, |source| match source {
+            None => d.vldecompress(s),
+            Some(source) => d.with_source(source).vldecompress(s),
+        })?;
         let n = blocks.len();
         // SAFETY: both arrays hold `maxblocks >= n` entries by this function's contract.
         let (out, sizes) = unsafe {
@@ -232,13 +279,17 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     guard_int(|| {
         // SAFETY: forwarded contract.
         let c = unsafe { context_mut(context) }?;
+        let schunk = c.schunk();
         let d = c.decompressor()?;
         if dest.is_null() || destsize.is_null() {
             return Err(Error::InvalidParam);
         }
         // SAFETY: forwarded contract.
         let s = unsafe { input(src, srcsize) }?;
-        let block = d.vldecompress_block(s, nblock)?;
+        let block = with_lazy_source(schunk, s, |source| match source {
+            None => d.vldecompress_block(s, nblock),
+            Some(source) => d.with_source(source).vldecompress_block(s, nblock),
+        })?;
         let p = malloc_copy(&block);
         if p.is_null() {
             return Err(Error::MemoryAlloc);

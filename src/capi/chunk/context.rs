@@ -68,7 +68,7 @@ impl Context {
 
     /// The decoder `getitem` uses: the context's own, or an auxiliary one for compression
     /// contexts.
-    pub(super) fn getitem_engine(&mut self) -> Result<&mut Decompressor> {
+    pub(crate) fn getitem_engine(&mut self) -> Result<&mut Decompressor> {
         match &mut self.engine {
             Engine::Decompress(d) => Ok(d),
             Engine::Compress(_) => {
@@ -101,6 +101,36 @@ impl Context {
         let n = self.decompressor()?.decompress(src, dst)?;
         self.dparams.typesize = i32::from(src.get(3).copied().unwrap_or(0));
         Ok(n)
+    }
+
+    /// [`Context::decompress`] reading a lazy chunk through `source` (the frame it came from).
+    pub(crate) fn decompress_lazy(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        let n = self
+            .decompressor()?
+            .with_source(source)
+            .decompress(src, dst)?;
+        self.dparams.typesize = i32::from(src.get(3).copied().unwrap_or(0));
+        Ok(n)
+    }
+
+    /// `getitem_bytes` of `dst.len()` bytes from byte `start`, reading a lazy chunk through
+    /// `source`.
+    pub(crate) fn getitem_bytes_lazy(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        self.getitem_engine()?
+            .with_source(source)
+            .getitem_bytes(src, start, n, dst)
     }
 
     fn into_raw(self: Box<Self>) -> *mut blosc2_context {

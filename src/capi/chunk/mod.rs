@@ -17,6 +17,7 @@ use super::globals::{self, ThreadsCallback};
 use super::registry;
 use super::types::*;
 use crate::chunk::header::{self, ChunkHeader, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
+use crate::chunk::lazy::{self, LazySource};
 use crate::chunk::{
     special, vlchunk_nblocks, CParams, Compressor, DParams, Decompressor, Hooks, PostfilterArgs,
     PrefilterArgs,

@@ -101,6 +101,44 @@ impl ChunkCodec for CtxCodec {
         ctx.decompress(chunk, dst)
     }
 
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
+        let ctx = unsafe { context_mut(self.dctx) }?;
+        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        ctx.getitem_engine()?
+            .getitem_bytes(chunk, start, nbytes, dst)
+    }
+
+    fn decompress_lazy(
+        &mut self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        source: &dyn crate::chunk::lazy::LazySource,
+    ) -> Result<usize> {
+        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
+        let ctx = unsafe { context_mut(self.dctx) }?;
+        ctx.decompress_lazy(chunk, dst, source)
+    }
+
+    fn getitem_bytes_lazy(
+        &mut self,
+        chunk: &[u8],
+        start: i32,
+        dst: &mut [u8],
+        source: &dyn crate::chunk::lazy::LazySource,
+    ) -> Result<usize> {
+        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
+        let ctx = unsafe { context_mut(self.dctx) }?;
+        ctx.getitem_bytes_lazy(chunk, start, dst, source)
+    }
+
     fn enter_chunk(&mut self, nchunk: i64) {
         if !self.nchunk_slot.is_null() {
             // SAFETY: a field of the live C struct, written by readers only while they hold

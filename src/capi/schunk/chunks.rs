@@ -178,6 +178,33 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     })
 }
 
+/// Decodes the blocks `nblocks` of chunk `nchunk` one at a time into `scratch` (one block's
+/// bytes), calling `f(k, block)` after block `nblocks[k]`, with the super-chunk's `dctx` (the
+/// b2nd slice reads; see [`SChunk::decode_blocks_in`]).
+///
+/// # Safety
+/// `schunk` NULL or live.
+pub(crate) unsafe fn decode_blocks(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblocks: &[i64],
+    scratch: &mut [u8],
+    f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let op = |r: &Reader<'_>| {
+        if nchunk < 0 || nchunk >= r.h.core.nchunks() {
+            return Err(Error::InvalidParam);
+        }
+        let n = scratch.len();
+        r.decode(Some(nchunk), |codec, buf| {
+            r.h.core
+                .decode_blocks_in(codec, nchunk, nblocks, n, scratch, buf, f)
+        })
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, true, op) }
+}
+
 /// What c-blosc2's lazy-chunk builder checks before it trusts a stored chunk: a valid header
 /// and, for chunks with block streams, the block-start table inside the chunk.
 fn check_lazy(c: &[u8]) -> Result<()> {
@@ -213,6 +240,14 @@ unsafe fn hand_out(
             *needs_free = false;
         }
         let (p, free, len) = r.with_buffer(nchunk, |buf| {
+            if lazy {
+                // A frame on storage: c-blosc2's lazy chunk (header, block starts, trailer),
+                // the blocks left in storage.
+                if let Some(v) = r.h.core.lazy_chunk(nchunk)? {
+                    let len = i32::try_from(v.len()).map_err(|_| Error::InvalidHeader)?;
+                    return Ok::<_, Error>((malloc_copy(&v), true, len));
+                }
+            }
             // Lent chunks (in memory) are handed out as they are, read ones as a copy.
             let (c, lent) = match r.h.core.fetch_chunk(nchunk, buf)? {
                 Fetched::Lent(c) => (c, true),
@@ -256,7 +291,11 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, false) })
 }
 
-/// Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
+/// Like [`blosc2_schunk_get_chunk`], but for a frame on storage (file, frame at an offset,
+/// sframe, user I/O) c-blosc2's lazy chunk: the header (flagged lazy) and block starts read
+/// from storage, followed by the chunk's number, its position and each block's compressed
+/// size. `blosc2_decompress_ctx`/`blosc2_getitem_ctx` with a context bound to this super-chunk
+/// read the blocks they need from storage. In-memory frames return the chunk itself.
 ///
 /// # Safety
 /// `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.

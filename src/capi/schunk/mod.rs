@@ -14,8 +14,9 @@
 //! Ownership as in c-blosc2: `copy=false` chunks are taken over and `free()`d once stored (on
 //! failure the caller keeps them); returned buffers with `needs_free` are `malloc`ed;
 //! `from_buffer(copy=false)` never frees nor modifies the caller's buffer (the schunk works on a
-//! copy). `get_lazychunk` returns a complete normal chunk, whose size is what callers pass to
-//! `blosc2_decompress_ctx`.
+//! copy). `get_lazychunk` of a frame on storage returns c-blosc2's lazy chunk (header, block
+//! starts and a trailer; `blosc2_decompress_ctx`/`blosc2_getitem_ctx` with a context bound to the
+//! super-chunk read the needed blocks from storage), else the chunk itself.
 //!
 //! Threads: one super-chunk may be used from any number of threads at once (`sync`): reads
 //! run in parallel under a shared lock, mutations one at a time (compressing outside the
@@ -41,6 +42,7 @@ mod chunks;
 mod open;
 mod slices;
 
+pub(crate) use chunks::decode_blocks;
 pub use chunks::*;
 pub use open::*;
 pub use slices::*;

@@ -11,6 +11,8 @@ pub(super) struct Worker {
     /// What the stream slots of `tmp` hold when they are known to be one repeated byte.
     pub(super) fills: StreamFills,
     pub(super) block: Vec<u8>,
+    /// A lazy chunk's block, as read from storage.
+    pub(super) raw: Vec<u8>,
 }
 
 /// Stream slots of a worker's `tmp` known to hold one repeated byte (a zero or run-length
@@ -95,10 +97,16 @@ pub(super) fn decode_streams(
     j: usize,
     dst: &mut [u8],
     mut fills: Option<&mut StreamFills>,
+    raw: &mut Vec<u8>,
 ) -> Result<()> {
-    let src = lay.src;
-    let bstart = lay.bstart(j);
-    if bstart <= 0 || bstart >= src.len() as i64 {
+    let mut src = lay.src;
+    let mut bstart = lay.bstart(j);
+    if let Some(lz) = &lay.lazy {
+        // The block's bytes come from storage; its streams are then read from offset 0.
+        let n = lz.read_block(lay.src, lay.h.cbytes, j, bstart, raw)?;
+        src = &raw[..n];
+        bstart = 0;
+    } else if bstart <= 0 || bstart >= src.len() as i64 {
         return Err(Error::Data);
     }
     let bstart = bstart as usize;
@@ -213,6 +221,7 @@ pub(super) fn decode_block(
         tmp,
         fills,
         block,
+        raw,
     } = w;
     let target: &mut [u8] = if post {
         scratch(block, bsize)
@@ -223,15 +232,26 @@ pub(super) fn decode_block(
         special::fill(lay.special, lay.src, &lay.h, target)?;
     } else if lay.memcpyed {
         let from = lay.hlen + j * lay.blocksize;
-        let s = lay.src.get(from..from + bsize).ok_or(Error::ReadBuffer)?;
-        copy_bytes(target, s);
+        match &lay.lazy {
+            Some(lz) => {
+                let cs = lz.trailer.csize(lay.src, j) as i64;
+                if cs <= 0 || cs > lz.max_csize || (from + bsize) as i64 > lay.h.cbytes as i64 {
+                    return Err(Error::InvalidHeader);
+                }
+                lz.read(from as u64, target)?;
+            }
+            None => {
+                let s = lay.src.get(from..from + bsize).ok_or(Error::ReadBuffer)?;
+                copy_bytes(target, s);
+            }
+        }
     } else if let Some(u) = lay.pipeline.single_unshuffle() {
         // Streams into scratch, then one unshuffle into place (no copy back).
         let t = scratch(tmp, bsize);
-        decode_streams(lay, codec, j, t, Some(fills))?;
+        decode_streams(lay, codec, j, t, Some(fills), raw)?;
         lay.pipeline.unshuffle_into(u, t, target);
     } else {
-        decode_streams(lay, codec, j, target, None)?;
+        decode_streams(lay, codec, j, target, None, raw)?;
         if lay.pipeline.backward_active() {
             fills.forget();
             let (offset, _, _) = lay.block(j);

@@ -13,6 +13,48 @@ pub(super) struct VlInfo {
     pub(super) spans: Vec<usize>,
 }
 
+/// Where the blocks of a lazy chunk are read from, and the bounds every read must keep.
+pub(super) struct LazyRef<'a> {
+    pub(super) source: &'a dyn LazySource,
+    pub(super) trailer: Trailer,
+    /// The most a block's csize may be (c-blosc2's bound: blocksize + 4 bytes per stream).
+    pub(super) max_csize: i64,
+    /// End of the block-start table (and dictionary): no block starts before it.
+    pub(super) data_start: i64,
+}
+
+impl LazyRef<'_> {
+    /// Reads the compressed bytes of block `j` (starting at `bstart`) into `buf`; returns
+    /// their number.
+    pub(super) fn read_block(
+        &self,
+        src: &[u8],
+        cbytes: i32,
+        j: usize,
+        bstart: i64,
+        buf: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let cs = self.trailer.csize(src, j) as i64;
+        if cs <= 0 || cs > self.max_csize {
+            return Err(Error::InvalidHeader);
+        }
+        if bstart < self.data_start || bstart + cs > i64::from(cbytes) {
+            return Err(Error::InvalidHeader);
+        }
+        let n = cs as usize;
+        if buf.len() < n {
+            buf.resize(n, 0);
+        }
+        self.read(bstart as u64, &mut buf[..n])?;
+        Ok(n)
+    }
+
+    pub(super) fn read(&self, pos: u64, dst: &mut [u8]) -> Result<()> {
+        self.source
+            .read_lazy(self.trailer.nchunk, self.trailer.offset, pos, dst)
+    }
+}
+
 /// A validated chunk, ready for block decoding.
 pub(super) struct Layout<'a> {
     /// The chunk (and whatever follows it in the caller's buffer: reads are bounded by the
@@ -30,6 +72,8 @@ pub(super) struct Layout<'a> {
     pub(super) vl: Option<Box<VlInfo>>,
     pub(super) pipeline: Pipeline<'a>,
     pub(super) hooks: &'a dyn Hooks,
+    /// Set for lazy chunks: their blocks (and dictionary) are read from here.
+    pub(super) lazy: Option<LazyRef<'a>>,
 }
 
 impl Layout<'_> {
@@ -66,6 +110,7 @@ pub(super) fn prepare<'a>(
     hooks: &'a dyn Hooks,
     dst_len: Option<usize>,
     mask_len: Option<usize>,
+    source: Option<&'a dyn LazySource>,
 ) -> Result<Option<Layout<'a>>> {
     let h = ChunkHeader::read(src, true)?;
     if let Some(d) = dst_len {
@@ -112,15 +157,53 @@ pub(super) fn prepare<'a>(
     if src.len() < bstarts_end {
         return Err(Error::ReadBuffer);
     }
+    let mut lazy_ref = None;
+    if lazy && special == SpecialKind::None {
+        // Lazy chunks are read through the frame they came from (c-blosc2 needs the owning
+        // super-chunk, and fails the same way without it).
+        let source = source.ok_or(Error::InvalidParam)?;
+        if h.is_vl() {
+            // Callers read lazy VL-block chunks whole (`materialise`) or block by block.
+            return Err(Error::InvalidParam);
+        }
+        let trailer = Trailer::locate(src, nblocks)?;
+        let streams = if h.dont_split() { 1 } else { h.typesize as i64 };
+        lazy_ref = Some(LazyRef {
+            source,
+            trailer,
+            max_csize: h.blocksize as i64 + 4 * streams.max(1),
+            data_start: bstarts_end as i64,
+        });
+    }
     let mut dict = None;
     // c-blosc2 reads a flagged dictionary whatever the chunk kind; we skip it in memcpyed chunks
     // only (c-blosc2's own dict writer leaves the flag set when it falls back to memcpy, which
     // its reader then rejects: tolerate those chunks).
     if h.uses_dict() && !memcpyed {
-        if lazy {
-            return Err(Error::InvalidParam);
-        }
-        let rest = &src[bstarts_end..];
+        let mut lazy_bytes = Vec::new();
+        let rest = match &mut lazy_ref {
+            None => &src[bstarts_end..],
+            Some(lz) => {
+                // The dictionary follows the block-start table in the stored chunk.
+                let cbytes = h.cbytes as i64;
+                if (bstarts_end as i64) + 4 > cbytes {
+                    return Err(Error::InvalidHeader);
+                }
+                let mut n = [0u8; 4];
+                lz.read(bstarts_end as u64, &mut n)?;
+                let dsize = i32::from_le_bytes(n);
+                if dsize <= 0 || dsize > MAX_DICT_SIZE {
+                    return Err(Error::CodecDict);
+                }
+                if bstarts_end as i64 + 4 + dsize as i64 > cbytes {
+                    return Err(Error::InvalidHeader);
+                }
+                lazy_bytes.resize(4 + dsize as usize, 0);
+                lz.read(bstarts_end as u64, &mut lazy_bytes)?;
+                lz.data_start += 4 + dsize as i64;
+                &lazy_bytes[..]
+            }
+        };
         if rest.len() < 4 {
             return Err(Error::ReadBuffer);
         }
@@ -136,11 +219,6 @@ pub(super) fn prepare<'a>(
         {
             dict = Some(DecompressDict::new(cc, bytes).map_err(|_| Error::CodecDict)?);
         }
-    }
-    if lazy && special == SpecialKind::None {
-        // Lazy chunks only exist between a frame and its own decoder (c-blosc2 needs the
-        // owning super-chunk to read them); frames hand this decoder whole chunks.
-        return Err(Error::InvalidParam);
     }
     let mut vl = None;
     if h.is_vl() && regular {
@@ -198,6 +276,7 @@ pub(super) fn prepare<'a>(
         special,
         memcpyed,
         dict,
+        lazy: lazy_ref,
         vl,
         pipeline,
         hooks,

@@ -7,7 +7,8 @@
 //! stream size against the bytes that are really there.
 
 use super::copy::copy_bytes;
-use super::header::{rd_i32, ChunkHeader, SpecialKind, MAX_DICT_SIZE};
+use super::header::{blosc2_flags, rd_i32, ChunkHeader, SpecialKind, MAX_DICT_SIZE};
+use super::lazy::{LazySource, Trailer};
 use super::par::{acquire, lock, run_jobs};
 use super::pipeline::Pipeline;
 use super::{special, DParams, Hooks, PostfilterArgs};
@@ -65,6 +66,9 @@ fn decode_all(
     let post = lay.hooks.has_postfilter();
     if lay.memcpyed && lay.special == SpecialKind::None && mask.is_none() && !post {
         // One copy for the whole chunk: per-block jobs would only add thread hand-offs.
+        if let Some(lz) = &lay.lazy {
+            return lz.read(lay.hlen as u64, dst);
+        }
         let s = lay
             .src
             .get(lay.hlen..lay.hlen + dst.len())
@@ -225,6 +229,28 @@ impl Decompressor {
     /// Decodes a whole chunk into `dst`; returns nbytes. `dst` must hold nbytes
     /// (`WriteBuffer`).
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.decompress_from(src, dst, None)
+    }
+
+    /// Reads lazy chunks (from `blosc2_schunk_get_lazychunk`) through `source`, the frame they
+    /// came from; other chunks decode as without it.
+    pub fn with_source<'s>(&'s mut self, source: &'s dyn LazySource) -> LazyDecoder<'s> {
+        LazyDecoder { d: self, source }
+    }
+
+    fn decompress_from(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
+        if let Some(source) = source {
+            if self.maskout.is_none() && super::lazy::needs_source(src) {
+                // Every block is needed: one read of the whole stored chunk.
+                let whole = materialise(src, source)?;
+                return self.decompress_from(&whole, dst, None);
+            }
+        }
         let mask = self.maskout.take();
         // Field borrows, not an `Arc` clone of the hooks: no atomic traffic per chunk.
         let Decompressor {
@@ -241,6 +267,7 @@ impl Decompressor {
             &**hooks,
             Some(dst.len()),
             mask.as_ref().map(|m| m.len()),
+            source,
         );
         // Borrowed in place, not moved out of the `Result`: the layout is a few hundred bytes
         // and this is the per-chunk fixed cost of small chunks (`prepare(..)?` then
@@ -275,11 +302,22 @@ impl Decompressor {
         nitems: i32,
         dst: &mut [u8],
     ) -> Result<usize> {
+        self.getitem_from(src, start, nitems, dst, None)
+    }
+
+    fn getitem_from(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nitems: i32,
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
         let h = ChunkHeader::read(src, true)?;
         if h.is_vl() {
             return Err(Error::InvalidParam);
         }
-        self.getitem_with_header(&h, src, start, nitems, dst)
+        self.getitem_with_header(&h, src, start, nitems, dst, source)
     }
 
     /// `blosc2_getitem_bytes_ctx`: like [`Decompressor::getitem`] with a byte range; `start`
@@ -290,6 +328,17 @@ impl Decompressor {
         start: i32,
         nbytes: i32,
         dst: &mut [u8],
+    ) -> Result<usize> {
+        self.getitem_bytes_from(src, start, nbytes, dst, None)
+    }
+
+    fn getitem_bytes_from(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nbytes: i32,
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
     ) -> Result<usize> {
         let h = ChunkHeader::read(src, true)?;
         if h.is_vl() {
@@ -302,7 +351,7 @@ impl Decompressor {
         if start % ts != 0 || nbytes % ts != 0 {
             return Err(Error::InvalidParam);
         }
-        self.getitem_with_header(&h, src, start / ts, nbytes / ts, dst)
+        self.getitem_with_header(&h, src, start / ts, nbytes / ts, dst, source)
     }
 
     fn getitem_with_header(
@@ -312,11 +361,13 @@ impl Decompressor {
         start: i32,
         nitems: i32,
         dst: &mut [u8],
+        source: Option<&dyn LazySource>,
     ) -> Result<usize> {
-        if h.is_lazy() {
+        let lazy = h.is_lazy() && h.special_code() == 0;
+        if lazy && source.is_none() {
             return Err(Error::InvalidParam);
         }
-        if h.cbytes as i64 > src.len() as i64 {
+        if !lazy && h.cbytes as i64 > src.len() as i64 {
             return Err(Error::InvalidHeader);
         }
         if nitems == 0 {
@@ -352,8 +403,21 @@ impl Decompressor {
                 None => return Err(Error::SchunkSpecial),
                 Some(SpecialKind::None) => {
                     let from = hlen + start_b;
-                    let s = src.get(from..from + nb).ok_or(Error::ReadBuffer)?;
-                    copy_bytes(out, s);
+                    match source.filter(|_| lazy) {
+                        Some(source) => {
+                            // In the stored chunk (memcpyed: nbytes + header long, checked
+                            // against the header above and by the source).
+                            if h.cbytes as i64 != h.nbytes as i64 + hlen as i64 {
+                                return Err(Error::Data);
+                            }
+                            let t = Trailer::locate(src, h.nblocks().max(0) as usize)?;
+                            source.read_lazy(t.nchunk, t.offset, from as u64, out)?;
+                        }
+                        None => {
+                            let s = src.get(from..from + nb).ok_or(Error::ReadBuffer)?;
+                            copy_bytes(out, s);
+                        }
+                    }
                 }
                 Some(kind) => special::fill(kind, src, h, out)?,
             }
@@ -368,7 +432,7 @@ impl Decompressor {
             scratch: block_buf,
             ..
         } = self;
-        let prepared = prepare(src, &**hooks, None, None);
+        let prepared = prepare(src, &**hooks, None, None, source);
         let lay = match &prepared {
             Ok(Some(lay)) => lay,
             Ok(None) => return Err(Error::Data),
@@ -406,12 +470,22 @@ impl Decompressor {
     /// `blosc2_decompress_block_ctx`: decodes block `nblock` of a regular chunk into `dst`;
     /// returns the block size.
     pub fn decompress_block(&mut self, src: &[u8], nblock: i32, dst: &mut [u8]) -> Result<usize> {
+        self.decompress_block_from(src, nblock, dst, None)
+    }
+
+    fn decompress_block_from(
+        &mut self,
+        src: &[u8],
+        nblock: i32,
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
         let h = ChunkHeader::read(src, true)?;
         if h.is_vl() {
             return Err(Error::InvalidParam);
         }
         let hooks = self.hooks.clone();
-        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+        let Some(lay) = prepare(src, &*hooks, None, None, source)? else {
             return Err(Error::InvalidParam);
         };
         if nblock < 0 || nblock as usize >= lay.nblocks {
@@ -438,12 +512,23 @@ impl Decompressor {
 
     /// `blosc2_vldecompress_ctx`: decodes every block of a VL-block chunk into its own buffer.
     pub fn vldecompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
+        self.vldecompress_from(src, None)
+    }
+
+    fn vldecompress_from(
+        &mut self,
+        src: &[u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<Vec<Vec<u8>>> {
         let h = ChunkHeader::read(src, true)?;
         if !h.is_vl() {
             return Err(Error::InvalidParam);
         }
+        if let Some(source) = source.filter(|_| super::lazy::needs_source(src)) {
+            return self.vldecompress_from(&materialise(src, source)?, None);
+        }
         let hooks = self.hooks.clone();
-        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+        let Some(lay) = prepare(src, &*hooks, None, None, None)? else {
             return Ok(Vec::new());
         };
         let vl = lay.vl.as_ref().ok_or(Error::Data)?;
@@ -488,12 +573,26 @@ impl Decompressor {
 
     /// `blosc2_vldecompress_block_ctx`: decodes block `nblock` of a VL-block chunk.
     pub fn vldecompress_block(&mut self, src: &[u8], nblock: i32) -> Result<Vec<u8>> {
+        self.vldecompress_block_from(src, nblock, None)
+    }
+
+    fn vldecompress_block_from(
+        &mut self,
+        src: &[u8],
+        nblock: i32,
+        source: Option<&dyn LazySource>,
+    ) -> Result<Vec<u8>> {
         let h = ChunkHeader::read(src, true)?;
         if !h.is_vl() {
             return Err(Error::InvalidParam);
         }
+        if h.is_lazy() && h.special_code() == 0 {
+            let source = source.ok_or(Error::InvalidParam)?;
+            let one = lazy_vl_block(&h, src, nblock, source)?;
+            return self.vldecompress_block_from(&one, 0, None);
+        }
         let hooks = self.hooks.clone();
-        let Some(lay) = prepare(src, &*hooks, None, None)? else {
+        let Some(lay) = prepare(src, &*hooks, None, None, None)? else {
             return Err(Error::InvalidParam);
         };
         if nblock < 0 || nblock as usize >= lay.nblocks {
@@ -506,6 +605,147 @@ impl Decompressor {
         decode_block(&lay, &mut w, j, &mut out, None, 0, true)?;
         Ok(out)
     }
+}
+
+/// A [`Decompressor`] that reads lazy chunks through their frame (see
+/// [`Decompressor::with_source`]). Other chunks decode as with the decompressor itself.
+pub struct LazyDecoder<'s> {
+    d: &'s mut Decompressor,
+    source: &'s dyn LazySource,
+}
+
+impl LazyDecoder<'_> {
+    /// [`Decompressor::decompress`]; a lazy chunk without a block mask is read in one piece.
+    pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.d.decompress_from(src, dst, Some(self.source))
+    }
+
+    /// [`Decompressor::getitem`], reading only the blocks that hold the items.
+    pub fn getitem(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nitems: i32,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        self.d
+            .getitem_from(src, start, nitems, dst, Some(self.source))
+    }
+
+    /// [`Decompressor::getitem_bytes`], reading only the blocks that hold the bytes.
+    pub fn getitem_bytes(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nbytes: i32,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        self.d
+            .getitem_bytes_from(src, start, nbytes, dst, Some(self.source))
+    }
+
+    /// [`Decompressor::decompress_block`], reading only block `nblock` (and block 0 when DELTA
+    /// needs it).
+    pub fn decompress_block(&mut self, src: &[u8], nblock: i32, dst: &mut [u8]) -> Result<usize> {
+        self.d
+            .decompress_block_from(src, nblock, dst, Some(self.source))
+    }
+
+    /// [`Decompressor::vldecompress`].
+    pub fn vldecompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
+        self.d.vldecompress_from(src, Some(self.source))
+    }
+
+    /// [`Decompressor::vldecompress_block`], reading only block `nblock`.
+    pub fn vldecompress_block(&mut self, src: &[u8], nblock: i32) -> Result<Vec<u8>> {
+        self.d
+            .vldecompress_block_from(src, nblock, Some(self.source))
+    }
+}
+
+/// A buffer of `n` zero bytes, or `MemoryAlloc` (sizes come from caller buffers).
+fn zeroed(n: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::MemoryAlloc)?;
+    v.resize(n, 0);
+    Ok(v)
+}
+
+/// The stored chunk a lazy chunk stands for, read whole through `source`; its header must be
+/// the lazy chunk's (lazy bit aside).
+fn materialise(src: &[u8], source: &dyn LazySource) -> Result<Vec<u8>> {
+    let h = ChunkHeader::read(src, true)?;
+    let t = Trailer::locate(src, h.nblocks().max(0) as usize)?;
+    let mut whole = zeroed(h.cbytes.max(0) as usize)?;
+    source.read_lazy(t.nchunk, t.offset, 0, &mut whole)?;
+    let mut head = [0u8; 32];
+    head.copy_from_slice(&src[..32]);
+    head[31] &= !blosc2_flags::LAZY;
+    if whole.len() < 32 || whole[..32] != head {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(whole)
+}
+
+/// Block `nblock` of a lazy VL-block chunk as a complete one-block VL chunk (header, one
+/// block start, the dictionary if any, the block's span read from storage), for the ordinary
+/// decoder to check and decode. The trailer's csize must hold more than the block's size
+/// field and lie inside the chunk (`InvalidHeader`, as c-blosc2 reports it).
+fn lazy_vl_block(
+    h: &ChunkHeader,
+    src: &[u8],
+    nblock: i32,
+    source: &dyn LazySource,
+) -> Result<Vec<u8>> {
+    let nblocks = h.nblocks().max(0) as usize;
+    let t = Trailer::locate(src, nblocks)?;
+    if nblock < 0 || nblock as usize >= nblocks {
+        return Err(Error::InvalidParam);
+    }
+    let j = nblock as usize;
+    let cbytes = i64::from(h.cbytes);
+    let table_end = 32 + 4 * nblocks as i64;
+    let cs = t.csize(src, j) as i64;
+    if cs <= 4 || cs > cbytes {
+        return Err(Error::InvalidHeader);
+    }
+    let mut dict = Vec::new();
+    if h.uses_dict() {
+        let mut n = [0u8; 4];
+        if table_end + 4 > cbytes {
+            return Err(Error::InvalidHeader);
+        }
+        source.read_lazy(t.nchunk, t.offset, table_end as u64, &mut n)?;
+        let dsize = i32::from_le_bytes(n);
+        if dsize <= 0 || dsize > MAX_DICT_SIZE || table_end + 4 + dsize as i64 > cbytes {
+            return Err(Error::CodecDict);
+        }
+        dict = zeroed(4 + dsize as usize)?;
+        source.read_lazy(t.nchunk, t.offset, table_end as u64, &mut dict)?;
+    }
+    let bstart = rd_i32(src, 32 + 4 * j) as i64;
+    if bstart < table_end + dict.len() as i64 || bstart + cs > cbytes {
+        return Err(Error::InvalidHeader);
+    }
+    let mut span = zeroed(cs as usize)?;
+    source.read_lazy(t.nchunk, t.offset, bstart as u64, &mut span)?;
+    let nb = rd_i32(&span, 0);
+    if nb <= 0 || nb > h.nbytes {
+        return Err(Error::InvalidHeader);
+    }
+    let start = 36 + dict.len();
+    let total = start + span.len();
+    let total32 = i32::try_from(total).map_err(|_| Error::InvalidHeader)?;
+    let mut one = Vec::with_capacity(total);
+    one.extend_from_slice(&src[..32]);
+    one[31] &= !blosc2_flags::LAZY;
+    one[4..8].copy_from_slice(&nb.to_le_bytes());
+    one[8..12].copy_from_slice(&1i32.to_le_bytes());
+    one[12..16].copy_from_slice(&total32.to_le_bytes());
+    one.extend_from_slice(&(start as i32).to_le_bytes());
+    one.extend_from_slice(&dict);
+    one.extend_from_slice(&span);
+    Ok(one)
 }
 
 #[cfg(test)]
