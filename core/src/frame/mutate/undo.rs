@@ -30,6 +30,9 @@ pub(in crate::frame) struct Undo {
         super::super::header::FrameHeader,
         Option<Vec<super::super::offsets::ChunkLoc>>,
     )>,
+    /// The fingerprint's data part of the state the transaction started from, when known
+    /// (seals the old state's copy made by a relocating commit).
+    pub old_data: Option<crate::frame::fingerprint::Piece>,
     /// cframe: the store length when the transaction began, and the length now.
     len0: u64,
     len: u64,
@@ -57,6 +60,7 @@ impl Undo {
         Ok(Undo {
             staged,
             relocated: None,
+            old_data: None,
             len0,
             len: len0,
             ranges: Vec::new(),
