@@ -68,7 +68,7 @@ impl Context {
 
     /// The decoder `getitem` uses: the context's own, or an auxiliary one for compression
     /// contexts.
-    pub(super) fn getitem_engine(&mut self) -> Result<&mut Decompressor> {
+    pub(crate) fn getitem_engine(&mut self) -> Result<&mut Decompressor> {
         match &mut self.engine {
             Engine::Decompress(d) => Ok(d),
             Engine::Compress(_) => {

@@ -26,7 +26,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 mod block;
+mod blockwise;
 mod layout;
+
+pub use blockwise::LoneBlock;
 
 use block::*;
 
