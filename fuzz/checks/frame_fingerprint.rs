@@ -2,7 +2,7 @@
 //! panics, and never passes a frame whose covered bytes changed where CRC-32 guarantees it.
 //!
 //! The input picks one of a few small frames b2frame wrote (in memory; the sframe and file
-//! forms are covered byte by byte in tests/fingerprint.rs) and how to change it:
+//! forms are covered byte by byte in tests/frame/unit_fingerprint.rs) and how to change it:
 //!
 //! * first byte even: one error burst of up to 32 bits (a 4-byte XOR mask at any position).
 //!   CRC-32 detects every such burst in the covered bytes and the fingerprint word together, and
