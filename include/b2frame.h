@@ -870,7 +870,7 @@ int blosc2_getitem_ctx(blosc2_context *context,
                        int32_t destsize);
 
 /**
- * Initialises the library: idempotent; clears the user registries when (re)starting.
+ * Initialises the library: idempotent; when (re)starting, the user registries start empty.
  */
 void blosc2_init(void);
 
@@ -1101,7 +1101,11 @@ int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk, struct blosc2_cparam
 int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk, struct blosc2_dparams **dparams);
 
 /**
- * Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
+ * Like [`blosc2_schunk_get_chunk`], but for a frame on storage (file, frame at an offset,
+ * sframe, user I/O) c-blosc2's lazy chunk: the header (flagged lazy) and block starts read
+ * from storage, followed by the chunk's number, its position and each block's compressed
+ * size. `blosc2_decompress_ctx`/`blosc2_getitem_ctx` with a context bound to this super-chunk
+ * read the blocks they need from storage. In-memory frames return the chunk itself.
  *
  * # Safety
  * `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.
