@@ -5,11 +5,14 @@
 //! docs/durability.md, "Torn writes"), and in durable mode every subset of the writes between
 //! two barriers, each possibly torn or missing a sector. Each state must open in libb2frame and in c-blosc2 3.3.5 with exactly the state
 //! before the call or exactly the state after it (in durable mode: after it, once the call's
-//! last barrier has passed), and both libraries must agree.
+//! last barrier has passed), and both libraries must agree. Every state must also carry the
+//! fingerprint of the state it describes (docs/format/fingerprint.md): the frames are written
+//! by libb2frame, so each one must match, none may be unfingerprinted.
 
 mod common;
 
 use b2frame::chunk::{self, CParams};
+use b2frame::frame::fingerprint::Verdict;
 use b2frame::frame::record;
 use b2frame::schunk::{NewStorage, SChunk};
 use common::crash::{
@@ -160,6 +163,7 @@ fn check(name: &str, setup: Step, call: Step, offset: u64, durable: bool) -> Vec
     bytes.extend(std::fs::read(&p0).unwrap());
     std::fs::write(&p, &bytes).unwrap();
     let before_state = ours(&p, offset).unwrap();
+    assert_eq!(fingerprint_matches(&p, offset), Ok(()), "{name}: setup");
     assert_eq!(
         theirs(&p, offset),
         Ok(before_state.clone()),
@@ -174,6 +178,7 @@ fn check(name: &str, setup: Step, call: Step, offset: u64, durable: bool) -> Vec
     drop(sc);
     record::set_durable(was);
     let after_state = ours(&p, offset).unwrap();
+    assert_eq!(fingerprint_matches(&p, offset), Ok(()), "{name}: after");
     assert_eq!(theirs(&p, offset), Ok(after_state.clone()), "{name}: after");
     assert_ne!(before_state, after_state, "{name} changed nothing");
     if durable {
@@ -204,7 +209,8 @@ fn check(name: &str, setup: Step, call: Step, offset: u64, durable: bool) -> Vec
             &before_state,
             &after_state,
             *past_last_barrier,
-        );
+        )
+        .and_then(|()| fingerprint_matches(&c, offset));
         if let Err(why) = verdict {
             failures.push(format!(
                 "{name} (offset {offset}, durable {durable}) {label}: {why}"
@@ -212,6 +218,22 @@ fn check(name: &str, setup: Step, call: Step, offset: u64, durable: bool) -> Vec
         }
     }
     failures
+}
+
+/// The fingerprint check of the frame at `offset` of `path` (a directory: an sframe): every
+/// frame libb2frame writes matches its fingerprint.
+fn fingerprint_matches(path: &Path, offset: u64) -> Result<(), String> {
+    let sc = if path.is_dir() {
+        SChunk::open(path, 1)
+    } else {
+        SChunk::open_offset(path, offset, 1)
+    };
+    let sc = sc.map_err(|e| format!("open for verify: {e:?}"))?;
+    let frame = sc.frame().ok_or("no frame")?;
+    match frame.verify_fingerprint() {
+        Ok(Verdict::Match) => Ok(()),
+        v => Err(format!("fingerprint: {v:?}")),
+    }
 }
 
 fn check_state(
@@ -273,7 +295,8 @@ fn check_sparse(name: &str, setup: Step, call: Step, durable: bool) -> Vec<Strin
             &before_state,
             &after_state,
             past_last_barrier,
-        );
+        )
+        .and_then(|()| fingerprint_matches(&c, 0));
         if let Err(why) = verdict {
             failures.push(format!("{name} (sframe, durable {durable}) {label}: {why}"));
         }

@@ -1394,3 +1394,91 @@ fn verify_spots_a_torn_frame_and_recover_salvages_it() {
     assert_eq!(std::fs::read(&copy).unwrap(), good);
     fails(&["recover", s(&p), s(&copy)], &copy, "destination exists");
 }
+
+/// What both libraries open at `path` (`None`: neither opens a frame there).
+fn opened_by_both(path: &Path) -> Result<Option<common::crash::State>, String> {
+    use common::crash::{ours, theirs};
+    match (ours(path, 0), theirs(path, 0)) {
+        (Ok(o), Ok(t)) if o == t => Ok(Some(o)),
+        (Err(_), Err(_)) => Ok(None),
+        (o, t) => Err(format!(
+            "libraries disagree: ours {:?} / c-blosc2 {:?}",
+            o.map(|s| s.brief()),
+            t.map(|s| s.brief())
+        )),
+    }
+}
+
+/// Kill test of `compact` and `convert` (docs/durability.md, "Whole-file calls"): each is
+/// SIGKILLed at a random moment; the compacted frame must open with its chunks in both
+/// libraries, and a convert destination must be absent (no frame) or the complete copy.
+/// `B2FRAME_KILL_ROUNDS` sets the rounds (default 30).
+#[test]
+#[cfg(unix)]
+fn kill_compact_and_convert() {
+    let rounds: u64 = std::env::var("B2FRAME_KILL_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let w = scratch("kill");
+    let src = w.path().join("src.b2frame");
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let mut sc = b2frame::schunk::SChunk::new(
+        b2frame::schunk::NewStorage::File(&src),
+        cp,
+        Default::default(),
+    )
+    .unwrap();
+    sc.add_metalayer("m", b"abc").unwrap();
+    let mut rng = common::Rng::new(7);
+    for _ in 0..150 {
+        let mut d = vec![0u8; 4000];
+        rng.fill(&mut d);
+        sc.append_buffer(&d).unwrap();
+    }
+    for i in (0..40).rev() {
+        sc.delete_chunk(i * 3).unwrap();
+    }
+    sc.vlmeta_add("v", b"hello", None).unwrap();
+    drop(sc);
+    let want = opened_by_both(&src).unwrap().unwrap();
+    let mut control = common::Rng::new(11);
+    let mut failures = Vec::new();
+    let mut outcomes = [[0u64; 2]; 3];
+    for round in 0..rounds {
+        let p = w.path().join(format!("c{round}.b2frame"));
+        std::fs::copy(&src, &p).unwrap();
+        let dst = w.path().join(format!("d{round}.b2frame"));
+        let sdst = w.path().join(format!("d{round}.b2sframe"));
+        let runs: [(&[&str], &Path); 3] = [
+            (&["compact", s(&p)], &p),
+            (&["convert", s(&src), s(&dst)], &dst),
+            (&["convert", "--sparse", s(&src), s(&sdst)], &sdst),
+        ];
+        for (k, (args, target)) in runs.iter().enumerate() {
+            let mut child = common::target_command(bin())
+                .args(*args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_micros(control.below(40_000)));
+            let _ = child.kill();
+            let _ = child.wait();
+            match opened_by_both(target) {
+                Ok(Some(got)) if got == want => outcomes[k][1] += 1,
+                Ok(None) if k > 0 => outcomes[k][0] += 1,
+                Ok(got) => failures.push(format!(
+                    "round {round}: {args:?} left {:?}",
+                    got.map(|g| g.brief())
+                )),
+                Err(e) => failures.push(format!("round {round}: {args:?}: {e}")),
+            }
+        }
+    }
+    eprintln!("kill: (no frame, complete) for compact, convert, convert --sparse: {outcomes:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -21,15 +21,18 @@
 
 use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroed};
 use super::chunk::{
-    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_set_maskout,
+    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_ctx_get_dparams,
+    blosc2_set_maskout,
 };
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
+use super::schunk::decode_blocks;
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
     blosc2_schunk_delete_chunk, blosc2_schunk_fill_special, blosc2_schunk_free,
     blosc2_schunk_from_buffer, blosc2_schunk_get_cparams, blosc2_schunk_get_sparse_buffer,
-    blosc2_schunk_insert_chunk, blosc2_schunk_new, blosc2_schunk_open, blosc2_schunk_open_offset,
-    blosc2_schunk_refresh, blosc2_schunk_to_buffer, blosc2_schunk_update_chunk,
+    blosc2_schunk_insert_chunk, blosc2_schunk_lock, blosc2_schunk_new, blosc2_schunk_open,
+    blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer,
+    blosc2_schunk_unlock, blosc2_schunk_update_chunk,
 };
 use super::types::*;
 use crate::b2nd::array::{self as core, ChunkStore};
@@ -144,6 +147,31 @@ impl ChunkStore for CStore {
             .map(|n| n as usize)
             .map_err(|_| Error::Failure)
     }
+    fn nthreads(&self) -> i32 {
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        // SAFETY: live schunk; `dctx` is its decompression context (or NULL: an error code);
+        // `dp` is a valid out-pointer.
+        let rc = unsafe { blosc2_ctx_get_dparams(self.sc().dctx, &mut dp) };
+        if rc < 0 {
+            1
+        } else {
+            i32::from(dp.nthreads)
+        }
+    }
+    fn read_blocks(
+        &mut self,
+        nchunk: i64,
+        nblocks: &[i64],
+        scratch: &mut [u8],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        // SAFETY: live schunk.
+        unsafe { decode_blocks(self.sc, nchunk, nblocks, scratch, f) }.map_err(|e| match e {
+            Error::InvalidParam | Error::ReadBuffer | Error::InvalidHeader => Error::Data,
+            e => e,
+        })?;
+        Ok(true)
+    }
     fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
         let n = c_int::try_from(skip.len()).map_err(|_| Error::InvalidParam)?;
         let mut mask = skip.to_vec();
@@ -158,7 +186,8 @@ impl ChunkStore for CStore {
             .ok()
             .filter(|&l| l <= BLOSC2_MAX_BUFFERSIZE)
             .ok_or(Error::MaxBufsizeExceeded)?;
-        let mut out = vec![0u8; src.len() + BLOSC2_MAX_OVERHEAD as usize];
+        let mut scratch = core::Scratch::compressed();
+        let out = scratch.get(src.len() + BLOSC2_MAX_OVERHEAD as usize);
         // SAFETY: live schunk; `current_nchunk` is read by prefilters, as in c-blosc2.
         let cctx = unsafe {
             (*self.sc).current_nchunk = nchunk;
@@ -1212,17 +1241,19 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         if start.is_null() || stop.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
-        refresh_if_stale(a)?;
-        let g = geometry(a)?;
-        let n = g.ndim();
-        // SAFETY: ndim values each by contract.
-        let (s0, s1, bs) = unsafe { (vals(start, n)?, vals(stop, n)?, vals(buffershape, n)?) };
-        let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: `buffersize` bytes by contract.
-        let src = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
-        let mut st = store(a)?;
-        core::set_slice(&mut st, &g, &s0, &s1, src, &bs)?;
-        Ok(0)
+        locked(a, |a| {
+            refresh_if_stale(a)?;
+            let g = geometry(a)?;
+            let n = g.ndim();
+            // SAFETY: ndim values each by contract.
+            let (s0, s1, bs) = unsafe { (vals(start, n)?, vals(stop, n)?, vals(buffershape, n)?) };
+            let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+            // SAFETY: `buffersize` bytes by contract.
+            let src = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
+            let mut st = store(a)?;
+            core::set_slice(&mut st, &g, &s0, &s1, src, &bs)?;
+            Ok(0)
+        })
     })
 }
 
@@ -1720,18 +1751,40 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     })
 }
 
-/// Applies a shape change computed by the core and publishes the new geometry.
+/// Runs `f` holding the super-chunk's exclusive `.b2lock` lock (`blosc2_schunk_lock`, a no-op
+/// returning 0 without locking), as c-blosc2's `b2nd_set_slice_cbuffer` and `b2nd_resize`
+/// bracket themselves: other locking handles and processes see every chunk of the operation,
+/// and the new metalayer, change at once. Nested brackets reuse the lock.
+fn locked<T>(a: &mut b2nd_array_t, f: impl FnOnce(&mut b2nd_array_t) -> Result<T>) -> Result<T> {
+    let sc = a.sc;
+    if sc.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: live schunk.
+    code(unsafe { blosc2_schunk_lock(sc) }.into())?;
+    let r = f(a);
+    // SAFETY: live schunk; the lock taken above.
+    let u = unsafe { blosc2_schunk_unlock(sc) };
+    let v = r?;
+    code(u.into())?;
+    Ok(v)
+}
+
+/// Applies a shape change computed by the core and publishes the new geometry (under the
+/// lock, see [`locked`]).
 fn reshape(
     a: &mut b2nd_array_t,
     f: impl FnOnce(&mut CStore, &Geometry) -> Result<Geometry>,
 ) -> Result<i32> {
-    refresh_if_stale(a)?;
-    let g = geometry(a)?;
-    let mut st = store(a)?;
-    let ng = f(&mut st, &g)?;
-    set_geometry(a, &ng);
-    publish_meta(a)?;
-    Ok(0)
+    locked(a, |a| {
+        refresh_if_stale(a)?;
+        let g = geometry(a)?;
+        let mut st = store(a)?;
+        let ng = f(&mut st, &g)?;
+        set_geometry(a, &ng);
+        publish_meta(a)?;
+        Ok(0)
+    })
 }
 
 /// Resizes the array to `new_shape`; `start` (NULL: the end of each dimension) is where items

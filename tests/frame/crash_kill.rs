@@ -273,3 +273,193 @@ fn kill_cframe_at_offset() {
 fn kill_sframe() {
     run(Kind::Sparse);
 }
+
+/// The super-chunk the whole-file child saves at step `k`: `k % 5 + 1` chunks and a
+/// vlmetalayer, in memory (even steps) or as plain chunks (odd ones).
+fn whole_source(k: u64) -> SChunk {
+    let storage = if k.is_multiple_of(2) {
+        NewStorage::Memory
+    } else {
+        NewStorage::Plain
+    };
+    let mut sc = SChunk::new(storage, cparams(), Default::default()).unwrap();
+    sc.add_metalayer("m", &[k as u8; 3]).unwrap();
+    let mut rng = Rng::new(k);
+    for _ in 0..k % 5 + 1 {
+        sc.append_buffer(&data(4000, &mut rng)).unwrap();
+    }
+    sc.vlmeta_add("k", &k.to_le_bytes(), None).unwrap();
+    sc
+}
+
+/// The whole-file child: step `k` saves [`whole_source`]`(k)` with call `k % 4` (`to_file`
+/// over `t.b2frame`, `append_file` to `a.bin`, a copy into `c{k}.b2frame`, a copy into
+/// `s{k}.b2sframe`), then appends `k offset end` to the acknowledgement file (for appends,
+/// the frame's offset and the file's length after it).
+#[test]
+#[ignore = "the writer process of the whole-file kill test (started by it)"]
+fn kill_whole_file_child() {
+    let Ok(dir) = std::env::var("B2F_KILL_PATH") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    b2frame::frame::record::set_durable(std::env::var("B2F_KILL_DURABLE").is_ok());
+    let mut ack = std::fs::OpenOptions::new()
+        .append(true)
+        .open(std::env::var("B2F_KILL_ACK").unwrap())
+        .unwrap();
+    for k in 0..400u64 {
+        let sc = whole_source(k);
+        let (mut at, mut end) = (0, 0);
+        match k % 4 {
+            0 => {
+                sc.to_file(&dir.join("t.b2frame")).unwrap();
+            }
+            1 => {
+                at = sc.append_file(&dir.join("a.bin")).unwrap();
+                end = std::fs::metadata(dir.join("a.bin")).unwrap().len();
+            }
+            2 => {
+                let p = dir.join(format!("c{k}.b2frame"));
+                sc.copy_to(NewStorage::File(&p), None, None).unwrap();
+            }
+            _ => {
+                let p = dir.join(format!("s{k}.b2sframe"));
+                sc.copy_to(NewStorage::Sparse(&p), None, None).unwrap();
+            }
+        }
+        writeln!(ack, "{k} {at} {end}").unwrap();
+    }
+}
+
+/// What both libraries open at `offset` of `path` (`None`: neither opens a frame).
+fn opened(path: &Path, offset: u64) -> Result<Option<State>, String> {
+    match (ours(path, offset), theirs(path, offset)) {
+        (Ok(o), Ok(t)) if o == t => Ok(Some(o)),
+        (Err(_), Err(_)) => Ok(None),
+        (o, t) => Err(format!(
+            "libraries disagree: ours {:?} / c-blosc2 {:?}",
+            o.map(|s| s.brief()),
+            t.map(|s| s.brief())
+        )),
+    }
+}
+
+/// Kill test of the whole-file calls: after the kill, every frame an acknowledged call wrote
+/// opens with its state in both libraries, and the call in flight left its destination as
+/// before (no frame, or the previous `to_file`'s) or complete.
+#[test]
+fn kill_whole_file_calls() {
+    let exe = std::env::current_exe().unwrap();
+    let dir = common::scratch::dir("b2f-kill-files-");
+    let mut failures = Vec::new();
+    let mut control = Rng::new(0xF11E);
+    let mut in_flight_done = 0;
+    for round in 0..rounds() {
+        let rdir = dir.join(format!("r{round}"));
+        std::fs::create_dir(&rdir).unwrap();
+        let ack = dir.join(format!("ack{round}"));
+        std::fs::write(&ack, b"").unwrap();
+        let durable = control.below(4) == 0;
+        let mut cmd = Command::new(&exe);
+        cmd.args([
+            "--ignored",
+            "--exact",
+            "kill_whole_file_child",
+            "--test-threads=1",
+        ])
+        .env("B2F_KILL_PATH", &rdir)
+        .env("B2F_KILL_ACK", &ack)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        if durable {
+            cmd.env("B2F_KILL_DURABLE", "1");
+        }
+        let mut child = cmd.spawn().unwrap();
+        std::thread::sleep(Duration::from_micros(2000 + control.below(40_000)));
+        let _ = child.kill();
+        let _ = child.wait();
+        let acks: Vec<(u64, u64, u64)> = std::fs::read_to_string(&ack)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Vec<u64> = l.split(' ').map(|w| w.parse().unwrap()).collect();
+                (v[0], v[1], v[2])
+            })
+            .collect();
+        let next = acks.len() as u64;
+        let mut errs = Vec::new();
+        let mut check = |what: String, got: Result<Option<State>, String>, ok: &[Option<u64>]| {
+            let want: Vec<Option<State>> = ok
+                .iter()
+                .map(|k| k.map(|k| state_of(&mut whole_source(k))))
+                .collect();
+            match got {
+                Ok(s) if want.contains(&s) => {}
+                Ok(s) => errs.push(format!(
+                    "{what}: {:?} is none of steps {ok:?}",
+                    s.map(|s| s.brief())
+                )),
+                Err(e) => errs.push(format!("{what}: {e}")),
+            }
+        };
+        // to_file: the last acknowledged one, or the one in flight.
+        let last_t = acks.iter().rev().find(|a| a.0 % 4 == 0).map(|a| a.0);
+        let mut ok_t = vec![last_t];
+        if next.is_multiple_of(4) {
+            ok_t.push(Some(next));
+        }
+        check(
+            "t.b2frame".into(),
+            opened(&rdir.join("t.b2frame"), 0),
+            &ok_t,
+        );
+        // append_file: every acknowledged frame, and at the end the one in flight or nothing.
+        let a = rdir.join("a.bin");
+        let mut end = 0;
+        for &(k, at, e) in acks.iter().filter(|a| a.0 % 4 == 1) {
+            check(format!("a.bin at {at}"), opened(&a, at), &[Some(k)]);
+            end = e;
+        }
+        if next % 4 == 1 && a.exists() {
+            check(
+                format!("a.bin at {end}"),
+                opened(&a, end),
+                &[None, Some(next)],
+            );
+        }
+        // Copies: every acknowledged one, and the one in flight absent or complete.
+        for k in 0..=next {
+            let p = match k % 4 {
+                2 => rdir.join(format!("c{k}.b2frame")),
+                3 => rdir.join(format!("s{k}.b2sframe")),
+                _ => continue,
+            };
+            let ok: &[Option<u64>] = if k < next {
+                &[Some(k)]
+            } else {
+                &[None, Some(k)]
+            };
+            let got = opened(&p, 0);
+            if k == next && matches!(got, Ok(Some(_))) {
+                in_flight_done += 1;
+            }
+            check(p.file_name().unwrap().to_string_lossy().into(), got, ok);
+        }
+        if errs.is_empty() {
+            let _ = std::fs::remove_dir_all(&rdir);
+        } else {
+            failures.push(format!(
+                "round {round} (durable {durable}, {next} acknowledged, kept in {}): {}",
+                rdir.display(),
+                errs.join("; ")
+            ));
+        }
+    }
+    eprintln!(
+        "whole-file calls: {} rounds, {} failed, {in_flight_done} in-flight copies complete",
+        rounds(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -4,7 +4,7 @@
 use crate::common;
 
 use b2frame::chunk::{CParams, DParams};
-use b2frame::frame::fingerprint::{Verdict, SLOT_LEN, TYPE_FROM_END};
+use b2frame::frame::fingerprint::Verdict;
 use b2frame::frame::offsets::{ChunkLoc, SpecialKind};
 use b2frame::frame::{header, Frame};
 use b2frame::Error;
@@ -263,14 +263,6 @@ fn metalayers_and_vlmetalayers() {
     }
 }
 
-/// A cframe with its fingerprint type byte and slot zeroed.
-fn without_slot(mut frame: Vec<u8>) -> Vec<u8> {
-    let n = frame.len();
-    frame[n - TYPE_FROM_END] = 0;
-    frame[n - SLOT_LEN..].fill(0);
-    frame
-}
-
 #[test]
 fn memory_file_and_sframe_agree() {
     let dir = tmpdir("agree");
@@ -292,21 +284,17 @@ fn memory_file_and_sframe_agree() {
         f.delete_chunk(2).unwrap();
         f.add_vlmetalayer_raw("v", b"xyz").unwrap();
     }
-    // The fingerprint slot differs by design: in-memory commits fingerprint the frame, the
-    // crash-consistent commits of cframe files write `fpt = 0` for now
-    // (docs/format/fingerprint.md, "Not yet covered"). Each slot is checked on its own; every
-    // other byte must be identical.
+    // Every storage fingerprints its commits (docs/format/fingerprint.md): the same bytes,
+    // slot included, and each one matches.
     assert_eq!(m.verify_fingerprint().unwrap(), Verdict::Match);
-    assert_eq!(fl.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
-    assert_eq!(
-        without_slot(m.to_cframe().unwrap()),
-        without_slot(fl.to_cframe().unwrap())
-    );
+    assert_eq!(fl.verify_fingerprint().unwrap(), Verdict::Match);
+    assert_eq!(m.to_cframe().unwrap(), fl.to_cframe().unwrap());
     let fr = Frame::open(&dir.join("f.b2frame")).unwrap();
-    assert_eq!(fr.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
+    assert_eq!(fr.verify_fingerprint().unwrap(), Verdict::Match);
+    assert_eq!(fr.to_cframe().unwrap(), m.to_cframe().unwrap());
     assert_eq!(
-        without_slot(fr.to_cframe().unwrap()),
-        without_slot(m.to_cframe().unwrap())
+        std::fs::read(dir.join("f.b2frame")).unwrap(),
+        m.to_cframe().unwrap()
     );
     // sframe: chunk files by id, index file readable, compacted cframe identical in content.
     let sdir = dir.join("s.b2frame");

@@ -7,7 +7,9 @@
 //! disagrees with the geometry are errors, never out-of-bounds accesses.
 
 use super::geometry::{c_strides, unravel, Geometry};
-use super::hyperslab::{blocks_touched, chunk_covered, chunks_touched, copy_nd, ChunkPart};
+use super::hyperslab::{
+    blocks_touched, chunk_covered, chunks_touched, copy_nd, BlockPart, ChunkPart,
+};
 use crate::chunk::{special, DParams};
 use crate::error::{Error, Result};
 use crate::schunk::{ChunkCodec, Engines, SChunk};
@@ -26,6 +28,26 @@ pub trait ChunkStore {
     fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
         let _ = skip;
         self.read_chunk(nchunk, dst)
+    }
+    /// Decompression threads (1 by default). With more, a slice that touches many blocks of a
+    /// chunk decodes them together ([`ChunkStore::read_chunk_blocks`], in parallel) rather
+    /// than one at a time.
+    fn nthreads(&self) -> i32 {
+        1
+    }
+    /// Decodes the blocks `nblocks` of chunk `nchunk` one at a time into `scratch` (one
+    /// block's bytes), calling `f(i, scratch)` after block `nblocks[i]`. Returns `false`, having
+    /// decoded nothing, when the store cannot decode single blocks (the default); the caller
+    /// then decodes the chunk.
+    fn read_blocks(
+        &mut self,
+        nchunk: i64,
+        nblocks: &[i64],
+        scratch: &mut [u8],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let _ = (nchunk, nblocks, scratch, f);
+        Ok(false)
     }
     /// Compresses `src` and stores it as chunk `nchunk` (replacing it).
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()>;
@@ -133,38 +155,21 @@ pub fn get_slice(
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
     let slice_shape = box_shape(start, stop);
-    let mut data = Vec::new();
+    let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
+    let nblocks = g.nblocks() as usize;
+    let nthreads = store.nthreads();
+    let mut data = Scratch::chunk();
+    let mut one = Vec::new();
     for c in chunks_touched(g, start, stop)? {
         if whole_chunk_in_c_order(g, &c, start, stop) && buffershape[1..] == slice_shape[1..] {
             return read_full(store, c.nchunk, &mut buffer[..chunk_bytes]);
         }
-        if data.is_empty() {
-            data = vec![0u8; chunk_bytes];
+        if c.nchunk >= store.nchunks() {
+            return Err(Error::Data);
         }
         let blocks = blocks_touched(g, &c, start, stop);
-        let nblocks = g.nblocks() as usize;
-        if blocks.len() < nblocks {
-            // Decode only the blocks the slice touches (c-blosc2's maskout path).
-            let mut skip = vec![true; nblocks];
-            for b in &blocks {
-                skip[b.nblock as usize] = false;
-            }
-            if c.nchunk >= store.nchunks() {
-                return Err(Error::Data);
-            }
-            if store.read_chunk_blocks(c.nchunk, &skip, &mut data)? != chunk_bytes {
-                return Err(Error::Data);
-            }
-        } else {
-            read_full(store, c.nchunk, &mut data)?;
-        }
-        for b in blocks {
-            let off = b.nblock as usize * block_bytes;
-            let block = &data[off..off + block_bytes];
-            let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
-            let rel = |v: &[i64], o: &[i64]| -> Vec<i64> {
-                v.iter().zip(o).map(|(a, b)| a - b).collect()
-            };
+        // Copies the part of block `b` (its bytes in `block`) that the slice holds.
+        let copy_out = |b: &BlockPart, block: &[u8], buffer: &mut [u8]| {
             copy_nd(
                 tsu,
                 block,
@@ -174,10 +179,105 @@ pub fn get_slice(
                 buffer,
                 buffershape,
                 &rel(&b.sel_start, start),
-            )?;
+            )
+        };
+        // A few blocks: decode each alone (no chunk-sized buffer). Many blocks with threads:
+        // decode the chunk with the others masked out, in parallel.
+        if blocks.len() < nblocks && (nthreads <= 1 || blocks.len() * 4 <= nblocks) {
+            if one.len() != block_bytes {
+                one = vec![0u8; block_bytes];
+            }
+            let ids: Vec<i64> = blocks.iter().map(|b| b.nblock).collect();
+            let done = store.read_blocks(c.nchunk, &ids, &mut one, &mut |i, block| {
+                copy_out(&blocks[i], block, buffer)
+            })?;
+            if done {
+                continue;
+            }
+        }
+        let data = data.get(chunk_bytes);
+        if blocks.len() < nblocks {
+            // Decode only the blocks the slice touches (c-blosc2's maskout path).
+            let mut skip = vec![true; nblocks];
+            for b in &blocks {
+                skip[b.nblock as usize] = false;
+            }
+            if store.read_chunk_blocks(c.nchunk, &skip, data)? != chunk_bytes {
+                return Err(Error::Data);
+            }
+        } else {
+            read_full(store, c.nchunk, data)?;
+        }
+        for b in &blocks {
+            let off = b.nblock as usize * block_bytes;
+            copy_out(b, &data[off..off + block_bytes], buffer)?;
         }
     }
     Ok(())
+}
+
+/// `v - o`, item by item.
+fn rel(v: &[i64], o: &[i64]) -> Vec<i64> {
+    v.iter().zip(o).map(|(a, b)| a - b).collect()
+}
+
+/// A work buffer (a decoded chunk, a compressed chunk), reused by later calls on the same
+/// thread so that each call does not allocate and zero one (c-blosc2 `malloc`s them
+/// uninitialised; every byte read from one has been written by the same call first). Taken
+/// out of its slot while in use, so a nested call (from a codec callback) gets its own.
+pub struct Scratch {
+    slot: usize,
+    buf: Option<Vec<u8>>,
+}
+
+thread_local! {
+    static SCRATCH: [std::cell::Cell<Vec<u8>>; 2] =
+        const { [std::cell::Cell::new(Vec::new()), std::cell::Cell::new(Vec::new())] };
+}
+
+/// Buffers above this size are not kept for the next call.
+const SCRATCH_KEEP: usize = 64 << 20;
+
+impl Scratch {
+    /// The buffer for decoded chunks.
+    pub fn chunk() -> Scratch {
+        Scratch { slot: 0, buf: None }
+    }
+
+    /// The buffer for compressed chunks.
+    pub fn compressed() -> Scratch {
+        Scratch { slot: 1, buf: None }
+    }
+
+    /// The buffer, `len` bytes (zeroed only where it grows).
+    pub fn get(&mut self, len: usize) -> &mut [u8] {
+        let slot = self.slot;
+        let v = self
+            .buf
+            .get_or_insert_with(|| SCRATCH.with(|s| s[slot].take()));
+        if v.len() < len {
+            v.resize(len, 0);
+        }
+        &mut v[..len]
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(v) = self.buf.take() {
+            if v.capacity() <= SCRATCH_KEEP {
+                let slot = self.slot;
+                let _ = SCRATCH.try_with(|s| {
+                    let old = s[slot].take();
+                    s[slot].set(if old.capacity() > v.capacity() {
+                        old
+                    } else {
+                        v
+                    });
+                });
+            }
+        }
+    }
 }
 
 /// Writes `buffer` (a row-major array of shape `buffershape`, read from its origin) into the
@@ -209,7 +309,7 @@ pub fn set_slice(
     let block_bytes = g.block_nbytes(ts)?;
     let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
     let slice_shape = box_shape(start, stop);
-    let mut data = vec![0u8; chunk_bytes];
+    let mut scratch = Scratch::chunk();
     for c in chunks_touched(g, start, stop)? {
         if c.nchunk >= store.nchunks() {
             return Err(Error::Data);
@@ -221,16 +321,14 @@ pub fn set_slice(
             )?;
             continue;
         }
+        let data = scratch.get(chunk_bytes);
         if chunk_covered(&c, start, stop) {
             data.fill(0);
         } else {
-            read_full(store, c.nchunk, &mut data)?;
+            read_full(store, c.nchunk, data)?;
         }
         for b in blocks_touched(g, &c, start, stop) {
             let off = b.nblock as usize * block_bytes;
-            let rel = |v: &[i64], o: &[i64]| -> Vec<i64> {
-                v.iter().zip(o).map(|(a, b)| a - b).collect()
-            };
             copy_nd(
                 tsu,
                 buffer,
@@ -242,7 +340,7 @@ pub fn set_slice(
                 &rel(&b.sel_start, &b.start),
             )?;
         }
-        store.write_chunk(c.nchunk, &data)?;
+        store.write_chunk(c.nchunk, data)?;
     }
     Ok(())
 }
@@ -494,6 +592,19 @@ impl ChunkStore for SChunkStore<'_> {
     }
     fn read_chunk(&mut self, nchunk: i64, dst: &mut [u8]) -> Result<usize> {
         self.sc.decompress_chunk_with(&mut self.codec, nchunk, dst)
+    }
+    fn read_blocks(
+        &mut self,
+        nchunk: i64,
+        nblocks: &[i64],
+        scratch: &mut [u8],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let n = scratch.len();
+        let mut buf = Vec::new();
+        self.sc
+            .decode_blocks_in(&mut self.codec, nchunk, nblocks, n, scratch, &mut buf, f)?;
+        Ok(true)
     }
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()> {
         let c = self.codec.compress(src)?;

@@ -62,7 +62,7 @@ mod pipeline;
 pub mod plugins;
 pub mod special;
 
-pub use compress::Compressor;
+pub use compress::{Compressor, LoneBlock};
 pub use decompress::{vlchunk_nblocks, Decompressor, LazyDecoder};
 pub use plugins::SchunkEnv;
 

@@ -2,17 +2,20 @@
 //!
 //! The definition (what is covered, in which order, how the 16-byte slot is laid out) is in
 //! `docs/format/fingerprint.md`; in short, for a cframe the fingerprint is the CRC-32 (IEEE,
-//! the one of zlib and `crc32fast`) of every frame byte before the 16-byte slot, and for an
-//! sframe of its index file's bytes before the slot with the live chunk files' bytes inserted
-//! where a cframe has its data section. The slot holds that CRC and the CRCs of the header,
+//! the one of zlib and `crc32fast`) of every frame byte before the 16-byte slot except dead
+//! bytes (data-section bytes no stored chunk occupies, and anything between the index chunk and
+//! the trailer), and for an sframe of its index file's bytes before the slot with the live chunk
+//! files' bytes inserted where a cframe has its data section. The slot holds that CRC and the CRCs of the header,
 //! data and index parts (little-endian), which only serve to say where a mismatch is.
 //!
 //! Cost: writers never re-read what they wrote. An open frame keeps the CRC of its data part
 //! ([`Tracker`]) and extends it with each appended payload (`crc32fast::Hasher::combine`);
 //! header, index and trailer are hashed as they are written. The data part is computed by one
 //! pass over the stored chunks only when it is unknown: at the first mutation of a frame that
-//! is not fingerprinted (or whose slot does not add up), after an in-place chunk update of a
-//! cframe (the data section's tail moves), after a failed mutation, and after a reload.
+//! is not fingerprinted (or whose slot does not add up), at the commit of a cframe chunk update
+//! or delete, after a failed mutation, and after a reload. The crash-consistent commit of a
+//! cframe file also seals the relocated copy of the old state (`mutate/commit.rs`), with the old
+//! state's data part: leaving dead bytes out is what makes that copy's fingerprint hold.
 //!
 //! Switches: `B2FRAME_FINGERPRINT=0` (or [`set_writes_enabled`]) writes `fpt = 0` and an empty
 //! slot, as c-blosc2 does; `B2FRAME_VERIFY_ON_OPEN=1` (or [`set_verify_on_open`]) makes every
@@ -128,6 +131,16 @@ impl Piece {
         self.len += bytes.len() as u64;
     }
 
+    /// The piece of the bytes of `self` without its last `suffix.len` bytes, given the piece
+    /// of those (`None` when `suffix` is longer). CRC-32 concatenation is `crc(A B) = crc(A)
+    /// x^(8|B|) + crc(B)` over GF(2) modulo the CRC polynomial, and `x` is invertible there, so
+    /// `crc(A) = (crc(A B) + crc(B)) x^(-8|B|)`: O(log |B|), no bytes of `A` needed.
+    pub fn strip_suffix(self, suffix: Piece) -> Option<Piece> {
+        let len = self.len.checked_sub(suffix.len)?;
+        let crc = gf2::mul(self.crc ^ suffix.crc, gf2::x_pow_minus_8n(suffix.len));
+        Some(Piece { crc, len })
+    }
+
     /// The piece of `self`'s bytes followed by `next`'s.
     pub fn then(self, next: Piece) -> Piece {
         let mut h = crc32fast::Hasher::new_with_initial_len(self.crc, self.len);
@@ -136,6 +149,185 @@ impl Piece {
             crc: h.finalize(),
             len: self.len + next.len,
         }
+    }
+}
+
+/// Reads `buf.len()` bytes at a position of the data section (relative to its start).
+pub(crate) type SectionRead<'a> = dyn FnMut(u64, &mut [u8]) -> Result<()> + 'a;
+
+/// How many bytes of a chunk's header fix its length for the fingerprint (`cbytes` is the
+/// little-endian `i32` at bytes 12..16).
+const CHUNK_LEN_FIELD_END: usize = 16;
+
+/// The length of the chunk whose header starts with `head` (at least 16 bytes): its `cbytes`,
+/// taken as at least 16.
+fn covered_chunk_len(head: &[u8]) -> u64 {
+    let c = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    c.max(CHUNK_LEN_FIELD_END as i32) as u64
+}
+
+/// The length of a frame's index part: the offsets index chunk at the start of the `region`
+/// between the data section and the trailer (`head`: its first bytes, up to 16). Its `cbytes`
+/// when that lies in `16..=region_len`, else the whole region (docs/format/fingerprint.md).
+pub fn index_part_len(head: &[u8], region_len: u64) -> u64 {
+    if region_len >= CHUNK_LEN_FIELD_END as u64 && head.len() >= CHUNK_LEN_FIELD_END {
+        let c = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+        if c >= CHUNK_LEN_FIELD_END as i32 && c as u64 <= region_len {
+            return c as u64;
+        }
+    }
+    region_len
+}
+
+/// The byte ranges of a cframe's data section (of `section_len` bytes, positions relative to
+/// its start) that its fingerprint covers: the bytes of every stored chunk (`[offset, offset +
+/// cbytes)` clipped to the section; a chunk whose 16-byte header does not fit covers the rest
+/// of the section), each byte once, in file order; dead bytes are left out. Sorted, disjoint.
+pub(crate) fn live_ranges(
+    locs: &[ChunkLoc],
+    section_len: u64,
+    read: &mut SectionRead<'_>,
+) -> Result<Vec<(u64, u64)>> {
+    let mut r = Vec::new();
+    for l in locs {
+        let ChunkLoc::Stored(v) = *l else { continue };
+        if v >= section_len {
+            continue;
+        }
+        let end = if section_len - v >= CHUNK_LEN_FIELD_END as u64 {
+            let mut h = [0u8; CHUNK_LEN_FIELD_END];
+            read(v, &mut h)?;
+            v.saturating_add(covered_chunk_len(&h)).min(section_len)
+        } else {
+            section_len
+        };
+        r.push((v, end));
+    }
+    r.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(r.len());
+    for (s, e) in r {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    Ok(out)
+}
+
+/// The total length of `ranges`.
+pub(crate) fn ranges_len(ranges: &[(u64, u64)]) -> u64 {
+    ranges.iter().map(|(s, e)| e - s).sum()
+}
+
+/// The piece of the bytes of `ranges`, in order, read in blocks.
+pub(crate) fn piece_of_ranges(ranges: &[(u64, u64)], read: &mut SectionRead<'_>) -> Result<Piece> {
+    let mut p = Piece::EMPTY;
+    let mut buf = Vec::new();
+    for &(s, e) in ranges {
+        let mut at = s;
+        while at < e {
+            let n = (e - at).min(PASS_BLOCK as u64) as usize;
+            buf.resize(n, 0);
+            read(at, &mut buf[..n])?;
+            p.extend(&buf[..n]);
+            at += n as u64;
+        }
+    }
+    Ok(p)
+}
+
+/// The piece of a cframe data section's covered bytes, `read` giving its bytes.
+pub(crate) fn data_piece(
+    locs: &[ChunkLoc],
+    section_len: u64,
+    read: &mut SectionRead<'_>,
+) -> Result<Piece> {
+    let ranges = live_ranges(locs, section_len, read)?;
+    piece_of_ranges(&ranges, read)
+}
+
+/// A reader of a stored frame's data section (starting at `base` of `store`) as it will be
+/// once the staged `writes` (frame positions, applied in order) are made.
+pub(crate) fn overlay_reader<'a>(
+    store: &'a Store,
+    base: u64,
+    writes: &'a [(u64, Vec<u8>)],
+) -> impl FnMut(u64, &mut [u8]) -> Result<()> + 'a {
+    move |pos: u64, dst: &mut [u8]| {
+        let pos = base + pos;
+        let end = pos + dst.len() as u64;
+        let have = store.available()?.clamp(pos, end);
+        dst.fill(0);
+        if have > pos {
+            store.read_into(pos, &mut dst[..(have - pos) as usize])?;
+        }
+        for (p, d) in writes {
+            let (s, e) = ((*p).max(pos), (p + d.len() as u64).min(end));
+            if s < e {
+                dst[(s - pos) as usize..(e - pos) as usize]
+                    .copy_from_slice(&d[(s - p) as usize..(e - p) as usize]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A reader of `store`'s bytes from `base` (a stored frame's data section).
+pub(crate) fn store_reader(
+    store: &Store,
+    base: u64,
+) -> impl FnMut(u64, &mut [u8]) -> Result<()> + '_ {
+    move |pos: u64, dst: &mut [u8]| store.read_into(base + pos, dst)
+}
+
+/// A reader of the bytes of `buf` from `base`.
+fn slice_reader(buf: &[u8], base: usize) -> impl FnMut(u64, &mut [u8]) -> Result<()> + '_ {
+    move |pos: u64, dst: &mut [u8]| {
+        let s = base
+            .checked_add(usize::try_from(pos).map_err(|_| Error::ReadBuffer)?)
+            .ok_or(Error::ReadBuffer)?;
+        let src = buf.get(s..s + dst.len()).ok_or(Error::ReadBuffer)?;
+        dst.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+/// Arithmetic modulo the CRC-32 polynomial, in the reflected bit order of the CRC registers
+/// (bit 31 holds the coefficient of `x^0`, bit 0 that of `x^31`).
+mod gf2 {
+    /// The polynomial without its `x^32` term, reflected.
+    const POLY: u32 = 0xEDB8_8320;
+    /// `x^-1`: `x^31 + (P - x^32 - 1) / x`, reflected.
+    const X_INV: u32 = (POLY << 1) | 1;
+
+    /// `a * b` modulo the polynomial.
+    pub fn mul(a: u32, mut b: u32) -> u32 {
+        let mut p = 0;
+        for i in 0..32 {
+            if a & (0x8000_0000 >> i) != 0 {
+                p ^= b;
+            }
+            b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
+        }
+        p
+    }
+
+    /// `x^(-8 n)` modulo the polynomial.
+    pub fn x_pow_minus_8n(n: u64) -> u32 {
+        // (x^-8)^n by squaring; x^-8 = (x^-1)^8.
+        let mut base = X_INV;
+        for _ in 0..3 {
+            base = mul(base, base);
+        }
+        let (mut r, mut n) = (0x8000_0000u32, n);
+        while n > 0 {
+            if n & 1 != 0 {
+                r = mul(r, base);
+            }
+            base = mul(base, base);
+            n >>= 1;
+        }
+        r
     }
 }
 
@@ -367,18 +559,37 @@ pub fn verify_cframe_bytes(buf: &[u8], header: &FrameHeader) -> Result<Verdict> 
     let tl = trailer::trailer_len_from_window(window, n as u64)? as usize;
     let ts = n - tl;
     let hl = header.header_len as usize;
-    let de = hl
-        .checked_add(header.cbytes as usize)
-        .ok_or(Error::InvalidHeader)?;
-    if de > ts || tl <= TYPE_FROM_END {
+    let cbytes = usize::try_from(header.cbytes).map_err(|_| Error::InvalidHeader)?;
+    let de = hl.checked_add(cbytes).ok_or(Error::InvalidHeader)?;
+    if tl <= TYPE_FROM_END || hl > ts {
         return Err(Error::InvalidHeader);
     }
     let slot = Slot::from_tail(buf)?;
+    if slot.fpt != TYPE_CRC32 {
+        return Ok(judge(
+            &slot,
+            Piece::EMPTY,
+            Some(Piece::EMPTY),
+            Piece::EMPTY,
+            Piece::EMPTY,
+        ));
+    }
+    // Without chunks (nbytes 0) the trailer follows the header whatever `cbytes` says.
+    let (data, index_pos) = if header.nbytes == 0 || de > ts {
+        (Some(Piece::EMPTY), hl)
+    } else {
+        let region = &buf[de..ts];
+        let locs = super::offsets::decode_index(region, super::cframe::max_stored(header)).ok();
+        let data =
+            locs.and_then(|l| data_piece(&l, cbytes as u64, &mut slice_reader(buf, hl)).ok());
+        (data, de)
+    };
+    let ilen = index_part_len(&buf[index_pos..ts], (ts - index_pos) as u64) as usize;
     Ok(judge(
         &slot,
         Piece::of(&buf[..hl]),
-        Some(Piece::of(&buf[hl..de])),
-        Piece::of(&buf[de..ts]),
+        data,
+        Piece::of(&buf[index_pos..index_pos + ilen]),
         Piece::of(&buf[ts..n - SLOT_LEN]),
     ))
 }
@@ -425,17 +636,17 @@ impl Tracker {
         *self = Tracker::default();
     }
 
-    /// A cframe payload of `bytes` was written at data offset `at`.
-    pub(super) fn wrote_data(&mut self, at: u64, bytes: &[u8]) {
-        match &mut self.data {
-            Some(p) if p.len == at => p.extend(bytes),
-            _ => self.data = None,
+    /// A cframe payload of `bytes` was written at the end of the data section (past every
+    /// covered byte, so it extends the data part).
+    pub(super) fn appended_data(&mut self, bytes: &[u8]) {
+        if let Some(p) = &mut self.data {
+            p.extend(bytes);
         }
     }
 
-    /// Bytes of the cframe data section changed in place (or moved).
-    pub(super) fn data_changed(&mut self) {
-        self.data = None;
+    /// The data part as known now (`None`: unknown).
+    pub(super) fn data(&self) -> Option<Piece> {
+        self.data
     }
 
     /// sframe chunk file `id` now holds `chunk`.
@@ -512,7 +723,8 @@ impl std::ops::Deref for Held<'_> {
 struct Layout {
     header_len: u64,
     index_pos: u64,
-    trailer_start: u64,
+    /// The length of the index part (the index chunk).
+    index_len: u64,
     frame_len: u64,
 }
 
@@ -533,33 +745,42 @@ impl Frame {
         let tl = u64::from(trailer::trailer_len_from_window(&window, frame_len)?);
         let trailer_start = frame_len - tl;
         let header_len = u64::from(h.header_len);
+        // Without chunks the trailer follows the header whatever `cbytes` says.
         let index_pos = match self.backing {
+            _ if self.locs.is_empty() => header_len,
             Backing::Contiguous(_) => header_len + h.cbytes as u64,
             Backing::Sparse(_) => header_len,
         };
         if index_pos > trailer_start || (tl as usize) < TYPE_FROM_END + 1 {
             return Err(Error::InvalidHeader);
         }
+        let region = trailer_start - index_pos;
+        let head = store.read_at(index_pos, region.min(CHUNK_LEN_FIELD_END as u64))?;
+        let index_len = index_part_len(&head, region);
         let trailer = store.read_at(trailer_start, tl)?;
         Ok((
             Layout {
                 header_len,
                 index_pos,
-                trailer_start,
+                index_len,
                 frame_len,
             },
             trailer,
         ))
     }
 
-    /// The data part as stored: cframe data section, or the stored chunks in index order
-    /// (their pieces kept in the tracker).
+    /// The data part as stored: cframe covered chunk bytes, or the stored chunks in index
+    /// order (their pieces kept in the tracker).
     fn stored_data_piece(&mut self, header: &FrameHeader, header_len: u64) -> Result<Piece> {
         let Frame {
             backing, locs, fp, ..
         } = self;
         match backing {
-            Backing::Contiguous(store) => piece_of_range(store, header_len, header.cbytes as u64),
+            Backing::Contiguous(store) => data_piece(
+                locs,
+                header.cbytes as u64,
+                &mut store_reader(store, header_len),
+            ),
             Backing::Sparse(dir) => {
                 let mut p = Piece::EMPTY;
                 let mut buf = Vec::new();
@@ -596,12 +817,16 @@ impl Frame {
             ));
         }
         let header = piece_of_range(&store, 0, at.header_len)?;
-        let index = piece_of_range(&store, at.index_pos, at.trailer_start - at.index_pos)?;
+        let index = piece_of_range(&store, at.index_pos, at.index_len)?;
         let trailer_piece = Piece::of(&trailer[..trailer.len() - SLOT_LEN]);
         let data = match &self.backing {
-            Backing::Contiguous(s) => {
-                piece_of_range(s, at.header_len, self.header.cbytes as u64).ok()
-            }
+            _ if self.locs.is_empty() => Some(Piece::EMPTY),
+            Backing::Contiguous(s) => data_piece(
+                &self.locs,
+                self.header.cbytes as u64,
+                &mut store_reader(s, at.header_len),
+            )
+            .ok(),
             Backing::Sparse(dir) => {
                 let mut p = Piece::EMPTY;
                 let mut buf = Vec::new();
@@ -640,26 +865,106 @@ impl Frame {
         Ok(self)
     }
 
-    /// Before a mutation writes anything: learn the data part from the stored slot when it
-    /// adds up (no pass over the data), so that the commit can extend it.
+    /// Before a mutation writes anything: learn the data part, from the stored slot when it
+    /// adds up (a cframe then reads only the 16-byte head of each stored chunk, for the
+    /// length), else (cframes) by one pass over the stored chunks, so that the mutation can
+    /// update it and its commit (and a relocated copy of the old state) can be sealed.
     pub(super) fn prime_fingerprint(&mut self) {
         if self.fp.data.is_some() || !writes_enabled() {
             return;
         }
-        let ids = stored_ids(&self.locs);
-        let empty = match self.backing {
-            Backing::Contiguous(_) => self.header.cbytes == 0,
-            Backing::Sparse(_) => ids.is_empty(),
+        // Only sframes track their chunk ids (listing the ids of a large cframe on every
+        // append cost a quarter of the append).
+        let ids = match self.backing {
+            Backing::Contiguous(_) => Vec::new(),
+            Backing::Sparse(_) => stored_ids(&self.locs),
         };
+        let empty = !self.locs.iter().any(|l| matches!(l, ChunkLoc::Stored(_)));
         if empty {
             self.fp.data = Some(Piece::EMPTY);
             self.fp.sparse.ids = ids;
             return;
         }
-        if let Ok(Some(d)) = self.data_piece_from_slot() {
+        let known = match self.data_piece_from_slot() {
+            Ok(Some(d)) => Some(d),
+            _ => match &self.backing {
+                Backing::Contiguous(store) => data_piece(
+                    &self.locs,
+                    self.header.cbytes as u64,
+                    &mut store_reader(store, u64::from(self.header.header_len)),
+                )
+                .ok(),
+                Backing::Sparse(_) => None,
+            },
+        };
+        if let Some(d) = known {
             self.fp.data = Some(d);
             self.fp.sparse.ids = ids;
         }
+    }
+
+    /// Before the stored chunk at data offset `at` stops being covered (a cframe chunk update
+    /// or delete), with the known data part `D = P C S` (`C`: that chunk, `S`: the covered
+    /// bytes after it): `(P, S)`, reading only `C` and `S` (`P` by CRC arithmetic). `None` (the
+    /// commit then makes a pass) when the data part is unknown, some staged write of this
+    /// transaction may lie in the bytes read, or the chunk is not covered by itself alone (named
+    /// twice, or overlapping another: only hostile frames).
+    pub(super) fn split_data_at(&self, at: u64, staged: bool) -> Option<(Piece, Piece)> {
+        let d = self.fp.data?;
+        let Backing::Contiguous(store) = &self.backing else {
+            return None;
+        };
+        if staged {
+            return None;
+        }
+        let section = self.header.cbytes as u64;
+        let mut read = store_reader(store, u64::from(self.header.header_len));
+        let named = |v: u64| {
+            self.locs
+                .iter()
+                .filter(|l| **l == ChunkLoc::Stored(v))
+                .count()
+        };
+        if named(at) != 1 {
+            return None;
+        }
+        let before = self
+            .locs
+            .iter()
+            .filter_map(|l| match *l {
+                ChunkLoc::Stored(v) if v < at => Some(v),
+                _ => None,
+            })
+            .max();
+        if let Some(v) = before {
+            let r = live_ranges(&[ChunkLoc::Stored(v)], section, &mut read).ok()?;
+            if r.iter().any(|&(_, e)| e > at) {
+                return None;
+            }
+        }
+        let after: Vec<ChunkLoc> = self
+            .locs
+            .iter()
+            .copied()
+            .filter(|l| matches!(*l, ChunkLoc::Stored(v) if v > at))
+            .collect();
+        let own = live_ranges(&[ChunkLoc::Stored(at)], section, &mut read).ok()?;
+        let rest = live_ranges(&after, section, &mut read).ok()?;
+        let &[(s, e)] = own.as_slice() else {
+            return None;
+        };
+        if rest.first().is_some_and(|&(r, _)| r < e) {
+            return None;
+        }
+        let c = piece_of_ranges(&[(s, e)], &mut read).ok()?;
+        let tail = piece_of_ranges(&rest, &mut read).ok()?;
+        let p = d.strip_suffix(c.then(tail))?;
+        Some((p, tail))
+    }
+
+    /// Sets the data part (after a change computed by the caller).
+    pub(super) fn set_data_piece(&mut self, p: Option<Piece>) {
+        self.fp.data = p;
     }
 
     /// The stored data CRC, when the slot's words add up with the stored trailer.
@@ -670,6 +975,17 @@ impl Frame {
         if slot.fpt != TYPE_CRC32 || !slot.has_parts() {
             return Ok(None);
         }
+        let data_len = match &self.backing {
+            Backing::Contiguous(s) => {
+                let cbytes = self.header.cbytes as u64;
+                ranges_len(&live_ranges(
+                    &self.locs,
+                    cbytes,
+                    &mut store_reader(s, at.header_len),
+                )?)
+            }
+            Backing::Sparse(_) => self.header.cbytes as u64,
+        };
         let [total, sh, sd, si] = slot.words();
         let parts = Parts {
             header: Piece {
@@ -678,11 +994,11 @@ impl Frame {
             },
             data: Piece {
                 crc: sd,
-                len: self.header.cbytes as u64,
+                len: data_len,
             },
             index: Piece {
                 crc: si,
-                len: at.trailer_start - at.index_pos,
+                len: at.index_len,
             },
             trailer: Piece::of(&trailer[..trailer.len() - SLOT_LEN]),
         };
@@ -690,16 +1006,24 @@ impl Frame {
     }
 
     /// The data part for the commit writing `header` (with header length `header_len`):
-    /// extended from what the tracker knows, or one pass over the stored data.
+    /// what the tracker knows, or one pass over the stored data (for a cframe in a file, as
+    /// it will be once the `staged` writes are made).
     pub(super) fn data_piece_for_commit(
         &mut self,
         header: &FrameHeader,
         header_len: u64,
+        staged: Option<&[(u64, Vec<u8>)]>,
     ) -> Result<Piece> {
         let piece = match &self.backing {
-            Backing::Contiguous(_) => match self.fp.data {
-                Some(p) if p.len == header.cbytes as u64 => p,
-                _ => self.stored_data_piece(header, header_len)?,
+            Backing::Contiguous(_) if self.locs.is_empty() => Piece::EMPTY,
+            Backing::Contiguous(store) => match (self.fp.data, staged) {
+                (Some(p), _) => p,
+                (None, Some(w)) => data_piece(
+                    &self.locs,
+                    header.cbytes as u64,
+                    &mut overlay_reader(store, header_len, w),
+                )?,
+                (None, None) => self.stored_data_piece(header, header_len)?,
             },
             Backing::Sparse(_) => {
                 let ids = stored_ids(&self.locs);
@@ -766,6 +1090,62 @@ mod tests {
         let de = hl + f.header().cbytes as usize;
         assert_eq!(words[2], Piece::of(&b[hl..de]).crc);
         assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    }
+
+    #[test]
+    fn a_suffix_strips_off_by_crc_arithmetic() {
+        let a: Vec<u8> = (0..777u32).map(|i| (i * 31 + 7) as u8).collect();
+        for blen in [0usize, 1, 3, 4, 100, 5000] {
+            let b: Vec<u8> = (0..blen as u32).map(|i| (i * 17 + 3) as u8).collect();
+            let mut ab = a.clone();
+            ab.extend_from_slice(&b);
+            assert_eq!(
+                Piece::of(&ab).strip_suffix(Piece::of(&b)),
+                Some(Piece::of(&a)),
+                "{blen}"
+            );
+        }
+        assert_eq!(Piece::of(b"ab").strip_suffix(Piece::of(b"abc")), None);
+    }
+
+    /// An update or delete learns the data part without the chunk from the chunk and what
+    /// follows it (no pass over what precedes it).
+    #[test]
+    fn a_chunk_splits_the_data_part() {
+        let cp = crate::chunk::CParams::default();
+        let mut f = Frame::new_memory(&cp, &crate::chunk::DParams::default()).unwrap();
+        let chunks: Vec<Vec<u8>> = (0..3u32)
+            .map(|k| {
+                let d: Vec<u8> = (0..3000u32).map(|i| (i * (k + 3) % 251) as u8).collect();
+                crate::chunk::compress_vec(&cp, &d).unwrap()
+            })
+            .collect();
+        for c in &chunks {
+            f.append_chunk(c).unwrap();
+        }
+        let at = |i: usize| match f.locs[i] {
+            ChunkLoc::Stored(v) => v,
+            ChunkLoc::Special(_) => panic!("stored"),
+        };
+        let (p, s) = f.split_data_at(at(1), false).unwrap();
+        assert_eq!((p, s), (Piece::of(&chunks[0]), Piece::of(&chunks[2])));
+        let (p, s) = f.split_data_at(at(2), false).unwrap();
+        assert_eq!(
+            (p, s),
+            (
+                Piece::of(&[&chunks[0][..], &chunks[1]].concat()),
+                Piece::EMPTY
+            )
+        );
+        assert_eq!(f.split_data_at(at(1), true), None, "staged writes");
+        // Updates and deletes keep the fingerprint matching.
+        f.update_chunk(0, &chunks[2]).unwrap();
+        f.delete_chunk(1).unwrap();
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+        assert_eq!(
+            f.fp.data(),
+            Some(Piece::of(&[&chunks[2][..], &chunks[2]].concat()))
+        );
     }
 
     #[test]

@@ -132,6 +132,9 @@ pub struct Frame {
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
     fp: fingerprint::Tracker,
+    /// The encoded blocks of the committed index, kept between commits (built by the first
+    /// commit, dropped by a failed one).
+    index_blocks: offsets::IndexBlocks,
 }
 
 impl Frame {
@@ -181,6 +184,7 @@ impl Frame {
             vlmeta,
             backing: Backing::Contiguous(store),
             fp: fingerprint::Tracker::default(),
+            index_blocks: offsets::IndexBlocks::default(),
         }
         .check_on_open()
     }
@@ -213,6 +217,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -239,6 +244,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -439,6 +445,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         f.commit(true)?;
         Ok(f)
@@ -478,6 +485,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),
+            index_blocks: offsets::IndexBlocks::default(),
         };
         f.commit(true)?;
         Ok(f)

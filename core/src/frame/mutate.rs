@@ -118,15 +118,21 @@ impl Frame {
             _ => {}
         }
         super::cframe::validate_locs(&self.locs, &header)?;
-        let encode = |f: &Frame, locs: &[ChunkLoc]| -> Result<Vec<u8>> {
-            match index_mode {
-                _ if locs.is_empty() => Ok(Vec::new()),
-                Index::Keep => f.current_index_chunk(),
-                Index::Encode(room) => offsets::encode_index_with_room(locs, room),
-                Index::Repeated => offsets::encode_repeated_index(locs[0], locs.len()),
-            }
+        // The kept index blocks describe `old.1`; they come back only when the commit
+        // succeeds with the entries they were last updated for.
+        let mut blocks = std::mem::take(&mut self.index_blocks);
+        let index = match index_mode {
+            _ if self.locs.is_empty() => Vec::new(),
+            Index::Keep => self.current_index_chunk()?,
+            Index::Encode(room) => blocks.encode(&old.1, &self.locs, room)?,
+            Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
         };
-        let index = encode(self, &self.locs)?;
+        // Only an encoded index leaves the blocks describing the new entries; a kept one
+        // leaves them describing the same (unchanged) entries.
+        let mut keep_blocks =
+            !self.locs.is_empty() && matches!(index_mode, Index::Encode(_) | Index::Keep);
+        // The first chunks of an empty frame are laid out twice (other entries).
+        keep_blocks &= compact_to.is_none();
         let mut trailer = trailer::to_bytes(&self.vlmeta)?;
         header.check_encodable()?;
         let hl = header.encoded_len() as u64;
@@ -141,20 +147,21 @@ impl Frame {
         };
         header.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
         let hbytes = header.to_bytes()?;
-        // Staged (crash-consistent) commits of file frames write their payloads only in
-        // `commit::commit`, and may move them (`compact_to`): the data part cannot be taken from
-        // the store here yet, so those commits write no fingerprint (fpt 0) for now and the
-        // frame's tracker starts afresh.
-        let staged = matches!(self.backing, Backing::Contiguous(_)) && undo.staged.is_some();
-        // The data part the trailer was sealed with (none: not fingerprinted).
+        // The data part the trailer is sealed with (none: not fingerprinted). Staged
+        // (crash-consistent) commits of file frames make their payload writes only in
+        // `commit::commit`: an unknown data part is then read through them.
         let mut sealed_data = None;
-        if staged {
-            self.fp.reset();
-        } else if fingerprint::writes_enabled() {
-            let data = self.data_piece_for_commit(&header, hl)?;
+        if fingerprint::writes_enabled() {
+            let staged = match self.backing {
+                Backing::Contiguous(_) => undo.staged.as_deref(),
+                Backing::Sparse(_) => None,
+            };
+            let data = self.data_piece_for_commit(&header, hl, staged)?;
             fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
             sealed_data = Some(data);
         }
+        // The data part of the state this commit starts from (it seals a relocated copy).
+        let old_data = undo.old_data;
         match &mut self.backing {
             Backing::Contiguous(store) if undo.staged.is_some() => {
                 let mut writes = undo.staged.take().unwrap_or_default();
@@ -168,7 +175,7 @@ impl Frame {
                     locs: &old.1,
                     vlmeta: &old.2,
                 };
-                commit::commit(store, &before, &header, &hbytes, writes, undo)?;
+                commit::commit(store, &before, &header, &hbytes, writes, undo, old_data)?;
                 if let Some((shift, payloads)) = compact_to {
                     // The same state again, laid out as c-blosc2 lays it out: payloads from
                     // the start of the data section (through the relocation step, as the
@@ -193,6 +200,11 @@ impl Frame {
                     let data_end = u64::from(h.header_len) + h.cbytes as u64;
                     h.frame_len = data_end + index.len() as u64 + trailer.len() as u64;
                     let hb = h.to_bytes()?;
+                    // Dead bytes are not covered: both layouts have the same data part.
+                    let mut trailer = trailer;
+                    if let Some(data) = sealed_data {
+                        fingerprint::seal(&mut trailer, Piece::of(&hb), data, Piece::of(&index));
+                    }
                     let mut writes = payloads;
                     writes.push((data_end, index));
                     writes.push((data_end + index_len_of(&writes), trailer));
@@ -202,7 +214,7 @@ impl Frame {
                         vlmeta: &committed.2,
                     };
                     undo.relocated = None;
-                    match commit::commit(store, &before, &h, &hb, writes, undo) {
+                    match commit::commit(store, &before, &h, &hb, writes, undo, sealed_data) {
                         Ok(()) => {
                             header = h;
                             self.locs = locs;
@@ -211,7 +223,9 @@ impl Frame {
                         Err(_) => {
                             if let Some((rh, rl)) = undo.relocated.take() {
                                 header = rh;
-                                self.locs = rl;
+                                if let Some(rl) = rl {
+                                    self.locs = rl;
+                                }
                             }
                         }
                     }
@@ -229,6 +243,7 @@ impl Frame {
                 all.extend_from_slice(&trailer);
                 undo.write_index_file(dir, &all)?;
                 if !undo.moved_ids.is_empty() {
+                    keep_blocks = false;
                     // Updated chunks were committed under new ids; now their content goes
                     // back under the old ids (files the committed index no longer names) and
                     // a second index names them again, as c-blosc2's in-place rewrite leaves
@@ -280,6 +295,9 @@ impl Frame {
             }
         }
         self.header = header;
+        if keep_blocks {
+            self.index_blocks = blocks;
+        }
         Ok(())
     }
 
@@ -324,6 +342,7 @@ impl Frame {
         self.prime_fingerprint();
         let mut saved: Saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
         let mut undo = Undo::new(&self.backing)?;
+        undo.old_data = self.fp.data();
         let r = f(self, &mut undo).and_then(|v| {
             self.commit_with(may_resize, index_mode, &mut undo, &saved)
                 .map(|_| v)
@@ -333,7 +352,10 @@ impl Frame {
             Err(_) => {
                 // A commit that failed after moving the old state keeps it where it moved.
                 if let Some((h, l)) = undo.relocated.take() {
-                    (saved.0, saved.1) = (h, l);
+                    saved.0 = h;
+                    if let Some(l) = l {
+                        saved.1 = l;
+                    }
                 }
                 undo.rollback(&mut self.backing);
                 (self.header, self.locs, self.vlmeta) = saved;
@@ -489,7 +511,7 @@ impl Frame {
             Backing::Contiguous(store) => {
                 let at = self.header.cbytes as u64;
                 undo.write_at(store, u64::from(self.header.header_len) + at, chunk)?;
-                self.fp.wrote_data(at, chunk);
+                self.fp.appended_data(chunk);
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
@@ -664,6 +686,13 @@ impl Frame {
         undo: &mut Undo,
     ) -> Result<()> {
         let delta = new.len() as i64 - old_cbytes;
+        // Read before the writes: the chunk and what follows it, for the data part.
+        let split = match self.backing {
+            Backing::Contiguous(_) => {
+                self.split_data_at(at, undo.staged.as_ref().is_some_and(|w| !w.is_empty()))
+            }
+            Backing::Sparse(_) => None,
+        };
         match &mut self.backing {
             Backing::Contiguous(store) => {
                 let hl = u64::from(self.header.header_len);
@@ -674,7 +703,13 @@ impl Frame {
                 let new_end = at + new.len() as u64;
                 undo.move_within(store, hl + old_end, hl + new_end, tail)?;
                 undo.write_at(store, hl + at, new)?;
-                self.fp.data_changed();
+                // The data part with the new chunk in the old one's place, by CRC arithmetic.
+                let updated = split.map(|(p, s)| {
+                    let mut p = p;
+                    p.extend(new);
+                    p.then(s)
+                });
+                self.set_data_piece(updated);
                 for l in self.locs.iter_mut() {
                     if let ChunkLoc::Stored(v) = l {
                         if *v >= old_end {
@@ -727,6 +762,13 @@ impl Frame {
         };
         // c-blosc2 compresses the shortened index into a buffer sized for the old one.
         self.transaction_with(Index::Encode(8), |f, undo| {
+            if let (Backing::Contiguous(_), ChunkLoc::Stored(at)) = (&f.backing, loc) {
+                // The payload turns into dead bytes: the data part without it, by CRC
+                // arithmetic (or a pass at the commit).
+                let staged = undo.staged.as_ref().is_some_and(|w| !w.is_empty());
+                let rest = f.split_data_at(at, staged).map(|(p, s)| p.then(s));
+                f.set_data_piece(rest);
+            }
             f.locs.remove(i);
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;

@@ -297,6 +297,83 @@ pub fn encode_index_with_room(locs: &[ChunkLoc], extra_room: usize) -> Result<Ve
     Ok(dst)
 }
 
+/// Entries per block of an index chunk (its 16 KiB blocksize over 8-byte entries).
+const BLOCK_ENTRIES: usize = 16 * 1024 / 8;
+
+/// The encoded full blocks of a frame's committed index, kept by the open frame so that a
+/// commit re-encodes only the blocks whose entries changed (an append: the last one) instead of
+/// compressing the whole index again on the index thread pool: appends to a large frame cost
+/// what changed, not the size of the index. The chunk is assembled from the blocks
+/// ([`chunk::Compressor::assemble_blocks`]) and is byte for byte the chunk
+/// [`encode_index_with_room`] writes; where it would not be (see there), the whole index is
+/// encoded as before.
+#[derive(Debug, Default)]
+pub struct IndexBlocks {
+    /// Block `b` encodes entries `b * BLOCK_ENTRIES ..` of the committed index.
+    blocks: Vec<chunk::LoneBlock>,
+}
+
+impl IndexBlocks {
+    /// The index chunk for `new` with `extra_room` spare destination bytes, as
+    /// [`encode_index_with_room`] builds it. `old` must be the entries the kept blocks were
+    /// built for (the committed index); afterwards the kept blocks are those of `new`.
+    pub fn encode(
+        &mut self,
+        old: &[ChunkLoc],
+        new: &[ChunkLoc],
+        extra_room: usize,
+    ) -> Result<Vec<u8>> {
+        let nbytes = new.len() * 8;
+        // One block: nothing to keep, and the encoder runs it serially anyway.
+        if nbytes <= BLOCK_ENTRIES * 8
+            || nbytes > i32::MAX as usize - EXTENDED_HEADER_LEN - extra_room
+        {
+            self.blocks.clear();
+            return encode_index_with_room(new, extra_room);
+        }
+        // Kept blocks stay while their entries are the same.
+        let full = new.len() / BLOCK_ENTRIES;
+        let mut keep = self.blocks.len().min(full).min(old.len() / BLOCK_ENTRIES);
+        if let Some(b) = (0..keep).find(|&b| {
+            let r = b * BLOCK_ENTRIES..(b + 1) * BLOCK_ENTRIES;
+            old[r.clone()] != new[r]
+        }) {
+            keep = b;
+        }
+        self.blocks.truncate(keep);
+        let cp = CParams {
+            nthreads: 1,
+            ..index_cparams()
+        };
+        let mut comp = chunk::Compressor::new(cp, chunk::no_hooks())?;
+        let mut lone = |j: usize, entries: &[ChunkLoc]| -> Result<Option<chunk::LoneBlock>> {
+            comp.encode_lone_block(nbytes, j, &encode_entries(entries))
+        };
+        for b in keep..full {
+            match lone(b, &new[b * BLOCK_ENTRIES..(b + 1) * BLOCK_ENTRIES])? {
+                Some(block) => self.blocks.push(block),
+                None => {
+                    self.blocks.clear();
+                    return encode_index_with_room(new, extra_room);
+                }
+            }
+        }
+        let tail = match &new[full * BLOCK_ENTRIES..] {
+            [] => None,
+            t => match lone(full, t)? {
+                Some(block) => Some(block),
+                None => return encode_index_with_room(new, extra_room),
+            },
+        };
+        let all: Vec<&chunk::LoneBlock> = self.blocks.iter().chain(tail.as_ref()).collect();
+        let dest = nbytes + EXTENDED_HEADER_LEN + extra_room;
+        match comp.assemble_blocks(nbytes, &all, dest)? {
+            Some(c) => Ok(c),
+            None => encode_index_with_room(new, extra_room),
+        }
+    }
+}
+
 /// Builds the index chunk of `n` copies of one entry as c-blosc2's `fill_special` writes it: a
 /// 40-byte SPECIAL_VALUE chunk (index cparams, typesize 8, the entry as the value) instead of
 /// the compressed entries, whatever `n` (a million special chunks: 40 bytes, not 45 KB).
@@ -544,6 +621,66 @@ mod tests {
         bad[32 + 15] = 0x80; // entry 1 becomes 0x80000..., no special bit
         assert_eq!(decode_index(&bad, Some(7)), Err(Error::Data));
         assert!(decode_index(&c[..c.len() - 1], Some(7)).is_err());
+    }
+
+    /// Kept blocks give the full encoder's bytes through appends across block boundaries,
+    /// inserts, updates, deletes and specials (each step starts from the entries the blocks
+    /// were last updated for, as a frame's commits do), and appends re-encode only the tail.
+    #[test]
+    fn kept_index_blocks_give_the_full_encoders_bytes() {
+        let mut blocks = IndexBlocks::default();
+        let mut old: Vec<ChunkLoc> = Vec::new();
+        let mut step = |new: Vec<ChunkLoc>, room: usize, old: &mut Vec<ChunkLoc>| {
+            let got = blocks.encode(old, &new, room).unwrap();
+            assert_eq!(
+                got,
+                encode_index_with_room(&new, room).unwrap(),
+                "{}",
+                new.len()
+            );
+            *old = new;
+        };
+        let mut cur: Vec<ChunkLoc> = Vec::new();
+        for i in 0..4200u64 {
+            cur.push(ChunkLoc::Stored(i * 4001 + (i % 7) * 13));
+            if i % 97 == 0 || (2040..2060).contains(&i) || i > 4090 {
+                step(cur.clone(), 0, &mut old);
+            }
+        }
+        type Edit = Box<dyn Fn(&mut Vec<ChunkLoc>)>;
+        let mut edits: Vec<Edit> = vec![
+            Box::new(|v| v.insert(100, ChunkLoc::Stored(5))),
+            Box::new(|v| v[3000] = ChunkLoc::Special(SpecialKind::Nan)),
+            Box::new(|v| {
+                v.remove(2049);
+            }),
+            Box::new(|v| v[0] = ChunkLoc::Stored(77)),
+            Box::new(|v| v.truncate(2048)),
+            Box::new(|v| v.extend((0..3000).map(|i| ChunkLoc::Stored(i * 3)))),
+            Box::new(|v| v.reverse()),
+            Box::new(|v| {
+                v.iter_mut()
+                    .for_each(|l| *l = ChunkLoc::Special(SpecialKind::Zeros))
+            }),
+        ];
+        for (k, e) in edits.drain(..).enumerate() {
+            e(&mut cur);
+            step(cur.clone(), if k % 2 == 0 { 8 } else { 0 }, &mut old);
+        }
+        // An append to a kept index re-encodes its last block only.
+        let base: Vec<ChunkLoc> = (0..10_000u64).map(|i| ChunkLoc::Stored(i * 977)).collect();
+        let mut b = IndexBlocks::default();
+        b.encode(&[], &base, 0).unwrap();
+        let first = b.blocks[0].bytes().as_ptr();
+        let mut more = base.clone();
+        more.push(ChunkLoc::Stored(10_000 * 977));
+        let c = b.encode(&base, &more, 0).unwrap();
+        assert_eq!(c, encode_index(&more).unwrap());
+        assert_eq!(
+            b.blocks[0].bytes().as_ptr(),
+            first,
+            "block 0 was encoded again"
+        );
     }
 
     #[test]

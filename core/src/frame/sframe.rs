@@ -338,6 +338,7 @@ pub fn open_dir(dir: SparseDir) -> Result<Frame> {
         vlmeta,
         backing: Backing::Sparse(dir),
         fp: super::fingerprint::Tracker::default(),
+        index_blocks: super::offsets::IndexBlocks::default(),
     }
     .check_on_open()
 }

@@ -193,18 +193,12 @@ mod tests {
         f.delete_chunk(1).unwrap();
         m.delete_chunk(1).unwrap();
         let bytes = io.files.lock().unwrap()[p].clone();
-        // Crash-consistent (staged) commits write `fpt = 0` for now, in-memory commits a
-        // fingerprint (docs/format/fingerprint.md): each slot checked, every other byte equal.
-        use crate::frame::fingerprint::{Verdict, SLOT_LEN, TYPE_FROM_END};
-        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
+        // Crash-consistent (staged) commits are fingerprinted like in-memory ones: the same
+        // bytes, slot included.
+        use crate::frame::fingerprint::Verdict;
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
         assert_eq!(m.verify_fingerprint().unwrap(), Verdict::Match);
-        let without_slot = |mut b: Vec<u8>| {
-            let n = b.len();
-            b[n - TYPE_FROM_END] = 0;
-            b[n - SLOT_LEN..].fill(0);
-            b
-        };
-        assert_eq!(without_slot(bytes), without_slot(m.to_cframe().unwrap()));
+        assert_eq!(bytes, m.to_cframe().unwrap());
         assert!(io.opens.lock().unwrap().iter().any(|m| m == "wb"));
 
         let g = Frame::open_udio(io.clone(), p, 0).unwrap();

@@ -86,6 +86,29 @@ pub trait ChunkCodec {
     /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
     /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
     fn enter_chunk(&mut self, _nchunk: i64) {}
+    /// Decodes `nbytes` bytes from byte `start` of `chunk` into `dst`, decoding only the blocks
+    /// that hold them (`blosc2_getitem_bytes_ctx`); returns the bytes written. The default
+    /// decodes the whole chunk.
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let info = ChunkInfo::parse(chunk)?;
+        let mut all = vec![0u8; usize::try_from(info.nbytes).map_err(|_| Error::Data)?];
+        let n = self.decompress(chunk, &mut all)?;
+        let part = start
+            .checked_add(nbytes)
+            .and_then(|e| all[..n].get(start..e))
+            .ok_or(Error::InvalidParam)?;
+        dst.get_mut(..nbytes)
+            .ok_or(Error::WriteBuffer)?
+            .copy_from_slice(part);
+        Ok(nbytes)
+    }
+
     /// [`ChunkCodec::decompress`] of a lazy chunk (see [`SChunk::lazy_chunk`]) whose blocks
     /// are read through `source`. Codecs that cannot read lazy chunks fail (`InvalidParam`).
     fn decompress_lazy(
@@ -159,6 +182,18 @@ impl ChunkCodec for Engines {
 
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
         self.decompressor.decompress(chunk, dst)
+    }
+
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        self.decompressor.getitem_bytes(chunk, start, nbytes, dst)
     }
 
     fn decompress_lazy(
@@ -602,6 +637,51 @@ impl SChunk {
         }
         codec.enter_chunk(i);
         codec.decompress(c, dst)
+    }
+
+    /// Decodes the blocks `nblocks` (each `block_bytes` long) of chunk `i` one at a time into
+    /// `scratch` (at least `block_bytes`), calling `f(k, block)` after block `nblocks[k]`; only
+    /// those blocks are decoded (`buf` as in [`SChunk::chunk_in`]). The b2nd slice reads.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_blocks_in(
+        &self,
+        codec: &mut dyn ChunkCodec,
+        i: i64,
+        nblocks: &[i64],
+        block_bytes: usize,
+        scratch: &mut [u8],
+        buf: &mut Vec<u8>,
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let scratch = scratch.get_mut(..block_bytes).ok_or(Error::InvalidParam)?;
+        let start_of = |nb: i64| {
+            usize::try_from(nb)
+                .ok()
+                .and_then(|b| b.checked_mul(block_bytes))
+                .ok_or(Error::InvalidParam)
+        };
+        // On storage, like c-blosc2: the lazy chunk (header and block offsets), and only the
+        // blocks wanted read from the file.
+        if let (Some(source), Some(lazy)) = (self.lazy_source(), self.lazy_chunk(i)?) {
+            codec.enter_chunk(i);
+            for (k, &nb) in nblocks.iter().enumerate() {
+                let start = i32::try_from(start_of(nb)?).map_err(|_| Error::InvalidParam)?;
+                if codec.getitem_bytes_lazy(&lazy, start, scratch, source)? != block_bytes {
+                    return Err(Error::Data);
+                }
+                f(k, scratch)?;
+            }
+            return Ok(());
+        }
+        let c = self.chunk_in(i, buf)?;
+        codec.enter_chunk(i);
+        for (k, &nb) in nblocks.iter().enumerate() {
+            if codec.getitem_bytes(c, start_of(nb)?, block_bytes, scratch)? != block_bytes {
+                return Err(Error::Data);
+            }
+            f(k, scratch)?;
+        }
+        Ok(())
     }
 
     /// [`SChunk::decompress_chunk_with`] with the super-chunk's own decompressor.

@@ -101,6 +101,21 @@ impl ChunkCodec for CtxCodec {
         ctx.decompress(chunk, dst)
     }
 
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
+        let ctx = unsafe { context_mut(self.dctx) }?;
+        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        ctx.getitem_engine()?
+            .getitem_bytes(chunk, start, nbytes, dst)
+    }
+
     fn decompress_lazy(
         &mut self,
         chunk: &[u8],

@@ -178,6 +178,33 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     })
 }
 
+/// Decodes the blocks `nblocks` of chunk `nchunk` one at a time into `scratch` (one block's
+/// bytes), calling `f(k, block)` after block `nblocks[k]`, with the super-chunk's `dctx` (the
+/// b2nd slice reads; see [`SChunk::decode_blocks_in`]).
+///
+/// # Safety
+/// `schunk` NULL or live.
+pub(crate) unsafe fn decode_blocks(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblocks: &[i64],
+    scratch: &mut [u8],
+    f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let op = |r: &Reader<'_>| {
+        if nchunk < 0 || nchunk >= r.h.core.nchunks() {
+            return Err(Error::InvalidParam);
+        }
+        let n = scratch.len();
+        r.decode(Some(nchunk), |codec, buf| {
+            r.h.core
+                .decode_blocks_in(codec, nchunk, nblocks, n, scratch, buf, f)
+        })
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, true, op) }
+}
+
 /// What c-blosc2's lazy-chunk builder checks before it trusts a stored chunk: a valid header
 /// and, for chunks with block streams, the block-start table inside the chunk.
 fn check_lazy(c: &[u8]) -> Result<()> {

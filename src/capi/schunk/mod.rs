@@ -42,6 +42,7 @@ mod chunks;
 mod open;
 mod slices;
 
+pub(crate) use chunks::decode_blocks;
 pub use chunks::*;
 pub use open::*;
 pub use slices::*;

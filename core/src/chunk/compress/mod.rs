@@ -26,7 +26,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 mod block;
+mod blockwise;
 mod layout;
+
+pub use blockwise::LoneBlock;
 
 use block::*;
 
@@ -92,6 +95,12 @@ impl Compressor {
             starts: Vec::new(),
             pieces: Vec::new(),
         })
+    }
+
+    /// The hooks chunks are compressed with: the caller's, with the plugin codecs and filters
+    /// c-blosc2 registers by default (NDLZ, ZFP, NDCELL, ...) in front.
+    pub fn hooks(&self) -> &dyn Hooks {
+        &*self.hooks
     }
 
     /// The parameters in use.

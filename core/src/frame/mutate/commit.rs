@@ -18,6 +18,7 @@
 //! without chunks, whose trailer must follow the header, or a header that changes size) are
 //! written with a single write of the differing span.
 
+use super::super::fingerprint::{self, Piece};
 use super::super::header::FrameHeader;
 use super::super::io::Store;
 use super::super::offsets::{self, ChunkLoc};
@@ -52,7 +53,10 @@ fn write_header(store: &mut Store, disk: &mut Vec<u8>, new: &[u8]) -> Result<()>
 }
 
 /// Commits the new state (`new`, encoded as `hbytes`, with `frame_len` set) whose other bytes
-/// are `writes` (positions from the frame start) to a cframe file holding `old`.
+/// are `writes` (positions from the frame start) to a cframe file holding `old`. `old_data`:
+/// the fingerprint's data part of `old`, with which a relocated copy of it is sealed (`None`:
+/// written unfingerprinted). The relocation keeps every covered byte of `old` and adds only
+/// dead bytes, so the data part is the same (docs/format/fingerprint.md).
 pub(in crate::frame) fn commit(
     store: &mut Store,
     old: &Old<'_>,
@@ -60,6 +64,7 @@ pub(in crate::frame) fn commit(
     hbytes: &[u8],
     mut writes: Vec<(u64, Vec<u8>)>,
     undo: &mut Undo,
+    old_data: Option<Piece>,
 ) -> Result<()> {
     writes.retain(|(_, d)| !d.is_empty());
     let hl_o = u64::from(old.header.header_len);
@@ -79,7 +84,7 @@ pub(in crate::frame) fn commit(
         return commit_in_place(store, fl_o, new, hbytes, &writes);
     }
     if low < fl_o {
-        relocate(store, old, &mut disk, low, high.max(fl_o), undo)?;
+        relocate(store, old, &mut disk, low, high.max(fl_o), undo, old_data)?;
     }
     for (pos, data) in &writes {
         store.write_at(*pos, data)?;
@@ -99,6 +104,7 @@ fn relocate(
     low: u64,
     at: u64,
     undo: &mut Undo,
+    old_data: Option<Piece>,
 ) -> Result<()> {
     let hl = u64::from(old.header.header_len);
     let data_end = hl + old.header.cbytes as u64;
@@ -108,12 +114,13 @@ fn relocate(
         .ok_or(Error::InvalidHeader)?;
     let index_len = fl - tlen - data_end;
     let mut header = old.header.clone();
-    let mut locs = old.locs.to_vec();
-    let trailer_bytes = trailer::to_bytes(old.vlmeta)?;
-    if low >= data_end + index_len {
+    let mut locs = None;
+    let mut trailer_bytes = trailer::to_bytes(old.vlmeta)?;
+    // The old state's index chunk as the copy holds it, and where the copy's trailer goes.
+    let (index, index_at) = if low >= data_end + index_len {
         // Only the trailer is in the way: a copy past the new state, the index stays.
-        store.write_at(at, &trailer_bytes)?;
         header.frame_len = at + trailer_bytes.len() as u64;
+        (store.read_at(data_end, index_len)?, None)
     } else {
         // The index (and for updates the data after `low`) moves too.
         let low = low.min(data_end);
@@ -129,27 +136,47 @@ fn relocate(
         let index = if low == data_end {
             store.read_at(data_end, index_len)?
         } else {
-            for l in locs.iter_mut() {
+            let mut shifted = old.locs.to_vec();
+            for l in shifted.iter_mut() {
                 if let ChunkLoc::Stored(v) = l {
                     if hl + *v >= low {
                         *v += shift;
                     }
                 }
             }
-            offsets::encode_index(&locs)?
+            let index = offsets::encode_index(&shifted)?;
+            locs = Some(shifted);
+            index
         };
         header.cbytes =
             i64::try_from(old.header.cbytes as u64 + shift).map_err(|_| Error::TwoGbLimit)?;
         let index_at = hl + header.cbytes as u64;
-        store.write_at(index_at, &index)?;
-        store.write_at(index_at + index.len() as u64, &trailer_bytes)?;
         header.frame_len = index_at + index.len() as u64 + trailer_bytes.len() as u64;
-    }
-    store.barrier()?;
+        (index, Some(index_at))
+    };
     let hbytes = header.to_bytes()?;
     if hbytes.len() as u64 != hl {
         return Err(Error::Failure);
     }
+    // The copy holds the same covered chunk bytes in the same order (the bytes it leaves
+    // behind are dead), so it is sealed with the old state's data part.
+    if let Some(data) = old_data {
+        let ilen = fingerprint::index_part_len(&index, index.len() as u64) as usize;
+        fingerprint::seal(
+            &mut trailer_bytes,
+            Piece::of(&hbytes),
+            data,
+            Piece::of(&index[..ilen]),
+        );
+    }
+    match index_at {
+        None => store.write_at(at, &trailer_bytes)?,
+        Some(index_at) => {
+            store.write_at(index_at, &index)?;
+            store.write_at(index_at + index.len() as u64, &trailer_bytes)?;
+        }
+    }
+    store.barrier()?;
     write_header(store, disk, &hbytes)?;
     store.barrier()?;
     undo.relocated = Some((header, locs));

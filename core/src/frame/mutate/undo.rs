@@ -23,11 +23,16 @@ pub(in crate::frame) struct Undo {
     /// cframe in a file: the writes of the transaction, in issue order (`None`: in memory).
     pub staged: Option<Vec<(u64, Vec<u8>)>>,
     /// cframe in a file: the old state moved out of the way by the commit's first step, as
-    /// `(header, offsets)`: what the frame holds on disk if the second step then fails.
+    /// `(header, offsets)`: what the frame holds on disk if the second step then fails
+    /// (offsets `None`: the old ones, unchanged; only an update's relocation shifts them, and
+    /// copying a large frame's offsets on every append cost as much as the append).
     pub relocated: Option<(
         super::super::header::FrameHeader,
-        Vec<super::super::offsets::ChunkLoc>,
+        Option<Vec<super::super::offsets::ChunkLoc>>,
     )>,
+    /// The fingerprint's data part of the state the transaction started from, when known
+    /// (seals the old state's copy made by a relocating commit).
+    pub old_data: Option<crate::frame::fingerprint::Piece>,
     /// cframe: the store length when the transaction began, and the length now.
     len0: u64,
     len: u64,
@@ -55,6 +60,7 @@ impl Undo {
         Ok(Undo {
             staged,
             relocated: None,
+            old_data: None,
             len0,
             len: len0,
             ranges: Vec::new(),

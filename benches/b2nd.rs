@@ -1,0 +1,362 @@
+//! `b2nd_get_slice_cbuffer` and `b2nd_set_slice_cbuffer`: ours (`b2frame::capi`) against
+//! c-blosc2 3.3.5 (the pinned wheel's libblosc2.so.9, dlopened) in the same process.
+//!
+//! Arrays: f64, 256 MiB (`B2_BENCH_MIB`), blosclz/5 + shuffle, holding a smooth ramp:
+//! - 2-D `4096 x 8192`, chunks `512 x 1024` (4 MiB), blocks `64 x 128` (64 KiB);
+//! - 3-D `256 x 256 x 512`, chunks `64 x 64 x 128` (4 MiB), blocks `16 x 16 x 32` (64 KiB).
+//!
+//! (the leading extent shrinks with `B2_BENCH_MIB`). Each array is built by the library under
+//! test (`b2nd_from_cbuffer`), in memory and in a cframe file (on disk: every chunk read goes to
+//! the file, as for an array c-blosc2 opens), with 1 and 2 threads (`nthreads` of the cparams and
+//! dparams). Slices, per array:
+//! - `small aligned`: one block, on block boundaries;
+//! - `small unaligned`: one block's extent shifted by half a block (2^ndim blocks touched);
+//! - `large aligned`: 8 whole chunks (32 MiB);
+//! - `large unaligned`: ~30 MiB starting inside a chunk and a block, touching 15 or 18 chunks.
+//!
+//! `set` writes back what `get` read, so the array is the same for every round. Timing: the
+//! calling thread's CPU time with 1 thread (robust to the other processes of a shared machine;
+//! system time of file reads counts), the wall clock with 2; the two libraries alternated in
+//! batches of at least `B2_BENCH_BATCH` seconds (default 0.3), best of `B2_BENCH_ROUNDS`
+//! (default 3) batches each. Reported: MB/s of slice bytes
+//! (10^6 bytes) and ours/theirs. Before timing, each row checks that both libraries read the
+//! same bytes.
+//!
+//! `cargo bench --bench b2nd`. Env: `B2_BENCH_MIB`, `B2_BENCH_ROUNDS`, `B2_BENCH_BATCH`,
+//! `B2_BENCH_ONLY` (a substring of the row names to keep, e.g. `3-D disk`).
+
+#![allow(clippy::missing_transmute_annotations)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "common/mod.rs"]
+mod timing;
+
+use b2frame::capi::b2nd_array::*;
+use b2frame::capi::types::*;
+use std::ffi::{c_char, c_int, c_void, CString};
+use timing::{best_secs_pair, env_or, load_average, thread_cpu_secs, wall_secs};
+
+type Arr = *mut b2nd_array_t;
+type Ctx = *mut b2nd_context_t;
+
+#[derive(Clone, Copy)]
+struct Api {
+    create_ctx: unsafe extern "C" fn(
+        *const blosc2_storage,
+        i8,
+        *const i64,
+        *const i32,
+        *const i32,
+        *const c_char,
+        i8,
+        *const blosc2_metalayer,
+        i32,
+    ) -> Ctx,
+    free_ctx: unsafe extern "C" fn(Ctx) -> c_int,
+    from_cbuffer: unsafe extern "C" fn(Ctx, *mut Arr, *const c_void, i64) -> c_int,
+    free: unsafe extern "C" fn(Arr) -> c_int,
+    get: unsafe extern "C" fn(
+        *const b2nd_array_t,
+        *const i64,
+        *const i64,
+        *mut c_void,
+        *const i64,
+        i64,
+    ) -> c_int,
+    set: unsafe extern "C" fn(*const c_void, *const i64, i64, *const i64, *const i64, Arr) -> c_int,
+}
+
+fn ours() -> Api {
+    b2frame::capi::globals::blosc2_init();
+    Api {
+        create_ctx: b2nd_create_ctx,
+        free_ctx: b2nd_free_ctx,
+        from_cbuffer: b2nd_from_cbuffer,
+        free: b2nd_free,
+        get: b2nd_get_slice_cbuffer,
+        set: b2nd_set_slice_cbuffer,
+    }
+}
+
+fn theirs() -> Api {
+    let r = common::reference::reference();
+    // SAFETY: each symbol has the C signature b2nd.h 3.3.5 declares for it.
+    unsafe {
+        let init: unsafe extern "C" fn() = std::mem::transmute(r.sym("blosc2_init"));
+        init();
+        Api {
+            create_ctx: std::mem::transmute(r.sym("b2nd_create_ctx")),
+            free_ctx: std::mem::transmute(r.sym("b2nd_free_ctx")),
+            from_cbuffer: std::mem::transmute(r.sym("b2nd_from_cbuffer")),
+            free: std::mem::transmute(r.sym("b2nd_free")),
+            get: std::mem::transmute(r.sym("b2nd_get_slice_cbuffer")),
+            set: std::mem::transmute(r.sym("b2nd_set_slice_cbuffer")),
+        }
+    }
+}
+
+/// An array geometry.
+struct Shape {
+    name: &'static str,
+    shape: Vec<i64>,
+    chunks: Vec<i32>,
+    blocks: Vec<i32>,
+}
+
+/// A slice box.
+struct Slice {
+    name: &'static str,
+    start: Vec<i64>,
+    stop: Vec<i64>,
+}
+
+impl Slice {
+    fn shape(&self) -> Vec<i64> {
+        self.start
+            .iter()
+            .zip(&self.stop)
+            .map(|(a, b)| b - a)
+            .collect()
+    }
+    fn nbytes(&self) -> usize {
+        self.shape().iter().product::<i64>() as usize * 8
+    }
+}
+
+fn slices(s: &Shape) -> Vec<Slice> {
+    let c: Vec<i64> = s.chunks.iter().map(|&x| i64::from(x)).collect();
+    let b: Vec<i64> = s.blocks.iter().map(|&x| i64::from(x)).collect();
+    let n = c.len();
+    // One block inside chunk (1, 1, ..), a few blocks in.
+    let small: Vec<i64> = (0..n).map(|i| c[i] + b[i] * (1 + i as i64 % 2)).collect();
+    let half: Vec<i64> = (0..n).map(|i| small[i] + b[i] / 2).collect();
+    // 8 whole chunks: 2 along each of the last three (2-D: 4 x 2) dimensions.
+    let mut many = vec![2i64; n];
+    if n == 2 {
+        many[0] = 4;
+    }
+    let la: Vec<i64> = c.clone();
+    let la_stop: Vec<i64> = (0..n)
+        .map(|i| (c[i] + many[i] * c[i]).min(s.shape[i]))
+        .collect();
+    // ~30 MiB from inside chunk (1, 1, ..), not on a block boundary.
+    let lu: Vec<i64> = (0..n).map(|i| c[i] + b[i] * 2 + 3 + i as i64).collect();
+    let ext: Vec<i64> = if n == 2 {
+        vec![2000, 2000]
+    } else {
+        vec![120, 130, 250]
+    };
+    let lu_stop: Vec<i64> = (0..n).map(|i| (lu[i] + ext[i]).min(s.shape[i])).collect();
+    let bstop: Vec<i64> = (0..n).map(|i| small[i] + b[i]).collect();
+    let hstop: Vec<i64> = (0..n).map(|i| half[i] + b[i]).collect();
+    vec![
+        Slice {
+            name: "small aligned",
+            start: small,
+            stop: bstop,
+        },
+        Slice {
+            name: "small unaligned",
+            start: half,
+            stop: hstop,
+        },
+        Slice {
+            name: "large aligned",
+            start: la,
+            stop: la_stop,
+        },
+        Slice {
+            name: "large unaligned",
+            start: lu,
+            stop: lu_stop,
+        },
+    ]
+}
+
+/// Builds the array with `api` (file `path` when on disk).
+fn build(api: &Api, s: &Shape, data: &[u8], nthreads: i16, path: Option<&CString>) -> Arr {
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 8;
+    cp.nthreads = nthreads;
+    let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = nthreads;
+    let storage = blosc2_storage {
+        contiguous: true,
+        urlpath: path.map_or(std::ptr::null_mut(), |p| p.as_ptr() as *mut c_char),
+        cparams: &mut cp,
+        dparams: &mut dp,
+        io: std::ptr::null_mut(),
+    };
+    let dtype = CString::new("<f8").unwrap();
+    // SAFETY: valid shapes for ndim values; the storage lives through the calls.
+    unsafe {
+        let ctx = (api.create_ctx)(
+            &storage,
+            s.shape.len() as i8,
+            s.shape.as_ptr(),
+            s.chunks.as_ptr(),
+            s.blocks.as_ptr(),
+            dtype.as_ptr(),
+            0,
+            std::ptr::null(),
+            0,
+        );
+        assert!(!ctx.is_null());
+        let mut a: Arr = std::ptr::null_mut();
+        let rc = (api.from_cbuffer)(ctx, &mut a, data.as_ptr() as _, data.len() as i64);
+        assert_eq!(rc, 0, "from_cbuffer");
+        (api.free_ctx)(ctx);
+        a
+    }
+}
+
+fn get(api: &Api, a: Arr, sl: &Slice, buf: &mut [u8]) {
+    let shape = sl.shape();
+    // SAFETY: `buf` holds the slice; start/stop/shape have ndim values.
+    let rc = unsafe {
+        (api.get)(
+            a,
+            sl.start.as_ptr(),
+            sl.stop.as_ptr(),
+            buf.as_mut_ptr() as _,
+            shape.as_ptr(),
+            buf.len() as i64,
+        )
+    };
+    assert_eq!(rc, 0, "get_slice_cbuffer");
+}
+
+fn set(api: &Api, a: Arr, sl: &Slice, buf: &[u8]) {
+    let shape = sl.shape();
+    // SAFETY: `buf` holds the slice; start/stop/shape have ndim values.
+    let rc = unsafe {
+        (api.set)(
+            buf.as_ptr() as _,
+            shape.as_ptr(),
+            buf.len() as i64,
+            sl.start.as_ptr(),
+            sl.stop.as_ptr(),
+            a,
+        )
+    };
+    assert_eq!(rc, 0, "set_slice_cbuffer");
+}
+
+fn main() {
+    let mib: i64 = env_or("B2_BENCH_MIB", 256);
+    let rounds: usize = env_or("B2_BENCH_ROUNDS", 3);
+    let batch: f64 = env_or("B2_BENCH_BATCH", 0.3);
+    let only: String = env_or("B2_BENCH_ONLY", String::new());
+    let items = mib * (1 << 20) / 8;
+    let shapes = [
+        Shape {
+            name: "2-D",
+            shape: vec![items / 8192, 8192],
+            chunks: vec![512, 1024],
+            blocks: vec![64, 128],
+        },
+        Shape {
+            name: "3-D",
+            shape: vec![items / (256 * 512), 256, 512],
+            chunks: vec![64, 64, 128],
+            blocks: vec![16, 16, 32],
+        },
+    ];
+    let (a_ours, a_theirs) = (ours(), theirs());
+    let dir = std::env::temp_dir().join(format!("b2nd-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    println!(
+        "b2nd slices, f64 arrays of {mib} MiB; best of {rounds} alternating batches of >= {batch} s \
+         (1 thread: thread CPU time, 2 threads: wall clock); load average at start {}",
+        load_average()
+    );
+    println!(
+        "| array | storage | threads | slice | MiB | get ours MB/s | get c-blosc2 MB/s | get ratio | \
+         set ours MB/s | set c-blosc2 MB/s | set ratio |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for s in &shapes {
+        let n: i64 = s.shape.iter().product();
+        let data: Vec<u8> = (0..n)
+            .flat_map(|i| ((i % 100_000) as f64 * 0.25 + (i / 7919) as f64).to_ne_bytes())
+            .collect();
+        for disk in [false, true] {
+            for nthreads in [1i16, 2] {
+                let storage = if disk { "disk" } else { "memory" };
+                let prefix = format!("{} {} {}", s.name, storage, nthreads);
+                if !only.is_empty()
+                    && !slices(s)
+                        .iter()
+                        .any(|sl| format!("{prefix} {}", sl.name).contains(&only))
+                {
+                    continue;
+                }
+                let p_ours = CString::new(dir.join("ours.b2nd").to_str().unwrap()).unwrap();
+                let p_theirs = CString::new(dir.join("theirs.b2nd").to_str().unwrap()).unwrap();
+                let _ = std::fs::remove_file(dir.join("ours.b2nd"));
+                let _ = std::fs::remove_file(dir.join("theirs.b2nd"));
+                // One thread: the calling thread's CPU time (robust to the other processes of a
+                // shared machine); two: wall clock (the second thread's work counts).
+                let clock: fn() -> f64 = if nthreads == 1 {
+                    thread_cpu_secs
+                } else {
+                    wall_secs
+                };
+                let ao = build(&a_ours, s, &data, nthreads, disk.then_some(&p_ours));
+                let at = build(&a_theirs, s, &data, nthreads, disk.then_some(&p_theirs));
+                for sl in slices(s) {
+                    if !only.is_empty() && !format!("{prefix} {}", sl.name).contains(&only) {
+                        continue;
+                    }
+                    let nb = sl.nbytes();
+                    let mut bo = vec![0u8; nb];
+                    let mut bt = vec![0u8; nb];
+                    get(&a_ours, ao, &sl, &mut bo);
+                    get(&a_theirs, at, &sl, &mut bt);
+                    assert!(
+                        bo == bt,
+                        "{prefix} {}: the libraries read different bytes",
+                        sl.name
+                    );
+                    let (go, gt) = best_secs_pair(
+                        clock,
+                        rounds,
+                        batch,
+                        || get(&a_ours, ao, &sl, &mut bo),
+                        || get(&a_theirs, at, &sl, &mut bt),
+                    );
+                    let (so, stt) = best_secs_pair(
+                        clock,
+                        rounds,
+                        batch,
+                        || set(&a_ours, ao, &sl, &bo),
+                        || set(&a_theirs, at, &sl, &bt),
+                    );
+                    let mbs = |t: f64| nb as f64 / t / 1e6;
+                    println!(
+                        "| {} | {} | {} | {} | {:.3} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} |",
+                        s.name,
+                        storage,
+                        nthreads,
+                        sl.name,
+                        nb as f64 / (1 << 20) as f64,
+                        mbs(go),
+                        mbs(gt),
+                        gt / go,
+                        mbs(so),
+                        mbs(stt),
+                        stt / so,
+                    );
+                }
+                // SAFETY: arrays built above, freed once.
+                unsafe {
+                    (a_ours.free)(ao);
+                    (a_theirs.free)(at);
+                }
+            }
+        }
+    }
+    println!("load average at end {}", load_average());
+    let _ = std::fs::remove_dir_all(&dir);
+}
