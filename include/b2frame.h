@@ -1065,11 +1065,13 @@ int blosc2_schunk_free(struct blosc2_schunk *schunk);
 
 /**
  * A super-chunk from an in-memory cframe of exactly `len` bytes. `copy=true`: a plain
- * super-chunk with copied chunks; `copy=false`: backed by an in-memory frame (a private copy;
- * the caller's buffer is neither freed nor modified).
+ * super-chunk with copied chunks; `copy=false`: an in-memory frame read in place from the
+ * caller's buffer, as c-blosc2 does (the first change works on a private copy; the caller's
+ * buffer is neither freed nor modified).
  *
  * # Safety
- * `cframe` valid for `len` bytes.
+ * `cframe` valid for `len` bytes; with `copy=false`, until the super-chunk is freed (as
+ * c-blosc2 requires).
  */
 struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
 

@@ -657,7 +657,7 @@ fn refresh_after_growth(writer: &Api, reader: &Api, contiguous: bool, tag: &str)
     let index = if contiguous {
         url.clone()
     } else {
-        url.join("chunks.b2frame")
+        sframe_index(&url)
     };
     let w = writer.new_udio(&url, contiguous, &mut io);
     writer.append(w, 0);
@@ -702,6 +702,12 @@ fn refresh_after_growth(writer: &Api, reader: &Api, contiguous: bool, tag: &str)
     );
 }
 
+/// The index path both libraries hand to the backend for the sframe `url`: `url` + `/chunks.b2frame`
+/// (a `/` on Windows too, where `Path::join` would put a backslash).
+fn sframe_index(url: &Path) -> std::path::PathBuf {
+    format!("{}/chunks.b2frame", url.to_str().unwrap()).into()
+}
+
 #[test]
 fn refresh_of_a_backend_sframe_reads_its_index_through_the_backend() {
     refresh_after_growth(&ours(), &ours(), false, "refresh-s-ours");
@@ -736,7 +742,7 @@ fn a_backend_whose_open_never_fails_still_gets_an_sframe() {
         assert_eq!(api.chunk(again, 2), data(2), "{}", api.name);
         api.free(again);
         api.free(sc);
-        let index = url.join("chunks.b2frame");
+        let index = sframe_index(&url);
         assert!(
             fs.count("wb", &index) >= 1,
             "{}: index created with wb",

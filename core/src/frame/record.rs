@@ -76,6 +76,13 @@ pub enum Event {
         /// The removed name.
         path: PathBuf,
     },
+    /// `renameat2(a, b, RENAME_EXCHANGE)`: the two names swap their files atomically.
+    Exchange {
+        /// One name.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
     /// A directory created empty by name (an sframe's, or the temporary one of a new sframe).
     CreateDir {
         /// Its path.
@@ -156,6 +163,14 @@ pub fn rename(from: &Path, to: &Path) {
     });
 }
 
+/// Records the exchange of the files named `a` and `b`.
+pub fn exchange(a: &Path, b: &Path) {
+    log(|| Event::Exchange {
+        a: a.to_path_buf(),
+        b: b.to_path_buf(),
+    });
+}
+
 /// Records `unlink(path)`.
 pub fn remove(path: &Path) {
     log(|| Event::Remove {
@@ -201,7 +216,7 @@ pub fn sync_dir_now(dir: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     sync_dir(dir);
-    std::fs::File::open(dir)?.sync_all()
+    crate::sys::sync_dir(dir)
 }
 
 /// A temporary name next to `path` for a file that will be renamed over it.

@@ -20,6 +20,10 @@ pub fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     }
 }
 
+pub fn exchange(_a: &std::path::Path, _b: &std::path::Path) -> io::Result<bool> {
+    Ok(false)
+}
+
 pub fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     file.seek_write(buf, pos)
 }
@@ -36,6 +40,14 @@ pub fn file_id(file: &File) -> io::Result<super::FileId> {
         u64::from(info.dwVolumeSerialNumber),
         (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
     ))
+}
+
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    if std::fs::metadata(dir)?.is_dir() {
+        Ok(())
+    } else {
+        Err(io::Error::from(io::ErrorKind::NotADirectory))
+    }
 }
 
 pub fn path_file_id(path: &Path) -> io::Result<super::FileId> {
