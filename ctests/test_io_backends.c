@@ -18,6 +18,15 @@ static int64_t file_size(const char *path) {
   return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
 }
 
+/* The address of an exported function as the library itself has it. On Windows a program's
+ * &function of a DLL import is its own import stub (the headers have no __declspec(dllimport),
+ * as c-blosc2's have none), so the DLL's address is asked for by name. */
+#if defined(_WIN32)
+#define LIB_FN(name) ((void *)GetProcAddress(GetModuleHandleA("b2frame.dll"), #name))
+#else
+#define LIB_FN(name) ((void *)&name)
+#endif
+
 static void test_registry(void) {
   blosc2_destroy();
   CHECK(blosc2_get_io_cb(0) == NULL); /* not initialised */
@@ -30,8 +39,8 @@ static void test_registry(void) {
   CHECK_EQ_STR(mm->name, "filesystem_mmap");
   CHECK(fs->is_allocation_necessary);
   CHECK(!mm->is_allocation_necessary);
-  CHECK(fs->open == blosc2_stdio_open);
-  CHECK(mm->read == blosc2_stdio_mmap_read);
+  CHECK((void *)fs->open == LIB_FN(blosc2_stdio_open));
+  CHECK((void *)mm->read == LIB_FN(blosc2_stdio_mmap_read));
   CHECK(blosc2_get_io_cb(2) == NULL);
   CHECK(blosc2_get_io_cb(161) == NULL);
 
@@ -212,10 +221,21 @@ static void test_mmap_modes(void) {
   CHECK_NOT_NULL(s);
   CHECK(mm.is_memory_only);
   uint8_t z[700] = {0};
+#if defined(_WIN32)
+  /* Windows (as c-blosc2 there): the copy-on-write view maps the file's size and cannot grow;
+   * a refused write leaves the stream as it was. */
+  CHECK_EQ_INT(mm.mapping_size, 600);
+  CHECK_EQ_INT(blosc2_stdio_mmap_write(z, 1, 700, 0, s), 0);
+  CHECK_EQ_INT(blosc2_stdio_mmap_size(s), 600);
+  CHECK_EQ_INT(blosc2_stdio_mmap_write(z, 1, 600, 0, s), 600);
+  CHECK_EQ_INT(blosc2_stdio_mmap_read(&p, 1, 600, 0, s), 600);
+  CHECK_EQ_MEM(p, z, 600);
+#else
   CHECK_EQ_INT(blosc2_stdio_mmap_write(z, 1, 700, 0, s), 700);
   CHECK_EQ_INT(blosc2_stdio_mmap_size(s), 700);
   CHECK_EQ_INT(blosc2_stdio_mmap_read(&p, 1, 700, 0, s), 700);
   CHECK_EQ_MEM(p, z, 700);
+#endif
   CHECK_EQ_INT(blosc2_stdio_mmap_truncate(s, 10), 0);
   CHECK_EQ_INT(blosc2_stdio_mmap_destroy(&mm), 0);
   CHECK_EQ_INT(file_size(path), 600);

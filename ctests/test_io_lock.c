@@ -4,7 +4,9 @@
  *    the counter moves at every exclusive acquisition, blosc2_schunk_lock excludes a reader
  *    running in another thread until the unlock, BLOSC_LOCKING enables it for plain opens,
  *    blosc2_remove_urlpath removes the sidecar;
- *  - fork()ed writer and readers: readers under shared locks never see a torn frame.
+ *  - fork()ed writer and readers: readers under shared locks never see a torn frame (POSIX
+ *    only: Windows has no fork(); there the cross-library lock test of the Rust suite covers
+ *    the sidecar protocol).
  * Ordering is checked with flags, never with timings. */
 #include "harness.h"
 
@@ -17,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if !defined(_WIN32)
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #define ITEMS 2000
 
-static blosc2_stdio_params locking = {true};
+static blosc2_stdio_params lock_params = {true};
 
 static int path_exists(const char *p) {
   struct stat st;
@@ -55,13 +59,13 @@ static blosc2_schunk *new_locked(const char *path) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
   cp.clevel = 0;
-  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &locking};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lock_params};
   blosc2_storage st = {.contiguous = true, .urlpath = (char *)path, .cparams = &cp, .io = &io};
   return blosc2_schunk_new(&st);
 }
 
 static blosc2_schunk *open_locked(const char *path) {
-  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &locking};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lock_params};
   return blosc2_schunk_open_udio(path, &io);
 }
 
@@ -141,7 +145,7 @@ static void test_sframe_locking(void) {
   blosc2_remove_urlpath(dir);
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
-  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &locking};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lock_params};
   blosc2_storage st = {.contiguous = false, .urlpath = (char *)dir, .cparams = &cp, .io = &io};
   blosc2_schunk *w = blosc2_schunk_new(&st);
   CHECK_NOT_NULL(w);
@@ -253,6 +257,7 @@ static void test_env_locking(void) {
   CHECK(!path_exists(side));
 }
 
+#if !defined(_WIN32)
 #define FORK_APPENDS 60
 #define FORK_READERS 2
 
@@ -327,6 +332,7 @@ static void test_forked_writer_and_readers(void) {
   blosc2_schunk_free(r);
   blosc2_remove_urlpath(path);
 }
+#endif
 
 int main(void) {
   blosc2_init();
@@ -334,7 +340,9 @@ int main(void) {
   RUN(test_sframe_locking);
   RUN(test_schunk_lock_excludes_readers);
   RUN(test_env_locking);
+#if !defined(_WIN32)
   RUN(test_forked_writer_and_readers);
+#endif
   blosc2_destroy();
   return harness_summary();
 }

@@ -218,7 +218,8 @@ static void mmap_roundtrip(size_t initial) {
   }
   CHECK(files_identical(def, mm));
 
-  /* "c": appends live in memory only. */
+  /* "c": appends live in memory only. On Windows (as in c-blosc2 there) the copy-on-write view
+   * maps the file's size and cannot grow: the append fails and the frame stays readable. */
   p = BLOSC2_STDIO_MMAP_DEFAULTS;
   p.mode = "c";
   p.initial_mapping_size = initial;
@@ -227,10 +228,15 @@ static void mmap_roundtrip(size_t initial) {
   CHECK_NOT_NULL(sc);
   int32_t extra[CHUNK_ITEMS];
   for (int i = 0; i < CHUNK_ITEMS; i++) extra[i] = -i;
+#if defined(_WIN32)
+  CHECK(blosc2_schunk_append_buffer(sc, extra, sizeof(extra)) < 0);
+  CHECK(check_frame(sc));
+#else
   CHECK_EQ_INT(blosc2_schunk_append_buffer(sc, extra, sizeof(extra)), NCHUNKS);
   int32_t back[CHUNK_ITEMS];
   CHECK_EQ_INT(blosc2_schunk_decompress_chunk(sc, NCHUNKS - 1, back, sizeof(back)), sizeof(back));
   CHECK_EQ_MEM(back, extra, sizeof(back));
+#endif
   CHECK_EQ_INT(blosc2_schunk_free(sc), 0);
   CHECK(files_identical(def, mm));
 

@@ -91,3 +91,22 @@ for name in sorted(os.listdir(src)):
         open(os.path.join(dst, f"{base}-{tag}"), "wb").write(data)
 PY
 du -sh fuzz/seeds
+# frame_lazy: each frame_open seed (2-byte length, the frame), alone and followed by forging
+# bytes (fuzz/checks/frame_lazy.rs: 5-byte records, u16 position + 3 bytes written over the
+# lazy chunk).
+rm -rf "$root/fuzz/seeds/frame_lazy"
+"$py" - "$root/fuzz/seeds/frame_open" "$root/fuzz/seeds/frame_lazy" <<'PY'
+import os, sys, struct
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst, exist_ok=True)
+for name in sorted(os.listdir(src)):
+    frame = open(os.path.join(src, name), "rb").read()
+    if len(frame) > 0xFFFF:
+        continue
+    base = struct.pack("<H", len(frame)) + frame
+    open(os.path.join(dst, name), "wb").write(base)
+    # trailer-ish positions of small chunks, then a block start
+    forge = b"".join(struct.pack("<H", p) + v for p, v in
+                     [(44, b"\xff\xff\xff"), (40, b"\x00\x00\x00"), (36, b"\x01\x00\x00"), (32, b"\x10\x00\x00")])
+    open(os.path.join(dst, name.replace(".b2frame", "-forged.b2frame")), "wb").write(base + forge)
+PY

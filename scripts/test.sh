@@ -169,6 +169,9 @@ stage "Julia bindings" bindings_stage julia
 if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
   stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
 fi
+# aarch64 Linux under qemu-user (README "Platforms"): the cross toolchain, qemu and the aarch64
+# reference wheel are installed by the script itself.
+stage "aarch64 Linux under qemu" bash "$root/scripts/cross-aarch64.sh"
 
 echo
 echo "=================== summary"

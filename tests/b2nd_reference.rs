@@ -752,3 +752,91 @@ fn hostile_metalayers_and_slices_are_errors() {
         (us.free)(a);
     }
 }
+
+/// The generation counter of a frame's `.b2lock` sidecar (u64 at byte 8, bumped by every
+/// exclusive acquisition that is not nested in another).
+fn lock_generation(frame: &std::path::Path) -> u64 {
+    let mut side = frame.as_os_str().to_owned();
+    side.push(".b2lock");
+    let b = std::fs::read(&side).unwrap();
+    u64::from_ne_bytes(b[8..16].try_into().unwrap())
+}
+
+#[test]
+fn set_slice_and_resize_hold_one_exclusive_lock_like_the_reference() {
+    // c-blosc2 holds the exclusive frame lock across all the chunks of one
+    // `b2nd_set_slice_cbuffer` and across a whole `b2nd_resize`, so locked handles (another
+    // process's readers) see the whole change or none of it. Each library takes the lock once
+    // per call: the sidecar's generation counter moves by the same amount in both.
+    let (us, them) = (ours(), theirs());
+    let dir = common::scratch::dir("b2f-b2nd-lock-");
+    let c = Case {
+        shape: vec![200, 50],
+        chunks: vec![50, 50],
+        blocks: vec![25, 50],
+        typesize: 8,
+        dtype: "<i8",
+    };
+    let d = vec![0u8; nitems(&c) * 8];
+    let mut moved = Vec::new();
+    for (api, who) in [(&us, "ours"), (&them, "ref")] {
+        let p = dir.join(format!("{who}.b2nd"));
+        let mut params = blosc2_stdio_params { locking: true };
+        let mut io = blosc2_io {
+            id: BLOSC2_IO_FILESYSTEM as u8,
+            name: c"filesystem".as_ptr(),
+            params: &mut params as *mut _ as *mut c_void,
+        };
+        let mut st = storage(8, Some(p.to_str().unwrap()), true);
+        st.st.io = &mut io;
+        let dt = CString::new(c.dtype).unwrap();
+        let mut a: Arr = std::ptr::null_mut();
+        let all = vec![7u8; d.len()];
+        let (start, stop, shape) = ([0i64, 0], [200i64, 50], [200i64, 50]);
+        // SAFETY: ndim values each; `io`, `params` and `st` outlive the array (freed below).
+        unsafe {
+            let ctx = (api.create_ctx)(
+                &st.st,
+                2,
+                c.shape.as_ptr(),
+                c.chunks.as_ptr(),
+                c.blocks.as_ptr(),
+                dt.as_ptr(),
+                0,
+                std::ptr::null(),
+                0,
+            );
+            assert!(!ctx.is_null());
+            assert_eq!(
+                (api.from_cbuffer)(ctx, &mut a, d.as_ptr() as *const c_void, d.len() as i64),
+                0
+            );
+            assert_eq!((api.free_ctx)(ctx), 0);
+            let g0 = lock_generation(&p);
+            let rc = (api.set_slice_cbuffer)(
+                all.as_ptr() as *const c_void,
+                shape.as_ptr(),
+                all.len() as i64,
+                start.as_ptr(),
+                stop.as_ptr(),
+                a,
+            );
+            assert_eq!(rc, 0, "{who}");
+            let g1 = lock_generation(&p);
+            assert_eq!((api.resize)(a, [300i64, 50].as_ptr(), std::ptr::null()), 0);
+            let g2 = lock_generation(&p);
+            assert_eq!(slice(api, a, 8, &[0, 0], &[200, 50]), all, "{who}");
+            assert_eq!((api.free)(a), 0);
+            moved.push((who, g1 - g0, g2 - g1));
+        }
+    }
+    assert_eq!(
+        moved[0].1, moved[1].1,
+        "set_slice lock acquisitions: {moved:?}"
+    );
+    assert_eq!(
+        moved[0].2, moved[1].2,
+        "resize lock acquisitions: {moved:?}"
+    );
+    assert_eq!(moved[1].1, 1, "{moved:?}");
+}

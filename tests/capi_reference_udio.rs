@@ -275,6 +275,16 @@ struct Api {
     vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
     vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
     register: unsafe extern "C" fn(*const blosc2_io_cb) -> c_int,
+    get_lazychunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+    getitem_ctx: unsafe extern "C" fn(
+        *mut blosc2_context,
+        *const c_void,
+        i32,
+        c_int,
+        c_int,
+        *mut c_void,
+        i32,
+    ) -> c_int,
 }
 
 fn ours() -> Api {
@@ -295,6 +305,8 @@ fn ours() -> Api {
         vlmeta_add: meta::blosc2_vlmeta_add,
         vlmeta_get: meta::blosc2_vlmeta_get,
         register: io::blosc2_register_io_cb,
+        get_lazychunk: schunk::blosc2_schunk_get_lazychunk,
+        getitem_ctx: b2frame::capi::chunk::blosc2_getitem_ctx,
     };
     api.register_memfs();
     api
@@ -319,6 +331,8 @@ fn refr() -> Api {
             vlmeta_add: std::mem::transmute(l.sym("blosc2_vlmeta_add")),
             vlmeta_get: std::mem::transmute(l.sym("blosc2_vlmeta_get")),
             register: std::mem::transmute(l.sym("blosc2_register_io_cb")),
+            get_lazychunk: std::mem::transmute(l.sym("blosc2_schunk_get_lazychunk")),
+            getitem_ctx: std::mem::transmute(l.sym("blosc2_getitem_ctx")),
         }
     };
     api.register_memfs();
@@ -643,7 +657,7 @@ fn refresh_after_growth(writer: &Api, reader: &Api, contiguous: bool, tag: &str)
     let index = if contiguous {
         url.clone()
     } else {
-        url.join("chunks.b2frame")
+        sframe_index(&url)
     };
     let w = writer.new_udio(&url, contiguous, &mut io);
     writer.append(w, 0);
@@ -688,6 +702,12 @@ fn refresh_after_growth(writer: &Api, reader: &Api, contiguous: bool, tag: &str)
     );
 }
 
+/// The index path both libraries hand to the backend for the sframe `url`: `url` + `/chunks.b2frame`
+/// (a `/` on Windows too, where `Path::join` would put a backslash).
+fn sframe_index(url: &Path) -> std::path::PathBuf {
+    format!("{}/chunks.b2frame", url.to_str().unwrap()).into()
+}
+
 #[test]
 fn refresh_of_a_backend_sframe_reads_its_index_through_the_backend() {
     refresh_after_growth(&ours(), &ours(), false, "refresh-s-ours");
@@ -722,7 +742,7 @@ fn a_backend_whose_open_never_fails_still_gets_an_sframe() {
         assert_eq!(api.chunk(again, 2), data(2), "{}", api.name);
         api.free(again);
         api.free(sc);
-        let index = url.join("chunks.b2frame");
+        let index = sframe_index(&url);
         assert!(
             fs.count("wb", &index) >= 1,
             "{}: index created with wb",
@@ -780,4 +800,64 @@ fn saving_an_in_memory_frame_with_a_backend_goes_through_it_like_the_reference()
         header_fields_masked(&saved[0]),
         header_fields_masked(&saved[1])
     );
+}
+
+/// Chunk `i`'s lazy chunk from `api` (copied; freed with libc's `free` when the library says so).
+fn lazy_chunk(api: &Api, sc: Sc, i: i64) -> Vec<u8> {
+    let (mut p, mut nf) = (std::ptr::null_mut(), false);
+    // SAFETY: live schunk, valid out-pointers; the chunk is `n` bytes.
+    unsafe {
+        let n = (api.get_lazychunk)(sc, i, &mut p, &mut nf);
+        assert!(n > 0, "{}: get_lazychunk({i}) = {n}", api.name);
+        let v = std::slice::from_raw_parts(p, n as usize).to_vec();
+        if nf {
+            common::reference::free_ref(p as *mut c_void);
+        }
+        v
+    }
+}
+
+/// A cframe behind the backend: `get_lazychunk` gives c-blosc2's lazy chunk in both libraries
+/// (same bytes), and each library's `getitem` with its super-chunk's `dctx` reads items of its
+/// own and the other's lazy chunks through the backend.
+#[test]
+fn lazy_chunks_of_a_backend_cframe_match_the_reference() {
+    let dir = scratch("lazy");
+    let fs = MemFs::default();
+    let mut io = fs.io();
+    let url = dir.join("lazy.b2frame");
+    let t = refr();
+    t.copy_source_checked(true, 4, &url, true, &mut io);
+    let bytes = fs.file(&url).expect("frame in the backend");
+    std::fs::write(&url, vec![0u8; bytes.len()]).unwrap();
+    let o = ours();
+    let (so, st) = (o.open(&url, &io), t.open(&url, &io));
+    for i in 0..4i64 {
+        let (lo, lt) = (lazy_chunk(&o, so, i), lazy_chunk(&t, st, i));
+        assert_eq!(lo, lt, "chunk {i}: lazy chunk bytes");
+        assert_eq!(lo[31] & 0x08, 0x08, "chunk {i}: lazy flag");
+        for (api, sc) in [(&o, so), (&t, st)] {
+            for lz in [&lo, &lt] {
+                for at in [0usize, 1234, ITEMS - 1] {
+                    let mut item = [0u8; 4];
+                    // SAFETY: live super-chunk; buffers of the stated sizes.
+                    let n = unsafe {
+                        (api.getitem_ctx)(
+                            (*sc).dctx,
+                            lz.as_ptr() as *const c_void,
+                            lz.len() as i32,
+                            at as c_int,
+                            1,
+                            item.as_mut_ptr() as *mut c_void,
+                            4,
+                        )
+                    };
+                    assert_eq!(n, 4, "{}: getitem chunk {i} item {at}", api.name);
+                    assert_eq!(item[..], data(i as u32)[4 * at..4 * at + 4], "{}", api.name);
+                }
+            }
+        }
+    }
+    o.free(so);
+    t.free(st);
 }

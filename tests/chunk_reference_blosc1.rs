@@ -62,7 +62,7 @@ fn ours_decode(chunk: &[u8], n: usize) -> Result<Vec<u8>, i32> {
 
 #[test]
 fn blosc1_headers_match_and_cross_decode() {
-    std::env::set_var("BLOSC_BLOSC1_COMPAT", "1");
+    common::reference::set_env_for_reference("BLOSC_BLOSC1_COMPAT", Some("1"));
     let mut checked = 0;
     let mut identical = 0;
     for &(kind, size) in &[
@@ -102,7 +102,7 @@ fn blosc1_headers_match_and_cross_decode() {
             }
         }
     }
-    std::env::remove_var("BLOSC_BLOSC1_COMPAT");
+    common::reference::set_env_for_reference("BLOSC_BLOSC1_COMPAT", None);
     println!("blosc1 headers: {checked} cases, {identical} byte-identical");
     assert_eq!(identical, checked);
 }

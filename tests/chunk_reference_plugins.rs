@@ -16,7 +16,10 @@
 mod common;
 
 use b2frame::b2nd_meta;
-use b2frame::capi::chunk::{blosc2_compress_ctx, blosc2_decompress_ctx, blosc2_getitem_ctx};
+use b2frame::capi::chunk::{
+    blosc2_compress_ctx, blosc2_create_cctx, blosc2_decompress_ctx, blosc2_free_ctx,
+    blosc2_getitem_ctx,
+};
 use b2frame::capi::meta::blosc2_meta_add;
 use b2frame::capi::schunk::{blosc2_schunk_free, blosc2_schunk_new};
 use b2frame::capi::types::*;
@@ -34,6 +37,8 @@ struct Api {
     compress: unsafe extern "C" fn(Ctx, *const c_void, i32, *mut c_void, i32) -> c_int,
     decompress: unsafe extern "C" fn(Ctx, *const c_void, i32, *mut c_void, i32) -> c_int,
     getitem: unsafe extern "C" fn(Ctx, *const c_void, i32, c_int, c_int, *mut c_void, i32) -> c_int,
+    create_cctx: unsafe extern "C" fn(blosc2_cparams) -> Ctx,
+    free_ctx: unsafe extern "C" fn(Ctx),
 }
 
 fn ours() -> Api {
@@ -44,6 +49,8 @@ fn ours() -> Api {
         compress: blosc2_compress_ctx,
         decompress: blosc2_decompress_ctx,
         getitem: blosc2_getitem_ctx,
+        create_cctx: blosc2_create_cctx,
+        free_ctx: blosc2_free_ctx,
     }
 }
 
@@ -58,6 +65,8 @@ fn theirs() -> Api {
             compress: std::mem::transmute(r.sym("blosc2_compress_ctx")),
             decompress: std::mem::transmute(r.sym("blosc2_decompress_ctx")),
             getitem: std::mem::transmute(r.sym("blosc2_getitem_ctx")),
+            create_cctx: std::mem::transmute(r.sym("blosc2_create_cctx")),
+            free_ctx: std::mem::transmute(r.sym("blosc2_free_ctx")),
         }
     }
 }
@@ -621,5 +630,117 @@ fn forged_plugin_chunks_are_errors() {
             so.decompress(&chunk, src.len()),
             st.decompress(&chunk, src.len())
         );
+    }
+}
+
+/// Compresses `src` with a new context of `case`'s parameters, `instr_codec` set and bound to
+/// the super-chunk `sc` (whose `b2nd` metalayer the plugin codecs read).
+fn instr_compress(api: &Api, case: &Case, sc: Sc, src: &[u8]) -> Result<Vec<u8>, i32> {
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.compcode = case.compcode;
+    cp.compcode_meta = case.compcode_meta;
+    cp.clevel = case.clevel;
+    cp.typesize = case.typesize;
+    cp.splitmode = case.splitmode;
+    cp.filters = case.filters;
+    cp.filters_meta = case.filters_meta;
+    if let Some((_, bs)) = &case.nd {
+        cp.blocksize = bs.iter().product::<i32>() * case.typesize;
+    }
+    cp.instr_codec = true;
+    cp.schunk = sc as *mut c_void;
+    let mut dst = vec![0u8; 4 * src.len() + 4096];
+    // SAFETY: plain C calls with buffers of the stated sizes; the context is freed after.
+    let n = unsafe {
+        let ctx = (api.create_cctx)(cp);
+        assert!(!ctx.is_null());
+        let n = (api.compress)(
+            ctx,
+            src.as_ptr().cast(),
+            src.len() as i32,
+            dst.as_mut_ptr().cast(),
+            (src.len() + 4096) as i32,
+        );
+        (api.free_ctx)(ctx);
+        n
+    };
+    if n <= 0 {
+        return Err(n);
+    }
+    dst.truncate(n as usize);
+    Ok(dst)
+}
+
+/// One stream of an instrumented chunk: csize, and (cratio bits, flags) of its record.
+type InstrStream = (i32, Option<(u32, [u8; 4])>);
+
+/// The deterministic part of an instrumented chunk: per stream its csize and, for records,
+/// the cratio and flags (speeds vary from run to run).
+fn instr_streams(chunk: &[u8]) -> Vec<InstrStream> {
+    let rd = |at: usize| i32::from_le_bytes(chunk[at..at + 4].try_into().unwrap());
+    let (nbytes, bs) = (rd(4) as usize, rd(8) as usize);
+    let mut v = Vec::new();
+    for j in 0..nbytes.div_ceil(bs) {
+        let bytes = (nbytes - j * bs).min(bs);
+        let mut pos = rd(32 + 4 * j) as usize;
+        for _ in 0..bytes / 16 {
+            let csize = rd(pos);
+            let rec = (csize == 16).then(|| {
+                let r = &chunk[pos + 4..pos + 20];
+                (
+                    u32::from_le_bytes(r[0..4].try_into().unwrap()),
+                    [r[12], r[13], r[14], r[15]],
+                )
+            });
+            pos += 4 + if csize == 16 { 16 } else { 0 };
+            v.push((csize, rec));
+        }
+    }
+    v
+}
+
+/// `instr_codec` with the plugin codecs (NDLZ, ZFP): c-blosc2 measures them through its
+/// registered codecs like the built-in ones; so do we. Same header, same size, same streams and
+/// the same deterministic record fields (cratio, flags) as c-blosc2's instrumented chunk.
+#[test]
+fn instrumented_plugin_codecs_match_the_reference() {
+    let (o, t) = (ours(), theirs());
+    let mut cases = Vec::new();
+    let mut c = base(32, 1);
+    c.compcode_meta = 4;
+    c.nd = Some((vec![128, 128], vec![64, 64]));
+    cases.push((c, image(128 * 128, 64, 7)));
+    let mut c = base(32, 1);
+    c.compcode_meta = 8;
+    c.nd = Some((vec![64, 40], vec![32, 40]));
+    cases.push((c, image(64 * 40, 40, 8)));
+    #[cfg(feature = "zfp")]
+    for (code, meta) in [(33u8, 3u8), (34, 20), (35, 50)] {
+        let mut c = base(code, 4);
+        c.compcode_meta = meta;
+        c.nd = Some((vec![32, 32], vec![16, 16]));
+        cases.push((c, floats(1024, 4, 9)));
+    }
+    for (case, src) in &cases {
+        let (so, st) = (case.schunk(&o), case.schunk(&t));
+        let a = instr_compress(&o, case, so.sc, src);
+        let b = instr_compress(&t, case, st.sc, src);
+        let (a, b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => panic!(
+                "{case:?}: ours {:?} vs reference {:?}",
+                a.map(|v| v.len()),
+                b.map(|v| v.len())
+            ),
+        };
+        assert_eq!(a[31] & 0x80, 0x80, "{case:?}: instrumented flag");
+        assert_eq!(a[..32], b[..32], "{case:?}: header");
+        assert_eq!(a.len(), b.len(), "{case:?}: size");
+        let (sa, sb) = (instr_streams(&a), instr_streams(&b));
+        assert!(
+            !sa.is_empty() && sa.iter().any(|s| s.1.is_some()),
+            "{case:?}: records"
+        );
+        assert_eq!(sa, sb, "{case:?}: streams");
     }
 }

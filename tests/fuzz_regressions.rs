@@ -349,6 +349,8 @@ mod chunk_getitem_check;
 mod chunk_roundtrip_check;
 #[path = "../fuzz/checks/codec_stream.rs"]
 mod codec_stream_check;
+#[path = "../fuzz/checks/frame_lazy.rs"]
+mod frame_lazy_check;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/frame_mutate.rs"]
 mod frame_mutate_check;
@@ -376,9 +378,12 @@ fn regression(target: &str, name: &str) -> Vec<u8> {
 #[test]
 fn seeds_pass_their_checks() {
     type Check = fn(&[u8]);
-    let targets: [(&str, Check); 8] = [
+    let targets: [(&str, Check); 9] = [
         ("frame_open", |d| {
             frame_open_check::run(d);
+        }),
+        ("frame_lazy", |d| {
+            frame_lazy_check::run(d);
         }),
         ("b2nd_open", |d| {
             assert!(b2nd_open_check::run(d) > 0, "a seed array reads");
@@ -821,6 +826,38 @@ fn b2nd_open_survives_mutated_seeds() {
         }
     }
     assert!(runs >= 1500);
+}
+
+/// The frame_lazy check over deterministic mutations of its seeds (frame bytes and forging
+/// bytes overwritten): lazy chunks of a frame in a file decode as its stored chunks do, or fail
+/// with an error; and the intact seeds decode lazily at all.
+#[test]
+fn frame_lazy_survives_mutated_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/frame_lazy");
+    let mut rng = common::Rng::new(23);
+    let (mut runs, mut decoded) = (0, 0);
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let seed = std::fs::read(e.unwrap().path()).unwrap();
+        decoded += frame_lazy_check::run_strict(&seed);
+        for _ in 0..60 {
+            let mut d = seed.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = 2 + rng.below(d.len() as u64 - 2) as usize;
+                d[at] = match rng.below(4) {
+                    0 => 0,
+                    1 => 0xff,
+                    2 => d[at].wrapping_add(1),
+                    _ => rng.next_u64() as u8,
+                };
+            }
+            frame_lazy_check::run(&d);
+            runs += 1;
+        }
+    }
+    assert!(
+        runs >= 1400 && decoded > 100,
+        "{runs} runs, {decoded} lazy decodes of the seeds"
+    );
 }
 
 /// b2nd_open finding: a frame whose chunk before the last one is shorter than the frame's

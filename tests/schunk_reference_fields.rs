@@ -249,6 +249,9 @@ struct Outcome {
     from_buffer: Fields,
     /// The frame reopened from its file (File and Sframe kinds) by c-blosc2.
     reopened: Option<Fields>,
+    /// `to_buffer` of the super-chunk the library makes of its own `to_buffer` bytes with
+    /// `from_buffer(copy=true)`.
+    copied: Vec<u8>,
 }
 
 /// Runs `history` on a fresh super-chunk of `kind` with `api`.
@@ -265,6 +268,15 @@ fn run(
     let (live, buffer) = unsafe { (fields(sc), to_buffer(api, sc)) };
     // SAFETY: live super-chunk, not used afterwards.
     unsafe { (api.free)(sc) };
+    // SAFETY: `b` holds a whole frame; the copy is a live super-chunk until freed.
+    let copied = unsafe {
+        let mut b = buffer.clone();
+        let sc = (api.from_buffer)(b.as_mut_ptr(), b.len() as i64, true);
+        assert!(!sc.is_null(), "{} from_buffer(copy=true)", api.name);
+        let v = to_buffer(api, sc);
+        (api.free)(sc);
+        v
+    };
     let r = theirs();
     let from_buffer = reread(&r, &buffer);
     let reopened = url.as_ref().map(|u| reopen(&r, u));
@@ -273,6 +285,7 @@ fn run(
         buffer,
         from_buffer,
         reopened,
+        copied,
     }
 }
 
@@ -320,6 +333,15 @@ fn compare(what: &str, cp: blosc2_cparams, history: &dyn Fn(&Api, Sc)) {
         if refs.buffer.len() >= TYPE_FROM_END && without_slot(&refs.buffer) != refs.buffer {
             bad.push(format!(
                 "{what} {kind:?}: the reference wrote a fingerprint slot"
+            ));
+        }
+        // to_buffer of a from_buffer(copy=true) super-chunk: the same bytes too.
+        if without_slot(&mine.copied) != without_slot(&refs.copied) {
+            bad.push(format!(
+                "{what} {kind:?}: to_buffer after from_buffer(copy=true) differs ({} vs {} bytes; first difference at {:?})",
+                mine.copied.len(),
+                refs.copied.len(),
+                mine.copied.iter().zip(&refs.copied).position(|(a, b)| a != b)
             ));
         }
         if without_slot(&mine.buffer) != without_slot(&refs.buffer) {

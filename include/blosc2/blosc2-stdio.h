@@ -40,7 +40,8 @@ BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
 
 /*
  * Memory-mapped backend (I/O id BLOSC2_IO_FILESYSTEM_MMAP): read-only mode "r", a 1 GiB
- * initial mapping, nothing mapped or opened yet (fields in declaration order).
+ * initial mapping, nothing mapped or opened yet (fields in declaration order; on Windows no
+ * mapping object either).
  */
 static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
     "r",              /* mode */
@@ -55,6 +56,9 @@ static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
     -1,               /* fd */
     -1,               /* access_flags */
     -1,               /* map_flags */
+#if defined(_WIN32)
+    INVALID_HANDLE_VALUE, /* mmap_handle (Windows only) */
+#endif
 };
 
 BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);

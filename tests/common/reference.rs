@@ -172,6 +172,37 @@ pub unsafe fn free_ref(p: *mut c_void) {
     }
 }
 
+/// Sets (`Some`) or removes (`None`) an environment variable for this process and for the
+/// reference library's `getenv`: on Windows the wheel's DLL reads the UCRT's own copy of the
+/// environment, which `std::env::set_var` (SetEnvironmentVariableW) does not update.
+pub fn set_env_for_reference(name: &str, value: Option<&str>) {
+    // The tests that use this do so before and after their reference calls, on one thread.
+    match value {
+        Some(v) => std::env::set_var(name, v),
+        None => std::env::remove_var(name),
+    }
+    #[cfg(windows)]
+    {
+        let h = dl::open(std::path::Path::new("ucrtbase.dll"));
+        assert!(!h.is_null(), "ucrtbase.dll not found");
+        let f = dl::sym(h, "_putenv_s");
+        let (n, v) = (
+            std::ffi::CString::new(name).unwrap(),
+            std::ffi::CString::new(value.unwrap_or("")).unwrap(),
+        );
+        // SAFETY: ucrtbase's `errno_t _putenv_s(const char *, const char *)` with two C strings
+        // (an empty value removes the variable).
+        let rc = unsafe {
+            let putenv: unsafe extern "C" fn(
+                *const std::ffi::c_char,
+                *const std::ffi::c_char,
+            ) -> i32 = std::mem::transmute(f);
+            putenv(n.as_ptr(), v.as_ptr())
+        };
+        assert_eq!(rc, 0, "_putenv_s({name})");
+    }
+}
+
 /// Loading a shared library and looking up symbols (dlopen/dlsym, LoadLibrary/GetProcAddress).
 mod dl {
     use std::ffi::{c_void, CString};

@@ -131,6 +131,16 @@ impl Piece {
         self.len += bytes.len() as u64;
     }
 
+    /// The piece of the bytes of `self` without its last `suffix.len` bytes, given the piece
+    /// of those (`None` when `suffix` is longer). CRC-32 concatenation is `crc(A B) = crc(A)
+    /// x^(8|B|) + crc(B)` over GF(2) modulo the CRC polynomial, and `x` is invertible there, so
+    /// `crc(A) = (crc(A B) + crc(B)) x^(-8|B|)`: O(log |B|), no bytes of `A` needed.
+    pub fn strip_suffix(self, suffix: Piece) -> Option<Piece> {
+        let len = self.len.checked_sub(suffix.len)?;
+        let crc = gf2::mul(self.crc ^ suffix.crc, gf2::x_pow_minus_8n(suffix.len));
+        Some(Piece { crc, len })
+    }
+
     /// The piece of `self`'s bytes followed by `next`'s.
     pub fn then(self, next: Piece) -> Piece {
         let mut h = crc32fast::Hasher::new_with_initial_len(self.crc, self.len);
@@ -279,6 +289,45 @@ fn slice_reader(buf: &[u8], base: usize) -> impl FnMut(u64, &mut [u8]) -> Result
         let src = buf.get(s..s + dst.len()).ok_or(Error::ReadBuffer)?;
         dst.copy_from_slice(src);
         Ok(())
+    }
+}
+
+/// Arithmetic modulo the CRC-32 polynomial, in the reflected bit order of the CRC registers
+/// (bit 31 holds the coefficient of `x^0`, bit 0 that of `x^31`).
+mod gf2 {
+    /// The polynomial without its `x^32` term, reflected.
+    const POLY: u32 = 0xEDB8_8320;
+    /// `x^-1`: `x^31 + (P - x^32 - 1) / x`, reflected.
+    const X_INV: u32 = (POLY << 1) | 1;
+
+    /// `a * b` modulo the polynomial.
+    pub fn mul(a: u32, mut b: u32) -> u32 {
+        let mut p = 0;
+        for i in 0..32 {
+            if a & (0x8000_0000 >> i) != 0 {
+                p ^= b;
+            }
+            b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
+        }
+        p
+    }
+
+    /// `x^(-8 n)` modulo the polynomial.
+    pub fn x_pow_minus_8n(n: u64) -> u32 {
+        // (x^-8)^n by squaring; x^-8 = (x^-1)^8.
+        let mut base = X_INV;
+        for _ in 0..3 {
+            base = mul(base, base);
+        }
+        let (mut r, mut n) = (0x8000_0000u32, n);
+        while n > 0 {
+            if n & 1 != 0 {
+                r = mul(r, base);
+            }
+            base = mul(base, base);
+            n >>= 1;
+        }
+        r
     }
 }
 
@@ -600,11 +649,6 @@ impl Tracker {
         self.data
     }
 
-    /// Bytes of the cframe data section changed in place (or moved).
-    pub(super) fn data_changed(&mut self) {
-        self.data = None;
-    }
-
     /// sframe chunk file `id` now holds `chunk`.
     pub(super) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8]) {
         self.sparse.chunks.insert(id, Piece::of(chunk));
@@ -859,6 +903,70 @@ impl Frame {
         }
     }
 
+    /// Before the stored chunk at data offset `at` stops being covered (a cframe chunk update
+    /// or delete), with the known data part `D = P C S` (`C`: that chunk, `S`: the covered
+    /// bytes after it): `(P, S)`, reading only `C` and `S` (`P` by CRC arithmetic). `None` (the
+    /// commit then makes a pass) when the data part is unknown, some staged write of this
+    /// transaction may lie in the bytes read, or the chunk is not covered by itself alone (named
+    /// twice, or overlapping another: only hostile frames).
+    pub(super) fn split_data_at(&self, at: u64, staged: bool) -> Option<(Piece, Piece)> {
+        let d = self.fp.data?;
+        let Backing::Contiguous(store) = &self.backing else {
+            return None;
+        };
+        if staged {
+            return None;
+        }
+        let section = self.header.cbytes as u64;
+        let mut read = store_reader(store, u64::from(self.header.header_len));
+        let named = |v: u64| {
+            self.locs
+                .iter()
+                .filter(|l| **l == ChunkLoc::Stored(v))
+                .count()
+        };
+        if named(at) != 1 {
+            return None;
+        }
+        let before = self
+            .locs
+            .iter()
+            .filter_map(|l| match *l {
+                ChunkLoc::Stored(v) if v < at => Some(v),
+                _ => None,
+            })
+            .max();
+        if let Some(v) = before {
+            let r = live_ranges(&[ChunkLoc::Stored(v)], section, &mut read).ok()?;
+            if r.iter().any(|&(_, e)| e > at) {
+                return None;
+            }
+        }
+        let after: Vec<ChunkLoc> = self
+            .locs
+            .iter()
+            .copied()
+            .filter(|l| matches!(*l, ChunkLoc::Stored(v) if v > at))
+            .collect();
+        let own = live_ranges(&[ChunkLoc::Stored(at)], section, &mut read).ok()?;
+        let rest = live_ranges(&after, section, &mut read).ok()?;
+        let &[(s, e)] = own.as_slice() else {
+            return None;
+        };
+        if rest.first().is_some_and(|&(r, _)| r < e) {
+            return None;
+        }
+        let c = piece_of_ranges(&[(s, e)], &mut read).ok()?;
+        let tail = piece_of_ranges(&rest, &mut read).ok()?;
+        let p = d.strip_suffix(c.then(tail))?;
+        Some((p, tail))
+    }
+
+    /// Sets the data part (after a change computed by the caller).
+    pub(super) fn set_data_piece(&mut self, p: Option<Piece>) {
+        self.fp.data = p;
+    }
+
     /// The stored data CRC, when the slot's words add up with the stored trailer.
     fn data_piece_from_slot(&self) -> Result<Option<Piece>> {
         let store = self.meta_store()?;
@@ -982,6 +1090,62 @@ mod tests {
         let de = hl + f.header().cbytes as usize;
         assert_eq!(words[2], Piece::of(&b[hl..de]).crc);
         assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    }
+
+    #[test]
+    fn a_suffix_strips_off_by_crc_arithmetic() {
+        let a: Vec<u8> = (0..777u32).map(|i| (i * 31 + 7) as u8).collect();
+        for blen in [0usize, 1, 3, 4, 100, 5000] {
+            let b: Vec<u8> = (0..blen as u32).map(|i| (i * 17 + 3) as u8).collect();
+            let mut ab = a.clone();
+            ab.extend_from_slice(&b);
+            assert_eq!(
+                Piece::of(&ab).strip_suffix(Piece::of(&b)),
+                Some(Piece::of(&a)),
+                "{blen}"
+            );
+        }
+        assert_eq!(Piece::of(b"ab").strip_suffix(Piece::of(b"abc")), None);
+    }
+
+    /// An update or delete learns the data part without the chunk from the chunk and what
+    /// follows it (no pass over what precedes it).
+    #[test]
+    fn a_chunk_splits_the_data_part() {
+        let cp = crate::chunk::CParams::default();
+        let mut f = Frame::new_memory(&cp, &crate::chunk::DParams::default()).unwrap();
+        let chunks: Vec<Vec<u8>> = (0..3u32)
+            .map(|k| {
+                let d: Vec<u8> = (0..3000u32).map(|i| (i * (k + 3) % 251) as u8).collect();
+                crate::chunk::compress_vec(&cp, &d).unwrap()
+            })
+            .collect();
+        for c in &chunks {
+            f.append_chunk(c).unwrap();
+        }
+        let at = |i: usize| match f.locs[i] {
+            ChunkLoc::Stored(v) => v,
+            ChunkLoc::Special(_) => panic!("stored"),
+        };
+        let (p, s) = f.split_data_at(at(1), false).unwrap();
+        assert_eq!((p, s), (Piece::of(&chunks[0]), Piece::of(&chunks[2])));
+        let (p, s) = f.split_data_at(at(2), false).unwrap();
+        assert_eq!(
+            (p, s),
+            (
+                Piece::of(&[&chunks[0][..], &chunks[1]].concat()),
+                Piece::EMPTY
+            )
+        );
+        assert_eq!(f.split_data_at(at(1), true), None, "staged writes");
+        // Updates and deletes keep the fingerprint matching.
+        f.update_chunk(0, &chunks[2]).unwrap();
+        f.delete_chunk(1).unwrap();
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+        assert_eq!(
+            f.fp.data(),
+            Some(Piece::of(&[&chunks[2][..], &chunks[2]].concat()))
+        );
     }
 
     #[test]

@@ -686,6 +686,13 @@ impl Frame {
         undo: &mut Undo,
     ) -> Result<()> {
         let delta = new.len() as i64 - old_cbytes;
+        // Read before the writes: the chunk and what follows it, for the data part.
+        let split = match self.backing {
+            Backing::Contiguous(_) => {
+                self.split_data_at(at, undo.staged.as_ref().is_some_and(|w| !w.is_empty()))
+            }
+            Backing::Sparse(_) => None,
+        };
         match &mut self.backing {
             Backing::Contiguous(store) => {
                 let hl = u64::from(self.header.header_len);
@@ -696,7 +703,13 @@ impl Frame {
                 let new_end = at + new.len() as u64;
                 undo.move_within(store, hl + old_end, hl + new_end, tail)?;
                 undo.write_at(store, hl + at, new)?;
-                self.fp.data_changed();
+                // The data part with the new chunk in the old one's place, by CRC arithmetic.
+                let updated = split.map(|(p, s)| {
+                    let mut p = p;
+                    p.extend(new);
+                    p.then(s)
+                });
+                self.set_data_piece(updated);
                 for l in self.locs.iter_mut() {
                     if let ChunkLoc::Stored(v) = l {
                         if *v >= old_end {
@@ -749,11 +762,14 @@ impl Frame {
         };
         // c-blosc2 compresses the shortened index into a buffer sized for the old one.
         self.transaction_with(Index::Encode(8), |f, undo| {
-            f.locs.remove(i);
-            if let (Backing::Contiguous(_), ChunkLoc::Stored(_)) = (&f.backing, loc) {
-                // The payload turns into dead bytes (unless another entry names it).
-                f.fp.data_changed();
+            if let (Backing::Contiguous(_), ChunkLoc::Stored(at)) = (&f.backing, loc) {
+                // The payload turns into dead bytes: the data part without it, by CRC
+                // arithmetic (or a pass at the commit).
+                let staged = undo.staged.as_ref().is_some_and(|w| !w.is_empty());
+                let rest = f.split_data_at(at, staged).map(|(p, s)| p.then(s));
+                f.set_data_piece(rest);
             }
+            f.locs.remove(i);
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;
             if let (Backing::Sparse(_), ChunkLoc::Stored(id)) = (&f.backing, loc) {

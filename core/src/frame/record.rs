@@ -201,7 +201,7 @@ pub fn sync_dir_now(dir: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     sync_dir(dir);
-    std::fs::File::open(dir)?.sync_all()
+    crate::sys::sync_dir(dir)
 }
 
 /// A temporary name next to `path` for a file that will be renamed over it.

@@ -63,6 +63,13 @@ pub fn write_all_at(file: &File, mut buf: &[u8], mut pos: u64) -> io::Result<()>
     Ok(())
 }
 
+/// Makes the names created, renamed or removed in the directory `dir` durable: `fsync` of the
+/// directory on Unix. Windows has no directory fsync (NTFS journals its name operations, and
+/// std cannot open a directory as a file): there the directory is only checked to exist.
+pub fn sync_dir(dir: &std::path::Path) -> io::Result<()> {
+    imp::sync_dir(dir)
+}
+
 /// The identity of an open file.
 pub fn file_id(file: &File) -> io::Result<FileId> {
     imp::file_id(file)

@@ -20,6 +20,10 @@ pub fn file_id(file: &File) -> io::Result<super::FileId> {
     Ok((m.dev(), m.ino()))
 }
 
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
 pub fn path_file_id(path: &Path) -> io::Result<super::FileId> {
     let m = std::fs::metadata(path)?;
     Ok((m.dev(), m.ino()))

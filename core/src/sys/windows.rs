@@ -38,6 +38,14 @@ pub fn file_id(file: &File) -> io::Result<super::FileId> {
     ))
 }
 
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    if std::fs::metadata(dir)?.is_dir() {
+        Ok(())
+    } else {
+        Err(io::Error::from(io::ErrorKind::NotADirectory))
+    }
+}
+
 pub fn path_file_id(path: &Path) -> io::Result<super::FileId> {
     // std opens with FILE_SHARE_READ | WRITE | DELETE: this never blocks other users.
     file_id(&File::open(path)?)

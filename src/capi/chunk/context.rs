@@ -83,8 +83,11 @@ impl Context {
     /// Compresses `src` into `dst` (0 = does not fit).
     pub(crate) fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         if self.cparams.instr_codec {
-            let cp = *self.compressor()?.cparams();
-            if let Some(n) = crate::chunk::instr::compress(&cp, &*self.hooks, src, dst)? {
+            // Through the compressor's hooks, which put the plugin codecs (NDLZ, ZFP) and
+            // filters in front of the caller's, as for regular chunks.
+            let comp = self.compressor()?;
+            let cp = *comp.cparams();
+            if let Some(n) = crate::chunk::instr::compress(&cp, comp.hooks(), src, dst)? {
                 return Ok(n);
             }
         }

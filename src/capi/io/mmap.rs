@@ -150,12 +150,15 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
     })
 }
 
-/// Makes the file and the mapping cover `new_size` bytes; false on failure.
+/// Makes the file and the mapping cover `new_size` bytes; false on failure, with the stream's
+/// logical size as it was (a `"c"` view on Windows cannot grow: its size must not claim bytes
+/// the mapping does not hold).
 ///
 /// # Safety
 /// `m` a mapped stream.
 unsafe fn grow(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
-    if m.file_size < new_size {
+    let old_size = m.file_size;
+    if old_size < new_size {
         if !m.is_memory_only {
             let Ok(len) = i64::try_from(new_size) else {
                 return false;
@@ -171,6 +174,12 @@ unsafe fn grow(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
         let want = m.file_size.checked_mul(2).unwrap_or(m.file_size);
         // SAFETY: `m` is mapped (the mapping may move; `m.addr` is updated).
         if !unsafe { platform::mmap_grow(m, want) } {
+            if m.file_size != old_size && !m.is_memory_only {
+                // Best effort: the file back to its length (it held nothing new yet).
+                // SAFETY: `m` is still mapped (a failed growth maps the old size again).
+                let _ = unsafe { platform::mmap_set_file_len(m, old_size as i64) };
+            }
+            m.file_size = old_size;
             return false;
         }
     }

@@ -3,7 +3,11 @@
  * Exit code 0 only if the bytes come back identical. Used by every consumer build. */
 #define _GNU_SOURCE
 #include <blosc2.h>
+#if defined(_WIN32)
+#include <windows.h>
+#else
 #include <dlfcn.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,17 @@ int main(void) {
   blosc2_init();
   printf("version: %s\n", blosc2_get_version_string());
 
+#if defined(_WIN32)
+  /* Without __declspec(dllimport), &blosc2_compress is the program's own import stub: ask for
+   * the DLL by name instead. */
+  char dll[MAX_PATH];
+  HMODULE mod = GetModuleHandleA("b2frame.dll");
+  if (mod != NULL && GetModuleFileNameA(mod, dll, sizeof(dll)) > 0) {
+    printf("library: %s\n", dll);
+  } else {
+    printf("library: (linked statically)\n");
+  }
+#else
   Dl_info info;
   if (dladdr((void *)&blosc2_compress, &info) != 0 && info.dli_fname != NULL) {
     char *real = realpath(info.dli_fname, NULL);
@@ -20,6 +35,7 @@ int main(void) {
   } else {
     printf("library: (linked statically)\n");
   }
+#endif
 
   enum { N = 100000 };
   int32_t *src = malloc(N * sizeof(int32_t));

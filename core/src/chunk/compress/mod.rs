@@ -97,6 +97,12 @@ impl Compressor {
         })
     }
 
+    /// The hooks chunks are compressed with: the caller's, with the plugin codecs and filters
+    /// c-blosc2 registers by default (NDLZ, ZFP, NDCELL, ...) in front.
+    pub fn hooks(&self) -> &dyn Hooks {
+        &*self.hooks
+    }
+
     /// The parameters in use.
     pub fn cparams(&self) -> &CParams {
         &self.cp
