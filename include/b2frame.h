@@ -1065,11 +1065,13 @@ int blosc2_schunk_free(struct blosc2_schunk *schunk);
 
 /**
  * A super-chunk from an in-memory cframe of exactly `len` bytes. `copy=true`: a plain
- * super-chunk with copied chunks; `copy=false`: backed by an in-memory frame (a private copy;
- * the caller's buffer is neither freed nor modified).
+ * super-chunk with copied chunks; `copy=false`: an in-memory frame read in place from the
+ * caller's buffer, as c-blosc2 does (the first change works on a private copy; the caller's
+ * buffer is neither freed nor modified).
  *
  * # Safety
- * `cframe` valid for `len` bytes.
+ * `cframe` valid for `len` bytes; with `copy=false`, until the super-chunk is freed (as
+ * c-blosc2 requires).
  */
 struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
 
@@ -1101,7 +1103,11 @@ int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk, struct blosc2_cparam
 int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk, struct blosc2_dparams **dparams);
 
 /**
- * Like [`blosc2_schunk_get_chunk`]: this implementation's "lazy" chunk is the whole chunk.
+ * Like [`blosc2_schunk_get_chunk`], but for a frame on storage (file, frame at an offset,
+ * sframe, user I/O) c-blosc2's lazy chunk: the header (flagged lazy) and block starts read
+ * from storage, followed by the chunk's number, its position and each block's compressed
+ * size. `blosc2_decompress_ctx`/`blosc2_getitem_ctx` with a context bound to this super-chunk
+ * read the blocks they need from storage. In-memory frames return the chunk itself.
  *
  * # Safety
  * `schunk` live; `chunk` and `needs_free` valid pointers to write the result to.

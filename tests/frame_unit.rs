@@ -533,3 +533,42 @@ fn chunks_shorter_than_an_extended_header_are_refused() {
         EMPTY_FRAME
     );
 }
+
+/// A frame opened on a lent buffer (c-blosc2's `from_buffer(copy=false)`) reads it in place,
+/// and its first change works on a copy: the lender's bytes never change, and the frame then
+/// holds the change.
+#[test]
+fn lent_frame_reads_in_place_and_copies_on_first_change() {
+    use b2frame::frame::io::{LentBytes, Store};
+    use b2frame::frame::Backing;
+    use std::sync::Arc;
+    let mut f = new_mem();
+    let (a, b) = (memcpyed(&data(1000, 1), 8), memcpyed(&data(1000, 2), 8));
+    f.append_chunk(&a).unwrap();
+    let mut bytes = f.to_cframe().unwrap();
+    // Bytes past the frame are not part of it.
+    bytes.extend_from_slice(&[0xAB; 10]);
+    let lender = Arc::new(bytes);
+    let before = lender.to_vec();
+    let mut g = Frame::from_lent(lender.clone() as LentBytes).unwrap();
+    let is_lent =
+        |g: &Frame| matches!(g.backing(), Backing::Contiguous(Store::Memory(m)) if m.is_lent());
+    assert!(is_lent(&g));
+    // Read in place: the chunk is a view into the lender's bytes.
+    let c = g.chunk(0).unwrap();
+    assert_eq!(&c[..], &a[..]);
+    assert!(
+        lender.as_ptr_range().contains(&c.as_ptr()),
+        "chunk 0 was copied"
+    );
+    drop(c);
+    g.append_chunk(&b).unwrap();
+    assert!(!is_lent(&g));
+    assert_eq!(*lender, before, "the lender's bytes changed");
+    assert_eq!(&g.chunk(1).unwrap()[..], &b[..]);
+    let h = Frame::from_bytes(&g.to_cframe().unwrap()).unwrap();
+    assert_eq!(h.nchunks(), 2);
+    assert_eq!(&h.chunk(0).unwrap()[..], &a[..]);
+    // A lent buffer that holds no frame is refused.
+    assert!(Frame::from_lent(Arc::new(vec![0u8; 100]) as LentBytes).is_err());
+}

@@ -279,18 +279,17 @@ pub fn compact(path: &Path) -> CliResult<()> {
 /// `recover SRC DST`: salvages the cframe at `offset` of `src` into the new file `dst` and says
 /// how, and what could not be kept.
 pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
-    use b2frame_core::frame::recover::{recover_cframe, Method};
-    if src.is_dir() {
-        return Err(Failure::new(
-            src,
-            "recover reads cframe files; an sframe's index is replaced atomically by b2frame (use convert)",
-        ));
-    }
+    use b2frame_core::frame::recover::recover_cframe;
     if dst.exists() {
         return Err(Failure::new(
             dst,
             "destination exists; refusing to overwrite",
         ));
+    }
+    if src.is_dir() {
+        let (method, notes) = b2frame_core::frame::recover::recover_sframe(src, dst)
+            .map_err(|e| Failure::new(dst, format!("cannot salvage: {e}")))?;
+        return emit(&recovered(dst, method, &notes));
     }
     let bytes = std::fs::read(src).map_err(|e| Failure::new(src, format!("cannot read: {e}")))?;
     let from = usize::try_from(offset)
@@ -301,14 +300,23 @@ pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
         .map_err(|e| Failure::new(src, format!("nothing to salvage: {e}")))?;
     b2frame_core::frame::record::publish_file(dst, &r.cframe, true)
         .map_err(|e| Failure::new(dst, format!("cannot write: {e}")))?;
-    let how = match r.method {
+    emit(&recovered(dst, r.method, &r.notes))
+}
+
+/// What `recover` reports: how the frame was salvaged, then one line per note.
+fn recovered(dst: &Path, method: b2frame_core::frame::recover::Method, notes: &[String]) -> String {
+    use b2frame_core::frame::recover::Method;
+    let how = match method {
         Method::Intact => "the frame opens as it is; copied".to_string(),
         Method::Earlier(len) => format!("kept the last consistent state on disk (frame_len {len})"),
         Method::Rebuilt => "rebuilt from the intact chunks".to_string(),
+        Method::IndexKept => {
+            "kept the offsets index of the torn index file (header and trailer rebuilt)".to_string()
+        }
     };
     let mut text = format!("{}: {how}\n", dst.display());
-    for n in &r.notes {
+    for n in notes {
         text.push_str(&format!("  {n}\n"));
     }
-    emit(&text)
+    text
 }

@@ -1482,3 +1482,119 @@ fn kill_compact_and_convert() {
     eprintln!("kill: (no frame, complete) for compact, convert, convert --sparse: {outcomes:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Appends one 40 000-byte buffer to the frame at `path` with the real c-blosc2.
+fn reference_append(path: &Path) {
+    type Sc = *mut b2frame::capi::types::blosc2_schunk;
+    let r = common::reference::reference();
+    let c = std::ffi::CString::new(s(path)).unwrap();
+    let data: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+    // SAFETY: the symbols have these C signatures in blosc2.h 3.3.5; the schunk pointer is used
+    // only between open and free; `data` outlives the call.
+    unsafe {
+        let open: unsafe extern "C" fn(*const c_char) -> Sc =
+            std::mem::transmute(r.sym("blosc2_schunk_open"));
+        let append: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64 =
+            std::mem::transmute(r.sym("blosc2_schunk_append_buffer"));
+        let free: unsafe extern "C" fn(Sc) -> c_int =
+            std::mem::transmute(r.sym("blosc2_schunk_free"));
+        let sc = open(c.as_ptr());
+        assert!(!sc.is_null());
+        assert!(append(sc, data.as_ptr() as *const c_void, data.len() as i32) > 0);
+        free(sc);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// `recover` on sframes (docs/durability.md, "Recovery"): c-blosc2 rewrites the index file in
+/// place, so a kill during an append leaves the new header and a prefix of the new index over
+/// the old one (rebuilt here from the index files before and after a real c-blosc2 append, cut
+/// at several bytes), and damage can empty or remove it. Each salvaged sframe must open in both
+/// libraries with every chunk of the state after the append, or of the one before it (when
+/// the old index survived whole), in order.
+#[test]
+fn recover_salvages_torn_sframes() {
+    let d = py_dir();
+    let w = scratch("recover-sframe");
+    let before = w.join("before.b2sframe");
+    copy_dir(&d.join("py.b2sframe"), &before);
+    let after = w.join("after.b2sframe");
+    copy_dir(&before, &after);
+    reference_append(&after);
+    let want = opened_by_both(&after).unwrap().unwrap();
+    let old = std::fs::read(before.join("chunks.b2frame")).unwrap();
+    let new = std::fs::read(after.join("chunks.b2frame")).unwrap();
+    let hl = u32::from_be_bytes(new[11..15].try_into().unwrap()) as usize;
+    let was = opened_by_both(&before).unwrap().unwrap();
+    assert_eq!(was.chunks.len() + 1, want.chunks.len());
+    // (torn index file or None: removed, what recover must say)
+    let mut cases: Vec<(String, Option<Vec<u8>>, &str)> = Vec::new();
+    for k in [
+        hl + 1,
+        hl + 20,
+        (hl + new.len()) / 2,
+        new.len() - 30,
+        new.len() - 3,
+    ] {
+        let mut torn = new[..k].to_vec();
+        if old.len() > k {
+            torn.extend_from_slice(&old[k..]);
+        }
+        cases.push((format!("cut at {k}"), Some(torn), ""));
+    }
+    cases.push((
+        "emptied".into(),
+        Some(Vec::new()),
+        "rebuilt from the intact chunks",
+    ));
+    cases.push(("removed".into(), None, "rebuilt from the intact chunks"));
+    let mut methods = Vec::new();
+    for (n, (what, index, says)) in cases.iter().enumerate() {
+        let src = w.join(format!("torn{n}.b2sframe"));
+        copy_dir(&after, &src);
+        match index {
+            Some(b) => std::fs::write(src.join("chunks.b2frame"), b).unwrap(),
+            None => std::fs::remove_file(src.join("chunks.b2frame")).unwrap(),
+        }
+        let dst = w.join(format!("saved{n}.b2sframe"));
+        let said = ok(&["recover", s(&src), s(&dst)]);
+        assert!(said.contains(says), "{what}: {said}");
+        let got = opened_by_both(&dst)
+            .unwrap_or_else(|e| panic!("{what}: {e}"))
+            .unwrap_or_else(|| panic!("{what}: no frame"));
+        // The state after the append, or (an old index kept whole) the one before it.
+        assert!(
+            got.chunks == want.chunks || got.chunks == was.chunks,
+            "{what}: {said}"
+        );
+        methods.push(said.lines().next().unwrap_or("").to_string());
+    }
+    // Some cuts keep the torn index, others rebuild from the chunk files.
+    assert!(
+        methods.iter().any(|m| m.contains("kept the offsets index")),
+        "{methods:?}"
+    );
+    assert!(methods.iter().any(|m| m.contains("rebuilt")), "{methods:?}");
+    // An intact sframe is copied; a torn chunk file is reported and left out.
+    let copy = w.join("copy.b2sframe");
+    assert!(ok(&["recover", s(&after), s(&copy)]).contains("opens as it is"));
+    assert_eq!(opened_by_both(&copy).unwrap().unwrap(), want);
+    let src = w.join("tornchunk.b2sframe");
+    copy_dir(&after, &src);
+    std::fs::remove_file(src.join("chunks.b2frame")).unwrap();
+    let last = format!("{:08X}.chunk", want.chunks.len() - 1);
+    let c = std::fs::read(src.join(&last)).unwrap();
+    std::fs::write(src.join(&last), &c[..c.len() / 2]).unwrap();
+    let dst = w.join("saved-tornchunk.b2sframe");
+    let said = ok(&["recover", s(&src), s(&dst)]);
+    assert!(said.contains(&format!("{last} is torn")), "{said}");
+    let got = opened_by_both(&dst).unwrap().unwrap();
+    assert_eq!(got.chunks[..], want.chunks[..want.chunks.len() - 1]);
+}

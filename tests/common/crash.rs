@@ -390,6 +390,13 @@ pub fn apply_dir(img: &mut DirImage, e: &Event, keep: Option<usize>) {
         Event::Remove { path } => {
             img.remove(&name_of(path));
         }
+        Event::Exchange { a, b } => {
+            let (a, b) = (name_of(a), name_of(b));
+            if let (Some(x), Some(y)) = (img.remove(&a), img.remove(&b)) {
+                img.insert(a, y);
+                img.insert(b, x);
+            }
+        }
         Event::Sync { .. } | Event::SyncDir { .. } => {}
         other => panic!("an sframe commit issued {other:?}"),
     }
@@ -564,6 +571,13 @@ pub fn apply_tree(img: &mut Tree, root: &Path, e: &Event, keep: Option<usize>) {
         Event::Remove { path } => {
             let r = rel(path);
             img.retain(|k, _| !k.starts_with(&r));
+        }
+        Event::Exchange { a, b } => {
+            let (a, b) = (rel(a), rel(b));
+            if let (Some(Some(x)), Some(Some(y))) = (img.get(&a).cloned(), img.get(&b).cloned()) {
+                img.insert(a, Some(y));
+                img.insert(b, Some(x));
+            }
         }
         Event::Sync { .. } | Event::SyncDir { .. } => {}
         other => panic!("a whole-file call issued {other:?}"),

@@ -28,11 +28,74 @@ pub fn sized(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
     &mut buf[..len]
 }
 
+/// Bytes someone else owns, lent to a frame for its life (c-blosc2's
+/// `blosc2_schunk_from_buffer(copy=false)`: the caller keeps its buffer alive).
+pub type LentBytes = std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// An in-memory frame's bytes: owned, or the first `len` bytes of a lent buffer, read in
+/// place and copied into an owned buffer by the first write (the lender's bytes are never
+/// written).
+pub enum MemBuf {
+    /// Owned bytes (their length is the frame length).
+    Owned(Vec<u8>),
+    /// The first `len` bytes of a lent buffer.
+    Lent(LentBytes, usize),
+}
+
+impl MemBuf {
+    /// Lends the first `len` bytes of `buf` (`InvalidParam` if it is shorter).
+    pub fn lent(buf: LentBytes, len: usize) -> Result<MemBuf> {
+        if (*buf).as_ref().len() < len {
+            return Err(Error::InvalidParam);
+        }
+        Ok(MemBuf::Lent(buf, len))
+    }
+
+    /// The bytes, owned, copying lent ones first.
+    pub fn to_mut(&mut self) -> &mut Vec<u8> {
+        if let MemBuf::Lent(b, len) = self {
+            *self = MemBuf::Owned((**b).as_ref()[..*len].to_vec());
+        }
+        match self {
+            MemBuf::Owned(v) => v,
+            MemBuf::Lent(..) => unreachable!("made owned above"),
+        }
+    }
+
+    /// Whether the bytes are still the lender's.
+    pub fn is_lent(&self) -> bool {
+        matches!(self, MemBuf::Lent(..))
+    }
+}
+
+impl std::ops::Deref for MemBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            MemBuf::Owned(v) => v,
+            MemBuf::Lent(b, len) => &(**b).as_ref()[..*len],
+        }
+    }
+}
+
+impl From<Vec<u8>> for MemBuf {
+    fn from(v: Vec<u8>) -> MemBuf {
+        MemBuf::Owned(v)
+    }
+}
+
+impl std::fmt::Debug for MemBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.is_lent() { "Lent" } else { "Owned" };
+        write!(f, "{kind}({} bytes)", self.len())
+    }
+}
+
 /// Where a contiguous frame's bytes live.
 #[derive(Debug)]
 pub enum Store {
-    /// An owned in-memory frame (its length is the frame length).
-    Memory(Vec<u8>),
+    /// An in-memory frame (its length is the frame length).
+    Memory(MemBuf),
     /// A file; the frame starts at `base`.
     File {
         /// The single handle used for all I/O.
@@ -171,6 +234,7 @@ impl Store {
     pub fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         match self {
             Store::Memory(v) => {
+                let v = v.to_mut();
                 let pos = usize::try_from(pos).map_err(|_| Error::WriteBuffer)?;
                 let end = pos.checked_add(data.len()).ok_or(Error::WriteBuffer)?;
                 if v.len() < end {
@@ -207,7 +271,10 @@ impl Store {
     pub fn truncate(&mut self, len: u64) -> Result<()> {
         match self {
             Store::Memory(v) => {
-                v.truncate(usize::try_from(len).map_err(|_| Error::FileTruncate)?);
+                let len = usize::try_from(len).map_err(|_| Error::FileTruncate)?;
+                if len < v.len() {
+                    v.to_mut().truncate(len);
+                }
                 Ok(())
             }
             Store::File {
@@ -238,6 +305,7 @@ impl Store {
         }
         match self {
             Store::Memory(v) => {
+                let v = v.to_mut();
                 let (f, t, l) = (from as usize, to as usize, len as usize);
                 let end = t.checked_add(l).ok_or(Error::WriteBuffer)?;
                 if f.checked_add(l).is_none_or(|e| e > v.len()) {
@@ -300,7 +368,7 @@ mod tests {
 
     #[test]
     fn memory_reads_are_bounded_and_moves_overlap() {
-        let mut s = Store::Memory((0u8..10).collect());
+        let mut s = Store::Memory(MemBuf::Owned((0u8..10).collect()));
         assert_eq!(s.read_at(8, 2).unwrap(), vec![8, 9]);
         assert_eq!(s.read_at(8, 3), Err(Error::ReadBuffer));
         assert_eq!(s.read_at(u64::MAX, 2), Err(Error::ReadBuffer));

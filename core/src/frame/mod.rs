@@ -70,7 +70,7 @@ impl Target<'_> {
     /// so that a crash never leaves a half-written file at the path (docs/durability.md).
     fn create(self) -> Result<(Backing, Option<std::path::PathBuf>)> {
         Ok(match self {
-            Target::Memory => (Backing::Contiguous(Store::Memory(Vec::new())), None),
+            Target::Memory => (Backing::Contiguous(Store::Memory(Vec::new().into())), None),
             Target::File(path) => {
                 let tmp = record::temp_name(path);
                 let file = std::fs::OpenOptions::new()
@@ -141,14 +141,21 @@ impl Frame {
     /// Opens an in-memory cframe (copied; bytes after `frame_len` are ignored).
     pub fn from_bytes(buf: &[u8]) -> Result<Frame> {
         let (len, _) = cframe::frame_extent(buf)?;
-        Frame::open_store(Store::Memory(buf[..len].to_vec()))
+        Frame::open_store(Store::Memory(buf[..len].to_vec().into()))
+    }
+
+    /// Opens an in-memory cframe in a lent buffer, read in place (bytes after `frame_len` are
+    /// ignored); the first change copies it (the lender's bytes are never written).
+    pub fn from_lent(buf: io::LentBytes) -> Result<Frame> {
+        let (len, _) = cframe::frame_extent((*buf).as_ref())?;
+        Frame::open_store(Store::Memory(io::MemBuf::lent(buf, len)?))
     }
 
     /// Opens an in-memory cframe, taking ownership of the buffer.
     pub fn from_vec(mut buf: Vec<u8>) -> Result<Frame> {
         let (len, _) = cframe::frame_extent(&buf)?;
         buf.truncate(len);
-        Frame::open_store(Store::Memory(buf))
+        Frame::open_store(Store::Memory(buf.into()))
     }
 
     /// Opens a frame at `path`: a directory is an sframe, a file a cframe starting at byte 0.

@@ -76,6 +76,13 @@ pub enum Event {
         /// The removed name.
         path: PathBuf,
     },
+    /// `renameat2(a, b, RENAME_EXCHANGE)`: the two names swap their files atomically.
+    Exchange {
+        /// One name.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
     /// A directory created empty by name (an sframe's, or the temporary one of a new sframe).
     CreateDir {
         /// Its path.
@@ -153,6 +160,14 @@ pub fn rename(from: &Path, to: &Path) {
     log(|| Event::Rename {
         from: from.to_path_buf(),
         to: to.to_path_buf(),
+    });
+}
+
+/// Records the exchange of the files named `a` and `b`.
+pub fn exchange(a: &Path, b: &Path) {
+    log(|| Event::Exchange {
+        a: a.to_path_buf(),
+        b: b.to_path_buf(),
     });
 }
 

@@ -7,6 +7,7 @@ use super::chunkinfo::ChunkInfo;
 use super::header::{self, FrameHeader, TRAILER_MINLEN};
 use super::{trailer, Frame, Target};
 use crate::error::{Error, Result};
+use std::path::Path;
 
 /// How a frame was salvaged.
 #[derive(Debug, PartialEq, Eq)]
@@ -15,8 +16,13 @@ pub enum Method {
     Intact,
     /// An earlier consistent state found on disk (its `frame_len`).
     Earlier(u64),
-    /// Rebuilt from the intact chunks found in the data section.
+    /// Rebuilt from the intact chunks found in the data section (an sframe: from its chunk
+    /// files, in id order).
     Rebuilt,
+    /// An sframe whose index file is torn but whose offsets index still decodes and names
+    /// intact chunk files: that index is kept (the order of the chunks with it), the header's
+    /// counters and the trailer rebuilt.
+    IndexKept,
 }
 
 /// A salvaged frame.
@@ -147,6 +153,170 @@ pub fn recover_cframe(b: &[u8]) -> Result<Recovery> {
         });
     }
     rebuild(b, &h)
+}
+
+/// The chunk ids of the `%08X.chunk` files of an sframe directory, ascending.
+fn chunk_file_ids(dir: &Path) -> Vec<u64> {
+    let mut ids: Vec<u64> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                let hex = name.strip_suffix(".chunk")?;
+                (hex.len() == 8 && hex.bytes().all(|c| c.is_ascii_hexdigit()))
+                    .then(|| u64::from_str_radix(hex, 16).ok())?
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    ids.sort_unstable();
+    ids
+}
+
+/// Chunk file `id` of `dir` when it holds one intact chunk (it decompresses).
+fn intact_chunk_file(dir: &Path, id: u64) -> Option<Vec<u8>> {
+    let b = std::fs::read(dir.join(format!("{id:08X}.chunk"))).ok()?;
+    let info = ChunkInfo::parse(&b).ok()?;
+    (info.cbytes as usize == b.len() && crate::chunk::decompress_vec(&b).is_ok()).then_some(b)
+}
+
+/// What can be read of a torn sframe index file: its header, its offsets index (when it
+/// decodes and every chunk it names is intact: those chunks), its vlmetalayers.
+type IndexRead = (
+    Option<FrameHeader>,
+    Option<Vec<Vec<u8>>>,
+    Option<Vec<(String, Vec<u8>)>>,
+);
+
+fn read_torn_index(dir: &Path, b: &[u8]) -> IndexRead {
+    let hl = b
+        .get(11..15)
+        .map(|v| u32::from_be_bytes(v.try_into().unwrap()) as usize)
+        .filter(|&hl| hl >= header::HEADER_MINLEN && hl <= b.len());
+    let Some(hl) = hl else {
+        return (None, None, None);
+    };
+    let Ok(h) = FrameHeader::parse(&b[..hl]) else {
+        return (None, None, None);
+    };
+    let vlmeta = trailer_ends(b, hl)
+        .next()
+        .and_then(|(e, tl)| trailer::parse(&b[e - tl..e]).ok());
+    let chunks = super::offsets::decode_index(&b[hl..], Some(u64::from(u32::MAX)))
+        .ok()
+        .and_then(|locs| {
+            let n = locs.len() as i64;
+            let mut h2 = h.clone();
+            if h2.chunksize > 0
+                && (h2.nbytes <= 0
+                    || (h2.nbytes + i64::from(h2.chunksize) - 1) / i64::from(h2.chunksize) != n)
+            {
+                // The counters are torn too: every special chunk a whole chunksize.
+                h2.nbytes = n * i64::from(h2.chunksize);
+            }
+            locs.iter()
+                .enumerate()
+                .map(|(i, l)| match l {
+                    super::offsets::ChunkLoc::Stored(id) => intact_chunk_file(dir, *id),
+                    super::offsets::ChunkLoc::Special(kind) => {
+                        let nb = super::cframe::special_nbytes(&h2, n, i as i64).ok()?;
+                        Some(super::offsets::synthesise_special(
+                            *kind,
+                            h.typesize,
+                            nb,
+                            h.blocksize,
+                        ))
+                    }
+                })
+                .collect::<Option<Vec<_>>>()
+        });
+    (Some(h), chunks, vlmeta)
+}
+
+/// Salvages the sframe in directory `src` into the new sframe directory `dst` (built next to
+/// it and renamed into place). The rule (docs/durability.md, "Recovery"): the frame as it opens
+/// when every chunk of it reads; else the offsets index of its torn index file when it still
+/// decodes and every chunk file it names is intact; else every intact chunk file, in id order
+/// (the order c-blosc2 appends in). The header of the index file (metalayers, compression
+/// parameters) is kept when it parses, its vlmetalayers when a trailer parses.
+pub fn recover_sframe(src: &Path, dst: &Path) -> Result<(Method, Vec<String>)> {
+    let mut notes = Vec::new();
+    let (header, chunks, vlmeta, method) = match Frame::open_sframe(src) {
+        Ok(f) if (0..f.nchunks()).all(|i| f.decompress_chunk(i).is_ok()) => {
+            let chunks = (0..f.nchunks())
+                .map(|i| f.chunk(i).map(|c| c.into_owned()))
+                .collect::<Result<Vec<_>>>()?;
+            (
+                Some(f.header().clone()),
+                chunks,
+                Some(f.vlmetalayers().to_vec()),
+                Method::Intact,
+            )
+        }
+        _ => {
+            let b = std::fs::read(src.join(super::sframe::INDEX_FILE)).unwrap_or_default();
+            let (h, kept, vl) = read_torn_index(src, &b);
+            if h.is_none() {
+                notes.push(
+                    "the index file's header is unreadable: metalayers lost, default compression                      parameters \
+                     for later appends"
+                        .into(),
+                );
+            }
+            if vl.is_none() {
+                notes.push("no readable trailer: vlmetalayers lost".into());
+            }
+            match kept {
+                Some(chunks) => (h, chunks, vl, Method::IndexKept),
+                None => {
+                    let ids = chunk_file_ids(src);
+                    let mut chunks = Vec::new();
+                    for id in &ids {
+                        match intact_chunk_file(src, *id) {
+                            Some(c) => chunks.push(c),
+                            None => {
+                                notes.push(format!("chunk file {id:08X}.chunk is torn: not kept"))
+                            }
+                        }
+                    }
+                    notes.push(format!(
+                        "the offsets index is unreadable: rebuilt from {} intact chunk files in id \
+                         order (an earlier insert or reorder is not known; special chunks, which \
+                         have no file, are lost)",
+                        chunks.len()
+                    ));
+                    (h, chunks, vl, Method::Rebuilt)
+                }
+            }
+        }
+    };
+    crate::frame::record::publish_dir(
+        dst,
+        |tmp| {
+            let mut out = match &header {
+                Some(h) => Frame::new_like(h, Target::Sparse(tmp))?,
+                None => {
+                    let typesize = chunks
+                        .first()
+                        .and_then(|c| ChunkInfo::parse(c).ok())
+                        .map_or(1, |i| i32::from(i.typesize));
+                    let cp = crate::chunk::CParams {
+                        typesize,
+                        ..Default::default()
+                    };
+                    Frame::create(Target::Sparse(tmp), &cp, &Default::default())?
+                }
+            };
+            for c in &chunks {
+                out.append_chunk(c)?;
+            }
+            for (name, stored) in vlmeta.iter().flatten() {
+                out.add_vlmetalayer_raw(name, stored)?;
+            }
+            Ok(())
+        },
+        |_| Error::FileWrite,
+    )?;
+    Ok((method, notes))
 }
 
 /// Rebuilds a frame from the intact chunks of the data section, in file order.

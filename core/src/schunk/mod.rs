@@ -400,6 +400,14 @@ impl SChunk {
         Ok(SChunk::from_frame(f, loc, nthreads))
     }
 
+    /// An in-memory frame read in place from a lent buffer (c-blosc2's
+    /// `blosc2_schunk_from_buffer(copy=false)`): nothing is copied until the first change,
+    /// which copies the frame (the lender's bytes are never written).
+    pub fn from_lent_cframe(buf: crate::frame::io::LentBytes, nthreads: i16) -> Result<SChunk> {
+        let frame = Frame::from_lent(buf)?;
+        Ok(SChunk::from_frame(frame, Location::Memory, nthreads))
+    }
+
     /// A super-chunk from cframe bytes. `copy == false`: backed by an in-memory cframe (a copy
     /// of `buf`: the caller's buffer is never modified nor freed); `copy == true`: a plain
     /// super-chunk whose chunks are copied out of the frame (and re-validated).

@@ -26,6 +26,13 @@ pub fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     imp::read_at(file, buf, pos)
 }
 
+/// Swaps the files named `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)` on Linux).
+/// `Ok(false)` when it cannot here (another platform, a file system without it, or either
+/// name missing): the caller falls back to a plain rename.
+pub fn exchange(a: &std::path::Path, b: &std::path::Path) -> io::Result<bool> {
+    imp::exchange(a, b)
+}
+
 /// Writes up to `buf.len()` bytes at byte `pos` of `file`; returns how many.
 pub fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     imp::write_at(file, buf, pos)

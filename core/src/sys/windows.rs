@@ -20,6 +20,10 @@ pub fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     }
 }
 
+pub fn exchange(_a: &std::path::Path, _b: &std::path::Path) -> io::Result<bool> {
+    Ok(false)
+}
+
 pub fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     file.seek_write(buf, pos)
 }

@@ -95,11 +95,13 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 }
 
 /// A super-chunk from an in-memory cframe of exactly `len` bytes. `copy=true`: a plain
-/// super-chunk with copied chunks; `copy=false`: backed by an in-memory frame (a private copy;
-/// the caller's buffer is neither freed nor modified).
+/// super-chunk with copied chunks; `copy=false`: an in-memory frame read in place from the
+/// caller's buffer, as c-blosc2 does (the first change works on a private copy; the caller's
+/// buffer is neither freed nor modified).
 ///
 /// # Safety
-/// `cframe` valid for `len` bytes.
+/// `cframe` valid for `len` bytes; with `copy=false`, until the super-chunk is freed (as
+/// c-blosc2 requires).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     cframe: *mut u8,
@@ -108,13 +110,20 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
 ) -> *mut blosc2_schunk {
     guard_ptr(|| {
         let n = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: forwarded contract.
-        let buf = unsafe { super::boundary::slice(cframe, n) }?;
+        // SAFETY: forwarded contract. Without `copy` it is c-blosc2's: the super-chunk is
+        // backed by the caller's buffer, which the caller keeps alive and unchanged until
+        // `blosc2_schunk_free` (c-blosc2 reads it in place too, and never frees it); the frame
+        // only reads it, and its first change copies it.
+        let buf: &'static [u8] = unsafe { super::boundary::slice(cframe, n) }?;
         let (_, frame_len) = crate::frame::header::peek_lengths(buf)?;
         if frame_len != n as u64 {
             return Err(Error::InvalidHeader);
         }
-        let core = SChunk::from_cframe(buf, copy, blosc2_get_nthreads())?;
+        let core = if copy {
+            SChunk::from_cframe(buf, true, blosc2_get_nthreads())?
+        } else {
+            SChunk::from_lent_cframe(std::sync::Arc::new(buf), blosc2_get_nthreads())?
+        };
         wrap_opened(core, None, BLOSC2_IO_DEFAULTS)
     })
 }
