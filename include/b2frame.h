@@ -870,7 +870,7 @@ int blosc2_getitem_ctx(blosc2_context *context,
                        int32_t destsize);
 
 /**
- * Initialises the library: idempotent; clears the user registries when (re)starting.
+ * Initialises the library: idempotent; when (re)starting, the user registries start empty.
  */
 void blosc2_init(void);
 

@@ -3,7 +3,7 @@
 //!
 //! The input picks one of a few small frames b2frame wrote (in memory, and cframe files
 //! written by the crash-consistent file commit, read back; the sframe forms are covered byte by
-//! byte in tests/fingerprint.rs) and how to change it:
+//! byte in tests/frame/unit_fingerprint.rs) and how to change it:
 //!
 //! * first byte even: one error burst of up to 32 bits (a 4-byte XOR mask at any position).
 //!   CRC-32 detects every such burst in the covered bytes and the fingerprint word together, and

@@ -9,17 +9,23 @@
 //! [`super::registry`]. Nothing else in the crate holds mutable global state.
 //!
 //! Semantics follow the reference: `blosc2_init` is idempotent, `blosc2_destroy` ends the
-//! initialised period (a second destroy is a no-op) and clears the registries on the next init,
-//! while the Blosc1 settings (nthreads, compressor, ...) survive a destroy/init cycle. Every entry
-//! point that needs an initialised library initialises it on demand.
+//! initialised period (a second destroy is a no-op), and the next init starts a new one, in which
+//! the registries hold nothing; the Blosc1 settings (nthreads, compressor, ...) survive a
+//! destroy/init cycle. Every entry point that needs an initialised library initialises it on
+//! demand.
+//!
+//! This module is the bottom of the C facade's process state: it names no other facade module
+//! but the panic guard and the C types. The registries depend on it, not the other way round:
+//! they keep the number of the period ([`period`]) their registrations belong to, and a registry
+//! of an earlier period reads as empty.
 
 use super::boundary::{guard_int, guard_or, guard_void};
-use super::registry;
 use super::types::blosc_threads_callback;
 use crate::chunk::{Compressor, Decompressor};
 use crate::error::{Error, Result};
 use crate::pool::Pool;
 use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// A user threads callback and its data pointer, as registered.
@@ -121,13 +127,25 @@ pub(crate) fn lock() -> MutexGuard<'static, Globals> {
     GLOBALS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Initialises the library if needed (what every reference entry point does on first use).
+/// The number of initialised periods begun so far: 0 before the first init, then one more for
+/// each init that finds the library uninitialised (the first one, and each after a destroy).
+/// Changed only under the `GLOBALS` lock.
+static PERIOD: AtomicU64 = AtomicU64::new(0);
+
+/// Initialises the library if needed (what every reference entry point does on first use),
+/// starting a new initialised period.
 pub(crate) fn ensure_init() {
     let mut g = lock();
     if !g.initialized {
-        registry::clear();
         g.initialized = true;
+        PERIOD.fetch_add(1, Ordering::AcqRel);
     }
+}
+
+/// The current initialised period (see [`PERIOD`]); it changes only when an init starts a new
+/// one, so a destroy alone leaves it (and what was registered in it) as it is.
+pub(crate) fn period() -> u64 {
+    PERIOD.load(Ordering::Acquire)
 }
 
 /// Whether `blosc2_init` has run and `blosc2_destroy` has not (the I/O registry needs it).
@@ -184,7 +202,7 @@ pub(crate) fn set_nthreads(n: i16) -> Result<i16> {
     Ok(prev)
 }
 
-/// Initialises the library: idempotent; clears the user registries when (re)starting.
+/// Initialises the library: idempotent; when (re)starting, the user registries start empty.
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
     guard_void(ensure_init)

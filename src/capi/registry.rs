@@ -5,7 +5,9 @@
 //! compcode >= 160 (`BLOSC2_USER_REGISTERED_CODECS_START`, else `CODEC_PARAM`), filters and
 //! tuners an id >= 160 (else `FAILURE`); re-registering an id under the same name succeeds and
 //! changes nothing, under another name fails (`CODEC_PARAM` for codecs, `FAILURE` otherwise).
-//! Registrations last until the next `blosc2_init` after a `blosc2_destroy`.
+//! Registrations last until the next `blosc2_init` after a `blosc2_destroy`: the registry keeps
+//! the initialised period ([`globals::period`]) its entries belong to, and one of an earlier
+//! period is emptied before it is read or written.
 //!
 //! The C structs are copied; the name pointers are kept as given (the reference hands them back
 //! from `blosc2_compcode_to_compname`), with an owned copy for comparisons.
@@ -41,6 +43,8 @@ struct Named<T> {
 
 #[derive(Default)]
 struct Registry {
+    /// The initialised period the entries were registered in.
+    period: u64,
     codecs: Vec<Named<CodecEntry>>,
     filters: Vec<Named<FilterEntry>>,
     tuners: Vec<Named<blosc2_tuner>>,
@@ -53,25 +57,38 @@ unsafe impl Send for Registry {}
 unsafe impl Sync for Registry {}
 
 static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
+    period: 0,
     codecs: Vec::new(),
     filters: Vec::new(),
     tuners: Vec::new(),
 });
 
+/// The registry of the current initialised period, for reading.
 fn read() -> RwLockReadGuard<'static, Registry> {
-    REGISTRY.read().unwrap_or_else(|e| e.into_inner())
+    loop {
+        let r = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+        if r.period == globals::period() {
+            return r;
+        }
+        // Registered in an earlier period: emptied by `write`, then read again (an init between
+        // the two only makes it go round once more).
+        drop(r);
+        drop(write());
+    }
 }
 
+/// The registry of the current initialised period, for writing: a registry of an earlier period
+/// is emptied first (what c-blosc2 does when an init follows a destroy).
 fn write() -> RwLockWriteGuard<'static, Registry> {
-    REGISTRY.write().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Forgets every registration (called when the library is (re)initialised).
-pub(crate) fn clear() {
-    let mut r = write();
-    r.codecs.clear();
-    r.filters.clear();
-    r.tuners.clear();
+    let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    let now = globals::period();
+    if r.period != now {
+        r.codecs.clear();
+        r.filters.clear();
+        r.tuners.clear();
+        r.period = now;
+    }
+    r
 }
 
 /// Copies a C name for comparisons (NULL → `None`).
@@ -359,5 +376,12 @@ mod tests {
         }
         assert!(filter(222).is_some());
         assert!(filter(223).is_none());
+        // A destroy keeps the registrations; the init after it starts with none, as in c-blosc2.
+        globals::blosc2_destroy();
+        assert_eq!(compname_to_compcode("regtest"), 201);
+        assert!(filter(222).is_some());
+        globals::blosc2_init();
+        assert_eq!(compname_to_compcode("regtest"), -1);
+        assert!(filter(222).is_none());
     }
 }

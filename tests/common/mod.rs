@@ -224,3 +224,14 @@ pub unsafe fn decompress_chunk(
     };
     (rc, out)
 }
+
+/// The name libtest gives the test function `name` of the module whose `module_path!()` is
+/// `module`: the module path without the binary's crate name (`reference::simd_override_child`
+/// in tests/filters/, the bare name in a one-file binary). For tests that start their own binary
+/// again with `--exact`, whichever binary their file is grouped into.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, path)) => format!("{path}::{name}"),
+        None => name.to_string(),
+    }
+}

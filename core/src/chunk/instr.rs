@@ -14,7 +14,7 @@
 //! filter_speed = neblock / seconds spent in the prefilter and filter pipeline for the block.
 //! Speeds vary between runs by nature; everything else is fixed by the input.
 //!
-//! Where we follow c-blosc2 3.3.5 byte for byte in structure (tests/chunk_reference_instr.rs):
+//! Where we follow c-blosc2 3.3.5 byte for byte in structure (tests/chunk/reference_instr.rs):
 //! * a prefilter runs per block before the pipeline (its failure is `FilterPipeline`);
 //! * with `output_is_disposable` every stream is a zero run without a record, so the chunk is
 //!   a 32-byte zero special chunk (flags 0x90) whose nbytes/blocksize still count records;

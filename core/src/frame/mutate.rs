@@ -936,7 +936,7 @@ mod tests {
     }
 
     /// `fill_special` writes what c-blosc2 writes (the bytes are compared with the reference in
-    /// tests/schunk_reference.rs): chunks that read back as the special kind with the right sizes,
+    /// tests/schunk/reference.rs): chunks that read back as the special kind with the right sizes,
     /// and the index as one 40-byte SPECIAL_VALUE chunk whatever the chunk count.
     #[test]
     fn fill_special_reads_back_with_a_40_byte_index() {

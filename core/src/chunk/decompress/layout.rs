@@ -180,6 +180,11 @@ pub(super) fn prepare<'a>(
     // only (c-blosc2's own dict writer leaves the flag set when it falls back to memcpy, which
     // its reader then rejects: tolerate those chunks).
     if h.uses_dict() && !memcpyed {
+        if lazy && lazy_ref.is_none() && source.is_none() {
+            // c-blosc2 reads the dictionary of any chunk flagged lazy (special ones included)
+            // through the owning super-chunk, and fails without one.
+            return Err(Error::InvalidParam);
+        }
         let mut lazy_bytes = Vec::new();
         let rest = match &mut lazy_ref {
             None => &src[bstarts_end..],
