@@ -16,7 +16,7 @@
 //!
 //! This module is the bottom of the C facade's process state: it names no other facade module
 //! but the panic guard and the C types. The registries depend on it, not the other way round:
-//! they keep the number of the period ([`period`]) their registrations belong to, and a registry
+//! they keep the number of the period (`period`) their registrations belong to, and a registry
 //! of an earlier period reads as empty.
 
 use super::boundary::{guard_int, guard_or, guard_void};

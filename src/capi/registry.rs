@@ -6,7 +6,7 @@
 //! tuners an id >= 160 (else `FAILURE`); re-registering an id under the same name succeeds and
 //! changes nothing, under another name fails (`CODEC_PARAM` for codecs, `FAILURE` otherwise).
 //! Registrations last until the next `blosc2_init` after a `blosc2_destroy`: the registry keeps
-//! the initialised period ([`globals::period`]) its entries belong to, and one of an earlier
+//! the initialised period (`globals::period`) its entries belong to, and one of an earlier
 //! period is emptied before it is read or written.
 //!
 //! The C structs are copied; the name pointers are kept as given (the reference hands them back
