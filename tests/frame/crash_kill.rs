@@ -15,7 +15,7 @@ use common::crash::{ours, theirs, State};
 use common::Rng;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 fn cparams() -> CParams {
@@ -167,6 +167,25 @@ fn new_frame(kind: Kind, dir: &Path) -> (PathBuf, u64) {
     }
 }
 
+/// The full name of the writer test `name` in this binary (it depends on the binary the file is
+/// grouped into), after checking that the binary has it: a wrong name would run nothing and
+/// every round would pass. The binary is started through the target's runner (qemu-user when
+/// cross-testing), as the writers are.
+fn writer_test(name: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let writer = common::test_name(module_path!(), name);
+    let listed = common::target_command(&exe)
+        .args(["--ignored", "--exact", writer.as_str(), "--list"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains(&format!("{writer}: test")),
+        "{} has no test {writer}",
+        exe.display()
+    );
+    writer
+}
+
 fn rounds() -> u64 {
     std::env::var("B2FRAME_KILL_ROUNDS")
         .ok()
@@ -178,16 +197,7 @@ fn run(kind: Kind) {
     let exe = std::env::current_exe().unwrap();
     // The writer is this binary run with `--exact` on the writer test's name, which depends on the
     // binary the file is grouped into: a wrong name would run nothing and every round would pass.
-    let writer = common::test_name(module_path!(), "kill_writer_child");
-    let listed = Command::new(&exe)
-        .args(["--ignored", "--exact", writer.as_str(), "--list"])
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&listed.stdout).contains(&format!("{writer}: test")),
-        "{} has no test {writer}",
-        exe.display()
-    );
+    let writer = writer_test("kill_writer_child");
     let dir = common::scratch::dir("b2f-kill-");
     let mut failures = Vec::new();
     let mut outcomes = [0u64; 2];
@@ -200,7 +210,7 @@ fn run(kind: Kind) {
         std::fs::write(&ack, b"").unwrap();
         let seed = control.next_u64();
         let durable = control.below(4) == 0;
-        let mut cmd = Command::new(&exe);
+        let mut cmd = common::target_command(&exe);
         cmd.args(["--ignored", "--exact", writer.as_str(), "--test-threads=1"])
             .env("B2F_KILL_PATH", &path)
             .env("B2F_KILL_OFFSET", offset.to_string())
@@ -328,7 +338,10 @@ fn kill_whole_file_child() {
                 sc.copy_to(NewStorage::Sparse(&p), None, None).unwrap();
             }
         }
-        writeln!(ack, "{k} {at} {end}").unwrap();
+        // One write per line: `writeln!` on a `File` writes each piece on its own, and a kill
+        // between them left a torn line.
+        ack.write_all(format!("{k} {at} {end}\n").as_bytes())
+            .unwrap();
     }
 }
 
@@ -351,6 +364,7 @@ fn opened(path: &Path, offset: u64) -> Result<Option<State>, String> {
 #[test]
 fn kill_whole_file_calls() {
     let exe = std::env::current_exe().unwrap();
+    let writer = writer_test("kill_whole_file_child");
     let dir = common::scratch::dir("b2f-kill-files-");
     let mut failures = Vec::new();
     let mut control = Rng::new(0xF11E);
@@ -361,17 +375,12 @@ fn kill_whole_file_calls() {
         let ack = dir.join(format!("ack{round}"));
         std::fs::write(&ack, b"").unwrap();
         let durable = control.below(4) == 0;
-        let mut cmd = Command::new(&exe);
-        cmd.args([
-            "--ignored",
-            "--exact",
-            "kill_whole_file_child",
-            "--test-threads=1",
-        ])
-        .env("B2F_KILL_PATH", &rdir)
-        .env("B2F_KILL_ACK", &ack)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        let mut cmd = common::target_command(&exe);
+        cmd.args(["--ignored", "--exact", writer.as_str(), "--test-threads=1"])
+            .env("B2F_KILL_PATH", &rdir)
+            .env("B2F_KILL_ACK", &ack)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         if durable {
             cmd.env("B2F_KILL_DURABLE", "1");
         }
@@ -379,9 +388,12 @@ fn kill_whole_file_calls() {
         std::thread::sleep(Duration::from_micros(2000 + control.below(40_000)));
         let _ = child.kill();
         let _ = child.wait();
-        let acks: Vec<(u64, u64, u64)> = std::fs::read_to_string(&ack)
-            .unwrap()
-            .lines()
+        let text = std::fs::read_to_string(&ack).unwrap();
+        // Only whole lines acknowledge a call; a line the kill cut is the call in flight.
+        let acks: Vec<(u64, u64, u64)> = text
+            .split_inclusive('\n')
+            .filter(|l| l.ends_with('\n'))
+            .map(|l| l.trim_end())
             .map(|l| {
                 let v: Vec<u64> = l.split(' ').map(|w| w.parse().unwrap()).collect();
                 (v[0], v[1], v[2])
