@@ -135,7 +135,9 @@ impl Frame {
         // against a limit that has not shrunk since: only the new ones are checked.
         let limit = super::cframe::max_stored;
         let checked = match (old_locs.same_prefix(), limit(&old.0), limit(&header)) {
-            (Some(n), Some(was), Some(now)) if now >= was && old.0.frame_type == header.frame_type => {
+            (Some(n), Some(was), Some(now))
+                if now >= was && old.0.frame_type == header.frame_type =>
+            {
                 n.min(self.locs.len())
             }
             _ => 0,
@@ -1076,7 +1078,10 @@ mod tests {
             Err(Error::Failure)
         });
         assert_eq!(r, Err(Error::Failure));
-        assert_eq!((f.locs.clone(), f.to_cframe().unwrap()), (locs.clone(), bytes.clone()));
+        assert_eq!(
+            (f.locs.clone(), f.to_cframe().unwrap()),
+            (locs.clone(), bytes.clone())
+        );
         let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, _| {
             f.locs.push(ChunkLoc::Stored(0));
             Err(Error::Failure)
