@@ -28,6 +28,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 triple=x86_64-pc-windows-gnu
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
+# shellcheck source=scripts/cross-common.sh
+. "$root/scripts/cross-common.sh"
 out="$target_dir/$triple/release"
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-windows.XXXXXX")
 keep_work=0
@@ -66,29 +68,9 @@ command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need_apt+=(gcc-mingw-w64-x8
 # g++ too: zfp-sys (the default `zfp` feature) configures zfp with CMake, which wants a C++ compiler.
 command -v x86_64-w64-mingw32-g++ >/dev/null 2>&1 || need_apt+=(g++-mingw-w64-x86-64)
 command -v wine >/dev/null 2>&1 || need_apt+=(wine wine64)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "installing ${need_apt[*]} with apt-get"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null || {
-    echo "apt-get install ${need_apt[*]} failed" >&2
-    exit 1
-  }
-fi
-if ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
-  rustup target add "$triple" || { echo "rustup target add $triple failed" >&2; exit 1; }
-fi
-version=$(sed -n 's/^blosc2==//p' "$root/scripts/requirements-test.txt")
-refdir="$target_dir/reference-wheels/win_amd64-$version"
-if [ ! -f "$refdir/blosc2/lib/libblosc2.dll" ]; then
-  rm -rf "$refdir" && mkdir -p "$refdir/wheel"
-  "$root/.venv/bin/pip" download -q --disable-pip-version-check "blosc2==$version" \
-    --platform win_amd64 --only-binary :all: --no-deps -d "$refdir/wheel" &&
-    "$root/.venv/bin/python" -m zipfile -e "$refdir"/wheel/*.whl "$refdir" || {
-    echo "could not fetch the win_amd64 python-blosc2 $version wheel" >&2
-    exit 1
-  }
-fi
+cross_apt_install ${need_apt[@]+"${need_apt[@]}"}
+cross_rust_target
+cross_reference_wheel win_amd64 blosc2/lib/libblosc2.dll win_amd64
 reflibdir="$refdir/blosc2/lib"
 refinc="$refdir/blosc2/include"
 echo "reference c-blosc2 for Windows: $reflibdir/libblosc2.dll"
