@@ -20,7 +20,7 @@ mod common;
 #[path = "common/mod.rs"]
 mod timing;
 
-use b2frame::capi::chunk::blosc2_getitem_ctx;
+use b2frame::capi::codec::blosc2_getitem_ctx;
 use b2frame::capi::schunk::*;
 use b2frame::capi::types::*;
 use std::ffi::{c_char, c_int, c_void, CString};

@@ -306,7 +306,7 @@ fn ours() -> Api {
         vlmeta_get: meta::blosc2_vlmeta_get,
         register: io::blosc2_register_io_cb,
         get_lazychunk: schunk::blosc2_schunk_get_lazychunk,
-        getitem_ctx: b2frame::capi::chunk::blosc2_getitem_ctx,
+        getitem_ctx: b2frame::capi::codec::blosc2_getitem_ctx,
     };
     api.register_memfs();
     api

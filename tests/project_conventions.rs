@@ -441,26 +441,9 @@ fn find_cycle(graph: &BTreeMap<String, std::collections::BTreeSet<String>>) -> O
         .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
 }
 
-/// Imports that close a cycle and are not broken yet, and why they are there. Each is left out
-/// of the cycle check; one that is no longer there fails the test, so the list stays true.
-const CYCLE_EXCEPTIONS: &[(&str, &str, &str)] = &[(
-    "chunk",
-    "handle",
-    "a lazy chunk is decoded through the super-chunk its context is bound to \
-     (chunk/codec.rs `with_lazy_source`), while the handle creates and frees its contexts \
-     through chunk: to be broken by moving the contexts below both",
-)];
-
 #[test]
 fn the_c_facade_modules_import_each_other_without_a_cycle() {
-    let mut graph = module_graph("capi");
-    for (from, to, why) in CYCLE_EXCEPTIONS {
-        let removed = graph.get_mut(*from).is_some_and(|e| e.remove(*to));
-        assert!(
-            removed,
-            "{from} no longer imports {to}: remove it from CYCLE_EXCEPTIONS ({why})"
-        );
-    }
+    let graph = module_graph("capi");
     // The graph is read at all: the facade's modules name the panic guard and the C types.
     assert!(
         graph.get("handle").is_some_and(|e| e.contains("boundary")),

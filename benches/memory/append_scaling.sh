@@ -8,7 +8,8 @@
 # average before each run.
 # 1. From zero: B2_AS_ZERO_OURS / B2_AS_ZERO_REF appends (defaults 200000 / 100000) to a new
 #    cframe file, rate per block of 10,000; then B2_AS_ZERO_SMALL (default 50000) to a new
-#    sframe and a new in-memory frame, both libraries.
+#    sframe (B2_AS_ZERO_SFRAME, 0 skips it) and to a new in-memory frame
+#    (B2_AS_ZERO_MEM_OURS / B2_AS_ZERO_MEM_REF), both libraries.
 # 2. Prebuilt frames of B2_AS_SIZES chunks (default "250000 500000 1000000"), built by b2frame
 #    (a plain in-memory super-chunk of the same 4 KiB chunks, no offsets index, written once
 #    with blosc2_schunk_to_file; c-blosc2's to_file of such a super-chunk appends chunk by
@@ -43,8 +44,12 @@ run file-from-zero ours "${B2_AS_ZERO_OURS:-200000}" 10000 "$work/z_ours.b2frame
 run file-from-zero ref "${B2_AS_ZERO_REF:-100000}" 10000 "$work/z_ref.b2frame" file
 n=$(( ${B2_AS_ZERO_OURS:-200000} < ${B2_AS_ZERO_REF:-100000} ? ${B2_AS_ZERO_OURS:-200000} : ${B2_AS_ZERO_REF:-100000} ))
 small="${B2_AS_ZERO_SMALL:-50000}"
-for lib in ours ref; do run sframe-from-zero $lib "$small" 10000 "$work/zs_$lib.b2frame" sframe; done
-for lib in ours ref; do run memory-from-zero $lib "$small" 10000 x memory; done
+sfz="${B2_AS_ZERO_SFRAME:-$small}"
+if [ "$sfz" -gt 0 ]; then
+  for lib in ours ref; do run sframe-from-zero $lib "$sfz" 10000 "$work/zs_$lib.b2frame" sframe; done
+fi
+run memory-from-zero ours "${B2_AS_ZERO_MEM_OURS:-$small}" 10000 x memory
+run memory-from-zero ref "${B2_AS_ZERO_MEM_REF:-$small}" 10000 x memory
 rm -rf "$work"/zs_*.b2frame
 
 for size in ${B2_AS_SIZES:-250000 500000 1000000}; do

@@ -21,9 +21,9 @@
 
 use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroed};
 use super::chunk::{
-    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_compress_ctx, blosc2_ctx_get_dparams,
-    blosc2_set_maskout,
+    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_ctx_get_dparams, blosc2_set_maskout,
 };
+use super::codec::blosc2_compress_ctx;
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
 use super::schunk::decode_blocks;
 use super::schunk::{

@@ -12,6 +12,7 @@ pub mod b2nd_array;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
+pub mod codec;
 pub mod filters;
 pub mod fingerprint;
 pub mod globals;

@@ -9,7 +9,8 @@
 
 use crate::common;
 
-use b2frame::capi::chunk::{blosc2_compress_ctx, blosc2_create_cctx, blosc2_free_ctx};
+use b2frame::capi::chunk::{blosc2_create_cctx, blosc2_free_ctx};
+use b2frame::capi::codec::blosc2_compress_ctx;
 use b2frame::capi::types::{
     blosc2_cparams, blosc2_prefilter_params, BLOSC2_CPARAMS_DEFAULTS, BLOSC_ALWAYS_SPLIT,
     BLOSC_NEVER_SPLIT,
@@ -586,7 +587,7 @@ fn vl_block_chunks_are_not_instrumented() {
         // reference's writer); each context is freed by its own library.
         let n = unsafe {
             let n = if k == 0 {
-                b2frame::capi::chunk::blosc2_vlcompress_ctx(
+                b2frame::capi::codec::blosc2_vlcompress_ctx(
                     ctx as *mut _,
                     ptrs.as_ptr(),
                     sizes.as_ptr(),

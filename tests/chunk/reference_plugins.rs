@@ -16,10 +16,8 @@
 use crate::common;
 
 use b2frame::b2nd_meta;
-use b2frame::capi::chunk::{
-    blosc2_compress_ctx, blosc2_create_cctx, blosc2_decompress_ctx, blosc2_free_ctx,
-    blosc2_getitem_ctx,
-};
+use b2frame::capi::chunk::{blosc2_create_cctx, blosc2_free_ctx};
+use b2frame::capi::codec::{blosc2_compress_ctx, blosc2_decompress_ctx, blosc2_getitem_ctx};
 use b2frame::capi::meta::blosc2_meta_add;
 use b2frame::capi::schunk::{blosc2_schunk_free, blosc2_schunk_new};
 use b2frame::capi::types::*;

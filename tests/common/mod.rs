@@ -7,7 +7,9 @@ pub mod scratch;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// A `Command` that starts `program`, an executable built for the target, the way cargo starts
 /// test binaries: through the runner in `CARGO_TARGET_<TRIPLE>_RUNNER` when that is set (tests
@@ -21,6 +23,79 @@ pub fn target_command(program: impl AsRef<OsStr>) -> Command {
             c
         }
         None => Command::new(program),
+    }
+}
+
+/// Starts `cmd`, failing the test when the start does not return within `limit`. The start
+/// runs on its own thread: `spawn` waits until the child has called `exec`, and a child stuck
+/// before it (a forked emulator process that never gets there) would block the test forever.
+pub fn spawn_within(mut cmd: Command, limit: Duration) -> Child {
+    let what = format!("{:?}", cmd.get_program());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(cmd.spawn());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(child) => child.unwrap_or_else(|e| panic!("cannot start {what}: {e}")),
+        Err(_) => panic!("{what} did not start within {limit:?}"),
+    }
+}
+
+/// Waits for `child` to exit; when it has not within `limit`, kills it and fails the test.
+pub fn wait_within(child: &mut Child, limit: Duration) -> ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.try_wait();
+            panic!(
+                "process {} did not exit within {limit:?}: killed",
+                child.id()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Kills `child` (SIGKILL) and reaps it, failing the test if it is still there after `limit`.
+pub fn kill_within(child: &mut Child, limit: Duration) -> ExitStatus {
+    let _ = child.kill();
+    wait_within(child, limit)
+}
+
+/// `cmd.output()` with a deadline: the child's stdout and stderr, and its status, or a failed
+/// test (the child killed) when it has not exited within `limit`.
+pub fn output_within(mut cmd: Command, limit: Duration) -> Output {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = spawn_within(cmd, limit);
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut all);
+            }
+            let _ = tx.send(all);
+        });
+        rx
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = wait_within(&mut child, limit);
+    // The pipes close when the child exits (unless a process it started holds them).
+    let collect = |rx: mpsc::Receiver<Vec<u8>>| {
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("the child's output did not end after it exited")
+    };
+    Output {
+        status,
+        stdout: collect(out),
+        stderr: collect(err),
     }
 }
 

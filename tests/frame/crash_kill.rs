@@ -18,6 +18,11 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+/// The bound on every wait for a child process (its start, its listing, its end after the
+/// kill): far above what any of them takes, even under qemu-user, and a failed test, not a
+/// hang, when something never returns.
+const LIMIT: Duration = Duration::from_secs(60);
+
 fn cparams() -> CParams {
     CParams {
         typesize: 4,
@@ -174,10 +179,9 @@ fn new_frame(kind: Kind, dir: &Path) -> (PathBuf, u64) {
 fn writer_test(name: &str) -> String {
     let exe = std::env::current_exe().unwrap();
     let writer = common::test_name(module_path!(), name);
-    let listed = common::target_command(&exe)
-        .args(["--ignored", "--exact", writer.as_str(), "--list"])
-        .output()
-        .unwrap();
+    let mut cmd = common::target_command(&exe);
+    cmd.args(["--ignored", "--exact", writer.as_str(), "--list"]);
+    let listed = common::output_within(cmd, LIMIT);
     assert!(
         String::from_utf8_lossy(&listed.stdout).contains(&format!("{writer}: test")),
         "{} has no test {writer}",
@@ -221,10 +225,9 @@ fn run(kind: Kind) {
         if durable {
             cmd.env("B2F_KILL_DURABLE", "1");
         }
-        let mut child = cmd.spawn().unwrap();
+        let mut child = common::spawn_within(cmd, LIMIT);
         std::thread::sleep(Duration::from_micros(2000 + control.below(60_000)));
-        let _ = child.kill();
-        let _ = child.wait();
+        common::kill_within(&mut child, LIMIT);
         let acked = std::fs::read(&ack).unwrap().len();
 
         // The model: the same calls on an in-memory frame.
@@ -384,10 +387,9 @@ fn kill_whole_file_calls() {
         if durable {
             cmd.env("B2F_KILL_DURABLE", "1");
         }
-        let mut child = cmd.spawn().unwrap();
+        let mut child = common::spawn_within(cmd, LIMIT);
         std::thread::sleep(Duration::from_micros(2000 + control.below(40_000)));
-        let _ = child.kill();
-        let _ = child.wait();
+        common::kill_within(&mut child, LIMIT);
         let text = std::fs::read_to_string(&ack).unwrap();
         // Only whole lines acknowledge a call; a line the kill cut is the call in flight.
         let acks: Vec<(u64, u64, u64)> = text

@@ -517,7 +517,7 @@ fn chunk(api: &Api, cp: blosc2_cparams, seed: u32, nbytes: usize) -> *mut u8 {
         let p = libc::malloc(cap) as *mut u8;
         let compress: unsafe extern "C" fn(Ctx, *const c_void, i32, *mut c_void, i32) -> i32 =
             if api.name == "b2frame" {
-                b2frame::capi::chunk::blosc2_compress_ctx
+                b2frame::capi::codec::blosc2_compress_ctx
             } else {
                 std::mem::transmute(reference().sym("blosc2_compress_ctx"))
             };

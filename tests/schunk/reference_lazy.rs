@@ -18,6 +18,7 @@
 use crate::common;
 
 use b2frame::capi::chunk::*;
+use b2frame::capi::codec::*;
 use b2frame::capi::schunk::*;
 use b2frame::capi::types::*;
 use common::reference::reference;

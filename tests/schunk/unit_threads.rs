@@ -9,6 +9,7 @@
 //! valid only until the next mutation, so the tests with a writer only look into copies.
 
 use b2frame::capi::chunk::*;
+use b2frame::capi::codec::*;
 use b2frame::capi::globals::blosc2_init;
 use b2frame::capi::meta::*;
 use b2frame::capi::schunk::*;

@@ -117,6 +117,55 @@ pub fn compute_blocksize(
     bs.max(1)
 }
 
+/// How a chunk of `nbytes` bytes is cut into blocks with `cp`, as every chunk writer computes
+/// it: [`compute_blocksize`], then [`split_block`] on the effective size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Blocks {
+    /// The item size the header, the filters and the split see (1 when the real typesize
+    /// exceeds the header's 255).
+    pub typesize: usize,
+    pub blocksize: usize,
+    pub nblocks: usize,
+    /// Bytes of the short last block (0: every block is whole).
+    pub leftover: usize,
+    /// Blocks are compressed whole, not as one stream per byte of an item (also when the
+    /// blocksize holds no whole number of items, where streams would miss bytes).
+    pub dont_split: bool,
+}
+
+/// [`Blocks`] of a chunk of `nbytes` bytes written with `cp`.
+pub(crate) fn blocks_of(cp: &super::CParams, nbytes: usize) -> Blocks {
+    let typesize = if cp.typesize > super::header::MAX_HEADER_TYPESIZE {
+        1
+    } else {
+        cp.typesize as usize
+    };
+    let blocksize = compute_blocksize(
+        cp.compcode,
+        cp.clevel,
+        cp.typesize,
+        cp.splitmode,
+        &cp.filters,
+        nbytes as i32,
+        cp.blocksize,
+    ) as usize;
+    let dont_split = !split_block(
+        cp.splitmode,
+        cp.compcode,
+        cp.clevel,
+        &cp.filters,
+        typesize as i32,
+        blocksize as i32,
+    ) || !blocksize.is_multiple_of(typesize);
+    Blocks {
+        typesize,
+        blocksize,
+        nblocks: nbytes.div_ceil(blocksize),
+        leftover: nbytes % blocksize,
+        dont_split,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

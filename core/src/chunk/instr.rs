@@ -37,11 +37,10 @@
 //!   the block's data size, which it cannot decode; ours stay regular VL-block chunks (this
 //!   module is not called for them).
 
-use super::blocksize::{compute_blocksize, split_block};
+use super::blocksize::{blocks_of, Blocks};
 use super::header::{
     self, blosc2_flags, filters_to_flags, flags, ChunkHeader, SpecialKind, EXTENDED_HEADER_LEN,
-    MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_HEADER_TYPESIZE, MAX_TYPESIZE, MIN_BUFFERSIZE,
-    MIN_USEFUL_DICT,
+    MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_TYPESIZE, MIN_BUFFERSIZE, MIN_USEFUL_DICT,
 };
 use super::pipeline::Pipeline;
 use super::{CParams, Hooks, PrefilterArgs};
@@ -220,28 +219,13 @@ pub fn compress(
         return Ok(None);
     }
     let destsize = dst.len().min(i32::MAX as usize);
-    let ts = if cp.typesize > MAX_HEADER_TYPESIZE {
-        1
-    } else {
-        cp.typesize as usize
-    };
-    let blocksize = compute_blocksize(
-        cp.compcode,
-        cp.clevel,
-        cp.typesize,
-        cp.splitmode,
-        &cp.filters,
-        nbytes as i32,
-        cp.blocksize,
-    ) as usize;
-    let dont_split = !split_block(
-        cp.splitmode,
-        cp.compcode,
-        cp.clevel,
-        &cp.filters,
-        ts as i32,
-        blocksize as i32,
-    ) || !blocksize.is_multiple_of(ts);
+    let Blocks {
+        typesize: ts,
+        blocksize,
+        nblocks,
+        leftover,
+        dont_split,
+    } = blocks_of(cp, nbytes);
     let mut job = Job {
         cp,
         hooks,
@@ -255,8 +239,8 @@ pub fn compress(
         },
         ts,
         blocksize,
-        nblocks: nbytes.div_ceil(blocksize),
-        leftover: nbytes % blocksize,
+        nblocks,
+        leftover,
         dont_split,
         pre: Vec::new(),
         buf1: Vec::new(),

@@ -22,15 +22,16 @@ use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
 use crate::error::{Error, Result};
-use undo::Undo;
+use undo::{OldLocs, Undo};
 
 /// The length of the index write, the last of `writes`.
 fn index_len_of(writes: &[(u64, Vec<u8>)]) -> u64 {
     writes.last().map_or(0, |(_, d)| d.len() as u64)
 }
 
-/// A frame's in-memory state: header, offsets, vlmetalayers.
-type Saved = (header::FrameHeader, Vec<ChunkLoc>, Vec<(String, Vec<u8>)>);
+/// A frame's in-memory state but its offsets (kept by [`Undo::old_locs`]): header,
+/// vlmetalayers.
+type Saved = (header::FrameHeader, Vec<(String, Vec<u8>)>);
 
 /// How a commit produces the index chunk.
 #[derive(Clone, Copy)]
@@ -45,6 +46,17 @@ enum Index {
     Repeated,
 }
 
+/// What a transaction may do to the existing offsets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edit {
+    /// Anything: the transaction keeps a copy of them for a rollback.
+    Any,
+    /// Only add entries after them (an append): they are not copied, and the commit neither
+    /// re-checks nor compares them. Code that edits one anyway calls [`Undo::keep_old_locs`]
+    /// first.
+    Append,
+}
+
 /// What a mutation does to the chunk list (for the chunksize bookkeeping).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -57,7 +69,7 @@ impl Frame {
     /// The header length may only change when `may_resize` (empty frames).
     /// Like every mutation, a transaction: on failure memory and storage are as before.
     pub(super) fn commit(&mut self, may_resize: bool) -> Result<()> {
-        self.transaction_full(may_resize, Index::Encode(0), |_, _| Ok(()))
+        self.transaction_full(may_resize, Index::Encode(0), Edit::Any, |_, _| Ok(()))
     }
 
     /// The stored index chunk as it is now (before this commit writes anything).
@@ -86,19 +98,21 @@ impl Frame {
         index_mode: Index,
         undo: &mut Undo,
         old: &Saved,
+        old_locs: &OldLocs,
     ) -> Result<()> {
         // The first chunks of a frame without chunks: committed past the empty frame's
         // trailer first, then moved to where c-blosc2 puts them (`compact_to`).
         let mut compact_to = None;
         if undo.staged.is_some() {
+            let old_empty = old_locs.get(&self.locs).is_empty();
             // Only a frame without chunks can be shifted: no copy of an update's staged
             // writes (an update in the middle of a large frame stages the whole data tail).
-            let unshifted = if old.1.is_empty() {
+            let unshifted = if old_empty {
                 undo.staged.clone().unwrap_or_default()
             } else {
                 Vec::new()
             };
-            let shift = self.shift_past_empty_trailer(old, undo);
+            let shift = self.shift_past_empty_trailer(&old.0, old_empty, undo);
             if shift > 0 {
                 compact_to = Some((shift, unshifted));
             }
@@ -123,14 +137,30 @@ impl Frame {
             None if self.locs.is_empty() => return Err(Error::Data),
             _ => {}
         }
-        super::cframe::validate_locs(&self.locs, &header)?;
+        // Entries an append left as they were passed this check at their commit (or open),
+        // against a limit that has not shrunk since: only the new ones are checked.
+        let limit = super::cframe::max_stored;
+        let checked = match (old_locs.same_prefix(), limit(&old.0), limit(&header)) {
+            (Some(n), Some(was), Some(now))
+                if now >= was && old.0.frame_type == header.frame_type =>
+            {
+                n.min(self.locs.len())
+            }
+            _ => 0,
+        };
+        super::cframe::validate_locs(&self.locs[checked..], &header)?;
         // The kept index blocks describe `old.1`; they come back only when the commit
         // succeeds with the entries they were last updated for.
         let mut blocks = std::mem::take(&mut self.index_blocks);
         let index = match index_mode {
             _ if self.locs.is_empty() => Vec::new(),
             Index::Keep => self.current_index_chunk()?,
-            Index::Encode(room) => blocks.encode(&old.1, &self.locs, room)?,
+            Index::Encode(room) => blocks.encode(
+                old_locs.get(&self.locs),
+                &self.locs,
+                old_locs.same_prefix(),
+                room,
+            )?,
             Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
         };
         // Only an encoded index leaves the blocks describing the new entries; a kept one
@@ -171,15 +201,17 @@ impl Frame {
         match &mut self.backing {
             Backing::Contiguous(store) if undo.staged.is_some() => {
                 let mut writes = undo.staged.take().unwrap_or_default();
-                // A kept index is on disk already, where the new state expects it.
+                let index_len = index.len() as u64;
+                // A kept index is on disk already, where the new state expects it. (Moved,
+                // not copied: a large frame's index is most of what an append writes.)
                 if !matches!(index_mode, Index::Keep) {
-                    writes.push((data_end, index.clone()));
+                    writes.push((data_end, index));
                 }
-                writes.push((data_end + index.len() as u64, trailer));
+                writes.push((data_end + index_len, trailer));
                 let before = commit::Old {
                     header: &old.0,
-                    locs: &old.1,
-                    vlmeta: &old.2,
+                    locs: old_locs.get(&self.locs),
+                    vlmeta: &old.1,
                 };
                 commit::commit(store, &before, &header, &hbytes, writes, undo, old_data)?;
                 if let Some((shift, payloads)) = compact_to {
@@ -310,7 +342,7 @@ impl Frame {
     /// Runs a mutation and commits it; if anything fails, restores the in-memory state and
     /// rolls the storage back (see [`Frame::transaction_full`]).
     fn transaction<T>(&mut self, f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>) -> Result<T> {
-        self.transaction_full(false, Index::Encode(0), f)
+        self.transaction_full(false, Index::Encode(0), Edit::Any, f)
     }
 
     fn transaction_with<T>(
@@ -318,7 +350,7 @@ impl Frame {
         index_mode: Index,
         f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>,
     ) -> Result<T> {
-        self.transaction_full(false, index_mode, f)
+        self.transaction_full(false, index_mode, Edit::Any, f)
     }
 
     /// The one place where the frame changes: `f` edits the in-memory state and writes
@@ -329,6 +361,7 @@ impl Frame {
         &mut self,
         may_resize: bool,
         index_mode: Index,
+        edit: Edit,
         f: impl FnOnce(&mut Frame, &mut Undo) -> Result<T>,
     ) -> Result<T> {
         // A frame without chunks may claim more dead bytes than it holds (c-blosc2 keeps the
@@ -346,12 +379,18 @@ impl Frame {
             }
         }
         self.prime_fingerprint();
-        let mut saved: Saved = (self.header.clone(), self.locs.clone(), self.vlmeta.clone());
+        let mut saved: Saved = (self.header.clone(), self.vlmeta.clone());
         let mut undo = Undo::new(&self.backing)?;
         undo.old_data = self.fp.data();
+        undo.old_locs = match edit {
+            Edit::Append => OldLocs::Prefix(self.locs.len()),
+            Edit::Any => OldLocs::Full(self.locs.clone()),
+        };
         let r = f(self, &mut undo).and_then(|v| {
-            self.commit_with(may_resize, index_mode, &mut undo, &saved)
-                .map(|_| v)
+            let old_locs = std::mem::replace(&mut undo.old_locs, OldLocs::Prefix(0));
+            let r = self.commit_with(may_resize, index_mode, &mut undo, &saved, &old_locs);
+            undo.old_locs = old_locs;
+            r.map(|_| v)
         });
         match r {
             Ok(_) => undo.finish(&self.backing),
@@ -360,11 +399,13 @@ impl Frame {
                 if let Some((h, l)) = undo.relocated.take() {
                     saved.0 = h;
                     if let Some(l) = l {
-                        saved.1 = l;
+                        undo.old_locs = OldLocs::Full(l);
                     }
                 }
+                let old_locs = std::mem::replace(&mut undo.old_locs, OldLocs::Prefix(0));
                 undo.rollback(&mut self.backing);
-                (self.header, self.locs, self.vlmeta) = saved;
+                (self.header, self.vlmeta) = saved;
+                old_locs.restore(&mut self.locs);
                 self.fp.reset();
             }
         }
@@ -375,10 +416,14 @@ impl Frame {
     /// libraries look for it while `nbytes` is 0), so the new payloads, written at the start of
     /// the data section, would overwrite it. They move past it instead; the old trailer stays
     /// as dead bytes at the start of the data section (docs/durability.md).
-    fn shift_past_empty_trailer(&mut self, old: &Saved, undo: &mut Undo) -> u64 {
-        let (oh, ol) = (&old.0, &old.1);
+    fn shift_past_empty_trailer(
+        &mut self,
+        oh: &header::FrameHeader,
+        old_empty: bool,
+        undo: &mut Undo,
+    ) -> u64 {
         if oh.nbytes != 0
-            || !ol.is_empty()
+            || !old_empty
             || self.locs.is_empty()
             || self.header.header_len != oh.header_len
         {
@@ -497,6 +542,7 @@ impl Frame {
     /// Variable chunk sizes: special offsets can no longer be sized, so they are replaced by
     /// stored regular chunks with the same contents ([`offsets::regular_equivalent`]).
     fn switch_to_variable(&mut self, undo: &mut Undo) -> Result<()> {
+        undo.keep_old_locs(&self.locs);
         for i in 0..self.locs.len() {
             if let ChunkLoc::Special(kind) = self.locs[i] {
                 let nbytes = self.special_nbytes(i as i64)?;
@@ -609,7 +655,12 @@ impl Frame {
         }
         let info = self.check_incoming(chunk)?;
         let chunk = &chunk[..info.cbytes as usize];
-        self.transaction(|f, undo| {
+        let edit = if i == self.locs.len() {
+            Edit::Append
+        } else {
+            Edit::Any
+        };
+        self.transaction_full(false, Index::Encode(0), edit, |f, undo| {
             if f.locs.is_empty() {
                 f.header.vl_blocks = info.vl_blocks;
             }
@@ -842,7 +893,7 @@ impl Frame {
         {
             return Err(Error::InvalidParam);
         }
-        self.transaction_full(true, Index::Encode(0), |f, _| {
+        self.transaction_full(true, Index::Encode(0), Edit::Any, |f, _| {
             f.header
                 .metalayers
                 .push((name.to_string(), content.to_vec()));
@@ -857,7 +908,7 @@ impl Frame {
     pub fn update_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         let idx = meta::find(&self.header.metalayers, name).ok_or(Error::MetalayerNotFound)?;
         let empty = self.header.cbytes == 0 && self.locs.is_empty();
-        self.transaction_full(empty, Index::Keep, |f, _| {
+        self.transaction_full(empty, Index::Keep, Edit::Any, |f, _| {
             let stored = &mut f.header.metalayers[idx].1;
             if empty {
                 *stored = content.to_vec();
@@ -1030,5 +1081,37 @@ mod tests {
         );
         assert_eq!(f.nchunks(), 1);
         assert_eq!(f.to_cframe().unwrap(), before);
+    }
+
+    /// An append transaction keeps only the count of the old offsets; one that edits old
+    /// entries (the switch to variable chunk sizes) and then fails still restores them, and an
+    /// append that fails after adding entries drops them.
+    #[test]
+    fn failed_append_transactions_restore_the_offsets() {
+        let (cp, zeros) = zeros_chunk(4000);
+        let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
+        for _ in 0..3 {
+            f.append_chunk(&zeros).unwrap();
+        }
+        let locs = f.locs.clone();
+        let bytes = f.to_cframe().unwrap();
+        assert!(locs.iter().all(|l| matches!(l, ChunkLoc::Special(_))));
+        let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, u| {
+            f.switch_to_variable(u)?;
+            assert!(f.locs.iter().all(|l| matches!(l, ChunkLoc::Stored(_))));
+            f.locs.push(ChunkLoc::Stored(0));
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+        assert_eq!(
+            (f.locs.clone(), f.to_cframe().unwrap()),
+            (locs.clone(), bytes.clone())
+        );
+        let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, _| {
+            f.locs.push(ChunkLoc::Stored(0));
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+        assert_eq!((f.locs.clone(), f.to_cframe().unwrap()), (locs, bytes));
     }
 }

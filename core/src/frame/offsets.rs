@@ -317,10 +317,13 @@ impl IndexBlocks {
     /// The index chunk for `new` with `extra_room` spare destination bytes, as
     /// [`encode_index_with_room`] builds it. `old` must be the entries the kept blocks were
     /// built for (the committed index); afterwards the kept blocks are those of `new`.
+    /// `same_prefix`: how many leading entries the caller knows `old` and `new` share (an
+    /// append: all of `old`); those are not compared.
     pub fn encode(
         &mut self,
         old: &[ChunkLoc],
         new: &[ChunkLoc],
+        same_prefix: Option<usize>,
         extra_room: usize,
     ) -> Result<Vec<u8>> {
         let nbytes = new.len() * 8;
@@ -334,7 +337,8 @@ impl IndexBlocks {
         // Kept blocks stay while their entries are the same.
         let full = new.len() / BLOCK_ENTRIES;
         let mut keep = self.blocks.len().min(full).min(old.len() / BLOCK_ENTRIES);
-        if let Some(b) = (0..keep).find(|&b| {
+        let known = same_prefix.map_or(0, |n| n.min(old.len()).min(new.len()) / BLOCK_ENTRIES);
+        if let Some(b) = (known.min(keep)..keep).find(|&b| {
             let r = b * BLOCK_ENTRIES..(b + 1) * BLOCK_ENTRIES;
             old[r.clone()] != new[r]
         }) {
@@ -631,7 +635,9 @@ mod tests {
         let mut blocks = IndexBlocks::default();
         let mut old: Vec<ChunkLoc> = Vec::new();
         let mut step = |new: Vec<ChunkLoc>, room: usize, old: &mut Vec<ChunkLoc>| {
-            let got = blocks.encode(old, &new, room).unwrap();
+            // Appends also tell the blocks that the old entries are unchanged.
+            let hint = new.starts_with(old).then_some(old.len());
+            let got = blocks.encode(old, &new, hint, room).unwrap();
             assert_eq!(
                 got,
                 encode_index_with_room(&new, room).unwrap(),
@@ -670,11 +676,11 @@ mod tests {
         // An append to a kept index re-encodes its last block only.
         let base: Vec<ChunkLoc> = (0..10_000u64).map(|i| ChunkLoc::Stored(i * 977)).collect();
         let mut b = IndexBlocks::default();
-        b.encode(&[], &base, 0).unwrap();
+        b.encode(&[], &base, Some(0), 0).unwrap();
         let first = b.blocks[0].bytes().as_ptr();
         let mut more = base.clone();
         more.push(ChunkLoc::Stored(10_000 * 977));
-        let c = b.encode(&base, &more, 0).unwrap();
+        let c = b.encode(&base, &more, Some(base.len()), 0).unwrap();
         assert_eq!(c, encode_index(&more).unwrap());
         assert_eq!(
             b.blocks[0].bytes().as_ptr(),

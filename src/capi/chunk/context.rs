@@ -40,7 +40,7 @@ impl Context {
         matches!(self.engine, Engine::Compress(_))
     }
 
-    pub(super) fn compressor(&mut self) -> Result<&mut Compressor> {
+    pub(crate) fn compressor(&mut self) -> Result<&mut Compressor> {
         match &mut self.engine {
             Engine::Compress(c) => match self.deferred {
                 Some(e) => Err(e),
@@ -50,7 +50,7 @@ impl Context {
         }
     }
 
-    pub(super) fn decompressor(&mut self) -> Result<&mut Decompressor> {
+    pub(crate) fn decompressor(&mut self) -> Result<&mut Decompressor> {
         match &mut self.engine {
             Engine::Decompress(d) => match self.deferred {
                 Some(e) => Err(e),

@@ -1,6 +1,7 @@
-//! Contexts and the chunk-level C API: `blosc2_create_cctx/dctx`, `blosc2_*_ctx`, the VL-block
-//! entry points, the `cbuffer_*` inspectors and the special-value chunk constructors. (The
-//! global Blosc1-style API lives in [`super::blosc1`].)
+//! Contexts and the chunk-level C API: `blosc2_create_cctx/dctx`, the `cbuffer_*` inspectors
+//! and the special-value chunk constructors. (Compressing through a context,
+//! `blosc2_*_ctx`, lives in [`super::codec`]; the global Blosc1-style API in
+//! [`super::blosc1`].)
 //!
 //! A `blosc2_context*` is a `Box<Context>`: the safe [`Compressor`] or [`Decompressor`], the
 //! parameters as the caller sees them through `blosc2_ctx_get_cparams/dparams` (after the
@@ -12,15 +13,14 @@
 //! `INVALID_PARAM`, a negative source size is `INVALID_PARAM` (c-blosc2 writes a chunk with
 //! nbytes -1) and a negative destination size counts as 0.
 
-use super::boundary::{guard_int, guard_or, guard_ptr, guard_void, malloc_copy, slice, slice_mut};
+use super::boundary::{guard_int, guard_or, guard_ptr, guard_void, slice, slice_mut};
 use super::globals::{self, ThreadsCallback};
 use super::registry;
 use super::types::*;
 use crate::chunk::header::{self, ChunkHeader, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
-use crate::chunk::lazy::{self, LazySource};
+use crate::chunk::lazy::LazySource;
 use crate::chunk::{
-    special, vlchunk_nblocks, CParams, Compressor, DParams, Decompressor, Hooks, PostfilterArgs,
-    PrefilterArgs,
+    special, CParams, Compressor, DParams, Decompressor, Hooks, PostfilterArgs, PrefilterArgs,
 };
 use crate::env;
 use crate::error::{Error, Result};
@@ -29,13 +29,11 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-mod codec;
 mod context;
 mod hooks;
 mod inspect;
 mod special_value;
 
-pub use codec::*;
 pub use context::*;
 pub(crate) use hooks::*;
 pub use inspect::*;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::capi::boundary::malloc_copy;
-use crate::capi::chunk::blosc2_vldecompress_block_ctx;
+use crate::capi::codec::blosc2_vldecompress_block_ctx;
 
 // ---------------------------------------------------------------------------------------------
 // Chunk operations

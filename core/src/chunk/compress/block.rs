@@ -141,6 +141,40 @@ pub(super) struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
+    /// A plan for `input` cut as `b`, with `cp`'s codec and filters (a header of `version`,
+    /// `hlen` bytes long), no dictionary, not a training pass.
+    pub(super) fn new(
+        cp: &CParams,
+        hooks: &'a dyn Hooks,
+        input: Input<'a>,
+        b: Blocks,
+        version: u8,
+        hlen: usize,
+    ) -> Plan<'a> {
+        Plan {
+            input,
+            blocksize: b.blocksize,
+            nblocks: b.nblocks,
+            leftover: b.leftover,
+            typesize: b.typesize,
+            dont_split: b.dont_split,
+            compcode: cp.compcode,
+            compcode_meta: cp.compcode_meta,
+            clevel: cp.clevel,
+            pipeline: Pipeline {
+                filters: cp.filters,
+                meta: cp.filters_meta,
+                typesize: b.typesize,
+                version,
+                hooks,
+            },
+            dict: None,
+            training: false,
+            hlen,
+            hooks,
+        }
+    }
+
     pub(super) fn is_vl(&self) -> bool {
         matches!(self.input, Input::Vl(_))
     }

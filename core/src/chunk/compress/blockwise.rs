@@ -50,31 +50,6 @@ impl Compressor {
             && cp.typesize <= MAX_HEADER_TYPESIZE
     }
 
-    /// (typesize, blocksize, dont_split) of a chunk of `nbytes`, as [`Compressor::compress`]
-    /// computes them.
-    fn block_layout(&self, nbytes: usize) -> (usize, usize, bool) {
-        let cp = &self.cp;
-        let typesize = cp.typesize as usize;
-        let blocksize = compute_blocksize(
-            cp.compcode,
-            cp.clevel,
-            cp.typesize,
-            cp.splitmode,
-            &cp.filters,
-            nbytes as i32,
-            cp.blocksize,
-        ) as usize;
-        let dont_split = !split_block(
-            cp.splitmode,
-            cp.compcode,
-            cp.clevel,
-            &cp.filters,
-            typesize as i32,
-            blocksize as i32,
-        ) || !blocksize.is_multiple_of(typesize);
-        (typesize, blocksize, dont_split)
-    }
-
     /// Encodes `block`, block `j` of a chunk of `nbytes` input bytes, alone; `None` when the
     /// parameters do not allow it or `block` is not that block's size.
     pub fn encode_lone_block(
@@ -86,38 +61,26 @@ impl Compressor {
         if !self.blockwise_ok() || nbytes == 0 || nbytes > MAX_BUFFERSIZE as usize {
             return Ok(None);
         }
-        let (typesize, blocksize, dont_split) = self.block_layout(nbytes);
-        let nblocks = nbytes.div_ceil(blocksize);
-        let leftover = nbytes % blocksize;
-        let is_left = j + 1 == nblocks && leftover > 0;
-        let want = if is_left { leftover } else { blocksize };
-        if j >= nblocks || block.len() != want {
+        let b = blocks_of(&self.cp, nbytes);
+        let is_left = j + 1 == b.nblocks && b.leftover > 0;
+        let want = if is_left { b.leftover } else { b.blocksize };
+        if j >= b.nblocks || block.len() != want {
             return Ok(None);
         }
-        let cp = self.cp;
         let hooks = self.hooks.clone();
-        let plan = Plan {
-            input: Input::Flat(block),
-            blocksize,
+        let lone = Blocks {
             nblocks: 1,
-            leftover: if is_left { leftover } else { 0 },
-            typesize,
-            dont_split,
-            compcode: cp.compcode,
-            compcode_meta: cp.compcode_meta,
-            clevel: cp.clevel,
-            pipeline: Pipeline {
-                filters: cp.filters,
-                meta: cp.filters_meta,
-                typesize,
-                version: header::version::STABLE,
-                hooks: &*hooks,
-            },
-            dict: None,
-            training: false,
-            hlen: EXTENDED_HEADER_LEN,
-            hooks: &*hooks,
+            leftover: if is_left { b.leftover } else { 0 },
+            ..b
         };
+        let plan = Plan::new(
+            &self.cp,
+            &*hooks,
+            Input::Flat(block),
+            lone,
+            header::version::STABLE,
+            EXTENDED_HEADER_LEN,
+        );
         let bound = block_bound(&plan, 0);
         let mut bytes = vec![0u8; bound];
         let mut streams = Vec::new();
@@ -141,7 +104,7 @@ impl Compressor {
         Ok(Some(LoneBlock {
             bytes,
             len_in: block.len(),
-            blocksize,
+            blocksize: b.blocksize,
             zero: streams.iter().all(|s| *s == Stream::Zero),
             bound,
         }))
@@ -162,9 +125,13 @@ impl Compressor {
         }
         let (format, versionlz) = self.codec_ids()?;
         let destsize = destsize.min(i32::MAX as usize);
-        let (typesize, blocksize, dont_split) = self.block_layout(nbytes);
-        let nblocks = nbytes.div_ceil(blocksize);
-        let leftover = nbytes % blocksize;
+        let Blocks {
+            typesize,
+            blocksize,
+            nblocks,
+            leftover,
+            dont_split,
+        } = blocks_of(&self.cp, nbytes);
         if blocks.len() != nblocks {
             return Ok(None);
         }
@@ -286,7 +253,7 @@ mod tests {
                             .map(|i| if i % 7000 < 3500 { 0 } else { rnd() as u8 })
                             .collect(),
                     };
-                    let (_, bs, _) = c.block_layout(nbytes);
+                    let bs = blocks_of(&c.cp, nbytes).blocksize;
                     let blocks: Vec<LoneBlock> = src
                         .chunks(bs)
                         .enumerate()

@@ -8,7 +8,7 @@
 //! c-blosc2's serial writer does; when something does not fit the chunk falls back to memcpy
 //! (`cbytes = nbytes + 32`), and when even that does not fit the result is 0.
 
-use super::blocksize::{compute_blocksize, split_block};
+use super::blocksize::{blocks_of, Blocks};
 use super::copy::copy_bytes;
 use super::decompress::recycle;
 use super::header::{
@@ -198,22 +198,14 @@ impl Compressor {
         let (format, versionlz) = self.codec_ids()?;
         let destsize = dst.len().min(i32::MAX as usize);
         let nbytes = src.len();
-        let typesize = if cp.typesize > MAX_HEADER_TYPESIZE {
-            1
-        } else {
-            cp.typesize as usize
-        };
-        let blocksize = compute_blocksize(
-            cp.compcode,
-            cp.clevel,
-            cp.typesize,
-            cp.splitmode,
-            &cp.filters,
-            nbytes as i32,
-            cp.blocksize,
-        ) as usize;
-        let nblocks = nbytes.div_ceil(blocksize);
-        let leftover = nbytes % blocksize;
+        let b = blocks_of(&cp, nbytes);
+        let Blocks {
+            typesize,
+            blocksize,
+            nblocks,
+            dont_split,
+            ..
+        } = b;
         let header_blocksize = if nbytes == 0 && cp.blocksize > 0 {
             cp.blocksize
         } else {
@@ -223,16 +215,6 @@ impl Compressor {
         let mut memcpyed =
             cp.clevel == 0 || (nbytes as i32) < MIN_BUFFERSIZE || bstarts_end > destsize;
         let mut hflags = if extended { flags::EXTENDED } else { 0 };
-        // A split block must hold whole items (else its streams would be empty or miss
-        // bytes): only degenerate requested sizes hit the second condition.
-        let dont_split = !split_block(
-            cp.splitmode,
-            cp.compcode,
-            cp.clevel,
-            &cp.filters,
-            typesize as i32,
-            blocksize as i32,
-        ) || !blocksize.is_multiple_of(typesize);
         if !memcpyed {
             hflags |= filters_to_flags(&cp.filters);
             if dont_split {
@@ -259,28 +241,14 @@ impl Compressor {
         if !memcpyed {
             let hooks = self.hooks.clone();
             let dict_store: Option<(dict::CompressDict, Vec<u8>)>;
-            let mut plan = Plan {
-                input: Input::Flat(src),
-                blocksize,
-                nblocks,
-                leftover,
-                typesize,
-                dont_split,
-                compcode: cp.compcode,
-                compcode_meta: cp.compcode_meta,
-                clevel: cp.clevel,
-                pipeline: Pipeline {
-                    filters: cp.filters,
-                    meta: cp.filters_meta,
-                    typesize,
-                    version: header::version::STABLE,
-                    hooks: &*hooks,
-                },
-                dict: None,
-                training: false,
+            let mut plan = Plan::new(
+                &cp,
+                &*hooks,
+                Input::Flat(src),
+                b,
+                header::version::STABLE,
                 hlen,
-                hooks: &*hooks,
-            };
+            );
             let mut done = None;
             if cp.use_dict {
                 let nstreams = nblocks * if dont_split { 1 } else { typesize };
@@ -475,28 +443,21 @@ impl Compressor {
         };
         let hooks = self.hooks.clone();
         let dict_store: Option<(dict::CompressDict, Vec<u8>)>;
-        let mut plan = Plan {
-            input: Input::Vl(srcs),
+        let vl = Blocks {
+            typesize,
             blocksize: max_bs,
             nblocks,
             leftover: 0,
-            typesize,
             dont_split: true,
-            compcode: cp.compcode,
-            compcode_meta: cp.compcode_meta,
-            clevel: cp.clevel,
-            pipeline: Pipeline {
-                filters: cp.filters,
-                meta: cp.filters_meta,
-                typesize,
-                version: header::version::VL_BLOCKS,
-                hooks: &*hooks,
-            },
-            dict: None,
-            training: false,
-            hlen: EXTENDED_HEADER_LEN,
-            hooks: &*hooks,
         };
+        let mut plan = Plan::new(
+            &cp,
+            &*hooks,
+            Input::Vl(srcs),
+            vl,
+            header::version::VL_BLOCKS,
+            EXTENDED_HEADER_LEN,
+        );
         if cp.use_dict && cp.clevel > 0 {
             let sizes: Vec<usize> = srcs.iter().map(|s| s.len()).collect();
             dict_store = self.build_dict(&mut plan, total, nblocks, Some(sizes))?;

@@ -10,6 +10,7 @@
 
 use crate::error::Result;
 use crate::frame::io::Store;
+use crate::frame::offsets::ChunkLoc;
 use crate::frame::sframe::{SparseDir, INDEX_FILE};
 use crate::frame::Backing;
 
@@ -50,6 +51,46 @@ pub(in crate::frame) struct Undo {
     /// sframe: `(new id, old id)` of updated chunks written under a new id, to be moved back
     /// to their old id by a second commit (so the directory ends as c-blosc2 leaves it).
     pub moved_ids: Vec<(u64, u64)>,
+    /// The offsets the transaction started from (what a rollback restores).
+    pub old_locs: OldLocs,
+}
+
+/// The offsets a transaction started from. An append keeps only their count: the frame's
+/// offsets start with them as long as the transaction only adds entries after them, so a large
+/// frame's offsets are not copied on every append. Code that edits an existing entry during
+/// such a transaction calls [`Undo::keep_old_locs`] first.
+pub(in crate::frame) enum OldLocs {
+    /// A copy of all of them.
+    Full(Vec<ChunkLoc>),
+    /// The first `n` entries of the frame's offsets, unchanged so far.
+    Prefix(usize),
+}
+
+impl OldLocs {
+    /// The old offsets, given the frame's current ones.
+    pub fn get<'a>(&'a self, now: &'a [ChunkLoc]) -> &'a [ChunkLoc] {
+        match self {
+            OldLocs::Full(v) => v,
+            OldLocs::Prefix(n) => &now[..(*n).min(now.len())],
+        }
+    }
+
+    /// How many leading entries of the current offsets are known to be the old ones
+    /// unchanged (`None`: not known; compare them).
+    pub fn same_prefix(&self) -> Option<usize> {
+        match self {
+            OldLocs::Full(_) => None,
+            OldLocs::Prefix(n) => Some(*n),
+        }
+    }
+
+    /// The offsets a rollback restores, given the frame's current ones.
+    pub fn restore(self, now: &mut Vec<ChunkLoc>) {
+        match self {
+            OldLocs::Full(v) => *now = v,
+            OldLocs::Prefix(n) => now.truncate(n),
+        }
+    }
 }
 
 /// One undo record of a cframe in memory.
@@ -81,7 +122,16 @@ impl Undo {
             index_file: None,
             removals: Vec::new(),
             moved_ids: Vec::new(),
+            old_locs: OldLocs::Full(Vec::new()),
         })
+    }
+
+    /// Before an existing entry of `now` (the frame's offsets) is edited: keeps a copy of the
+    /// old offsets if only their count was kept.
+    pub fn keep_old_locs(&mut self, now: &[ChunkLoc]) {
+        if let OldLocs::Prefix(n) = self.old_locs {
+            self.old_locs = OldLocs::Full(now[..n.min(now.len())].to_vec());
+        }
     }
 
     /// Keeps the bytes of `[pos, pos + len)` that belong to the original store (or that the

@@ -12,13 +12,15 @@
 //!   lock. Chunk reads are positioned (`pread`, per-access streams for sframes) and never move
 //!   shared state. The C struct's counters, mirrors and `data` are only written under the
 //!   exclusive lock.
-//! - a `Mutex` over the schunk's own `dctx` (and `current_nchunk`, which its postfilter reads,
-//!   and a buffer that chunks read from files land in, reused across reads).
+//! - a `Mutex` over the schunk's own `dctx` ([`dctx`]; and `current_nchunk`, which its
+//!   postfilter reads, and a buffer that chunks read from files land in, reused across reads).
 //!   A reader that finds it taken decodes with a spare context built from the same parameters
 //!   instead of waiting, unless the `dctx` has a postfilter (whose `nchunk` must be right): then
 //!   it waits. While a mutation compresses, `current_nchunk` is pinned to the chunk being
 //!   written (its prefilter reads it): readers leave it alone until the compression ends, so a
 //!   postfilter decoding at that moment in another thread sees the pinned number.
+//! - which super-chunks a thread holds shared is recorded per thread ([`held`]), so a read
+//!   nested in a callback of a read is recognised.
 //! - a stale disk frame (another handle changed it) is noticed under the shared lock and
 //!   re-read under the exclusive one, like every other change to the handle.
 //!
@@ -39,147 +41,22 @@
 //!   `BLOSC2_ERROR_FAILURE` for any call on the same super-chunk from the same thread.
 
 use super::{blosc2_schunk, ChunkCodec, CtxCodec, Handle, SchunkBlock, TAG};
-use crate::capi::chunk::{blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx};
-use crate::capi::types::{blosc2_context, blosc2_dparams, blosc2_storage, BLOSC2_DPARAMS_DEFAULTS};
+use crate::capi::types::{blosc2_context, blosc2_storage};
 use crate::error::{Error, Result};
-use std::cell::{Cell, RefCell};
 use std::ptr::{addr_of, addr_of_mut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
-/// How many shared holds a thread records inline (beyond that, in [`SPILL`]).
-const INLINE: usize = 8;
+mod dctx;
+mod held;
 
-/// The [`HandleSync`]s (by address) this thread holds shared, once per [`Shared`] guard, in a
-/// logical array: the first [`INLINE`] records here, the rest (reads nested that deep in
-/// callbacks) in [`SPILL`]. Nothing here needs a destructor, so every read start and end is a
-/// bare thread-local lookup, without the lazy destructor registration a `Vec` needs.
-struct Held {
-    len: Cell<usize>,
-    slots: [Cell<usize>; INLINE],
-}
-
-thread_local! {
-    /// This thread's [`Held`]; its address identifies the thread ([`thread_token`]).
-    static HELD: Held = const {
-        Held {
-            len: Cell::new(0),
-            slots: [const { Cell::new(0) }; INLINE],
-        }
-    };
-    /// Records past the first [`INLINE`] of [`HELD`].
-    static SPILL: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-}
-
-impl Held {
-    fn contains(&self, a: usize) -> bool {
-        let n = self.len.get();
-        self.slots[..n.min(INLINE)].iter().any(|s| s.get() == a)
-            || (n > INLINE && SPILL.with(|v| v.borrow().contains(&a)))
-    }
-
-    fn push(&self, a: usize) {
-        let n = self.len.get();
-        match self.slots.get(n) {
-            Some(s) => s.set(a),
-            None => SPILL.with(|v| v.borrow_mut().push(a)),
-        }
-        self.len.set(n + 1);
-    }
-
-    /// Removes the last record of `a` (its place takes the last record).
-    fn remove(&self, a: usize) {
-        let n = self.len.get();
-        if n > INLINE {
-            return self.remove_spilled(a);
-        }
-        if let Some(i) = self.slots[..n].iter().rposition(|s| s.get() == a) {
-            self.slots[i].set(self.slots[n - 1].get());
-            self.len.set(n - 1);
-        }
-    }
-
-    /// [`Held::remove`] when records spilled.
-    #[cold]
-    fn remove_spilled(&self, a: usize) {
-        SPILL.with(|v| {
-            let mut v = v.borrow_mut();
-            let Some(last) = v.pop() else {
-                return;
-            };
-            if last != a {
-                if let Some(i) = v.iter().rposition(|&x| x == a) {
-                    v[i] = last;
-                } else if let Some(i) = self.slots.iter().rposition(|s| s.get() == a) {
-                    self.slots[i].set(last);
-                } else {
-                    v.push(last);
-                    return;
-                }
-            }
-            self.len.set(self.len.get() - 1);
-        })
-    }
-}
-
-/// Whether this thread holds `sync` shared (a read is running below us on this thread).
-fn held_here(sync: &HandleSync) -> bool {
-    let a = sync as *const HandleSync as usize;
-    HELD.with(|h| h.contains(a))
-}
-
-/// A non-zero number unique to the calling thread while it lives.
-fn thread_token() -> usize {
-    HELD.with(token_of)
-}
-
-fn token_of(held: &Held) -> usize {
-    held as *const Held as usize
-}
+use dctx::{DctxState, Spares};
+use held::{held_here, thread_token, token_of, HELD};
 
 /// Locks a mutex, ignoring poisoning (a panic inside an operation is caught at the C boundary
 /// and leaves the state as consistent as the failed operation left it).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Decompression contexts made from the schunk's `dctx` parameters, for readers that find the
-/// `dctx` busy.
-struct Spares {
-    /// The parameters to build spares from: a snapshot of the `dctx` (by address) taken by the
-    /// last thread that used it; `None` when it has a postfilter (spares would lose its
-    /// `nchunk`) or could not be read.
-    template: Option<(usize, blosc2_dparams)>,
-    /// Bumped whenever `template` changes; spares made under another generation are freed.
-    generation: u64,
-    idle: Vec<(u64, *mut blosc2_context)>,
-}
-
-// SAFETY: the contexts are owned by this list (created with `blosc2_create_dctx`, used by one
-// thread at a time after being popped); the template's pointers are only compared and copied.
-unsafe impl Send for Spares {}
-
-impl Drop for Spares {
-    fn drop(&mut self) {
-        for (_, c) in self.idle.drain(..) {
-            // SAFETY: each idle context is ours and no longer used.
-            unsafe { blosc2_free_ctx(c) };
-        }
-    }
-}
-
-/// What identifies the parameters spares are built from: the `dctx`'s address, its
-/// `nthreads` and `schunk`, and whether it has a postfilter.
-type DctxKey = (usize, i16, usize, bool);
-
-/// What the user of the schunk's `dctx` keeps between reads, under the `dctx` mutex.
-#[derive(Default)]
-struct DctxState {
-    /// Chunks read from files land here (see [`Reader::decode`]).
-    buf: Vec<u8>,
-    /// The key of the `dctx` the spare template was last taken from: an unchanged `dctx`
-    /// skips the spares lock.
-    noted: Option<DctxKey>,
 }
 
 /// The synchronisation state of one super-chunk (see the module docs).
@@ -210,74 +87,7 @@ impl HandleSync {
             pinned: AtomicBool::new(false),
             dctx: Mutex::new(DctxState::default()),
             dctx_owner: AtomicUsize::new(0),
-            spares: Mutex::new(Spares {
-                template: None,
-                generation: 0,
-                idle: Vec::new(),
-            }),
-        }
-    }
-
-    /// Records what spares for `dctx` are built from (called by the `dctx`'s user, or before
-    /// the schunk is shared). `noted` is the key recorded last (kept under the `dctx` mutex,
-    /// like every call of this): when it matches, the template is current already.
-    pub(crate) fn note_dctx(&self, dctx: *mut blosc2_context, noted: &mut Option<DctxKey>) {
-        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
-        // SAFETY: the caller holds the `dctx` mutex (or the schunk is not shared yet), so
-        // nobody else uses the context; `dp` is writable.
-        let rc = unsafe { blosc2_ctx_get_dparams(dctx, &mut dp) };
-        let key = (
-            dctx as usize,
-            dp.nthreads,
-            dp.schunk as usize,
-            dp.postfilter.is_some(),
-        );
-        if rc == 0 && *noted == Some(key) {
-            return;
-        }
-        let template = (rc == 0 && dp.postfilter.is_none()).then_some((dctx as usize, dp));
-        let mut s = lock(&self.spares);
-        let same = match (&s.template, &template) {
-            (None, None) => true,
-            (Some((a, x)), Some((b, y))) => {
-                a == b && x.nthreads == y.nthreads && x.schunk == y.schunk
-            }
-            _ => false,
-        };
-        if !same {
-            s.template = template;
-            s.generation += 1;
-            for (_, c) in s.idle.drain(..) {
-                // SAFETY: idle spares are ours and unused.
-                unsafe { blosc2_free_ctx(c) };
-            }
-        }
-        *noted = (rc == 0).then_some(key);
-    }
-
-    /// A spare context for `dctx` (reused or new) and its generation; None when spares are not
-    /// allowed for it.
-    fn take_spare(&self, dctx: *mut blosc2_context) -> Option<(u64, *mut blosc2_context)> {
-        let mut s = lock(&self.spares);
-        let (addr, dp) = s.template?;
-        if addr != dctx as usize {
-            return None;
-        }
-        if let Some(c) = s.idle.pop() {
-            return Some(c);
-        }
-        let c = blosc2_create_dctx(dp);
-        (!c.is_null()).then_some((s.generation, c))
-    }
-
-    fn give_back(&self, (generation, c): (u64, *mut blosc2_context)) {
-        let mut s = lock(&self.spares);
-        if generation == s.generation {
-            s.idle.push((generation, c));
-        } else {
-            drop(s);
-            // SAFETY: a spare of an outdated generation, ours and no longer used.
-            unsafe { blosc2_free_ctx(c) };
+            spares: Mutex::new(Spares::new()),
         }
     }
 }
@@ -518,18 +328,6 @@ pub(crate) struct Reader<'a> {
     me: usize,
 }
 
-/// Clears the `dctx` owner when the decode ends (even by panic).
-struct DctxUse<'a> {
-    sync: &'a HandleSync,
-    g: MutexGuard<'a, DctxState>,
-}
-
-impl Drop for DctxUse<'_> {
-    fn drop(&mut self) {
-        self.sync.dctx_owner.store(0, Ordering::Relaxed);
-    }
-}
-
 impl Reader<'_> {
     /// `schunk->storage` (set at creation, never changed).
     pub(crate) fn storage(&self) -> *mut blosc2_storage {
@@ -559,132 +357,6 @@ impl Reader<'_> {
             (0..n.min((*arr).len()))
                 .map(|i| (*(*arr)[i]).name)
                 .collect()
-        }
-    }
-
-    /// Takes the schunk's `dctx` if it is free (or, with `wait`, when it becomes free);
-    /// None when busy or used below us on this thread.
-    fn claim_dctx(&self, wait: bool) -> Result<Option<DctxUse<'_>>> {
-        let me = match self.me {
-            0 => thread_token(),
-            me => me,
-        };
-        if self.sync.dctx_owner.load(Ordering::Relaxed) == me {
-            return if wait { Err(Error::Failure) } else { Ok(None) };
-        }
-        let g = match self.sync.dctx.try_lock() {
-            Ok(g) => g,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(TryLockError::WouldBlock) if wait => lock(&self.sync.dctx),
-            Err(TryLockError::WouldBlock) => return Ok(None),
-        };
-        self.sync.dctx_owner.store(me, Ordering::Relaxed);
-        Ok(Some(DctxUse { sync: self.sync, g }))
-    }
-
-    /// Runs `f` on a read buffer for chunk `nchunk`, setting `current_nchunk` (what c-blosc2
-    /// does on every chunk access) when this thread can take the `dctx` mutex right away: it is
-    /// the value the `dctx`'s postfilter reads, so only the `dctx`'s user may write it, and the
-    /// buffer is then the one kept with the `dctx` (see [`Reader::decode`]). Under contention
-    /// (or when this thread is decoding with the `dctx` below us) `current_nchunk` stays at
-    /// the other user's chunk and `f` gets a fresh buffer.
-    ///
-    /// `f` must run no user code (it cannot re-enter): the mutex is taken without recording
-    /// this thread as the `dctx`'s user, which only re-entrant claims would look at.
-    pub(crate) fn with_buffer<T>(&self, nchunk: i64, f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-        let mut g = match self.sync.dctx.try_lock() {
-            Ok(g) => g,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(TryLockError::WouldBlock) => return f(&mut Vec::new()),
-        };
-        if !self.sync.pinned.load(Ordering::Acquire) {
-            // SAFETY: we hold the `dctx` mutex, the only writer of this field besides the
-            // exclusive lock's holder (which cannot coexist with our shared lock).
-            unsafe { addr_of_mut!((*self.p).current_nchunk).write(nchunk) };
-        }
-        let r = f(&mut g.buf);
-        g.trim();
-        r
-    }
-
-    /// Runs `f` with the schunk's `dctx` itself, waiting for it (for operations spares cannot
-    /// do, such as VL-block access through the C context API).
-    pub(crate) fn with_dctx<T>(
-        &self,
-        f: impl FnOnce(*mut blosc2_context) -> Result<T>,
-    ) -> Result<T> {
-        let mut u = self.claim_dctx(true)?.ok_or(Error::Failure)?;
-        let dctx = self.dctx();
-        self.sync.note_dctx(dctx, &mut u.g.noted);
-        f(dctx)
-    }
-
-    /// Runs `f` with a decoder: the schunk's `dctx` when free (setting `current_nchunk` to
-    /// `nchunk` if given, as c-blosc2 does), else a spare built from the same parameters, else
-    /// (postfilter) the `dctx` after waiting for it. `f` also gets a buffer for chunks read
-    /// from files: the one kept with the `dctx` (so sequential reads of one handle allocate
-    /// and zero-fill it only when a chunk is larger than any before), a fresh one with spares.
-    pub(crate) fn decode<T>(
-        &self,
-        nchunk: Option<i64>,
-        f: impl FnOnce(&mut dyn ChunkCodec, &mut Vec<u8>) -> Result<T>,
-    ) -> Result<T> {
-        let dctx = self.dctx();
-        let mut u = match self.claim_dctx(false)? {
-            Some(u) => u,
-            None => match self.sync.take_spare(dctx) {
-                Some(spare) => {
-                    let r = f(
-                        &mut CtxCodec {
-                            cctx: std::ptr::null_mut(),
-                            dctx: spare.1,
-                            nchunk_slot: std::ptr::null_mut(),
-                        },
-                        &mut Vec::new(),
-                    );
-                    self.sync.give_back(spare);
-                    return r;
-                }
-                None => match self.claim_dctx(true)? {
-                    Some(u) => u,
-                    None => return Err(Error::Failure),
-                },
-            },
-        };
-        let pinned = self.sync.pinned.load(Ordering::Acquire);
-        if let Some(n) = nchunk.filter(|_| !pinned) {
-            // SAFETY: as in `with_buffer`: we hold the `dctx` mutex.
-            unsafe { addr_of_mut!((*self.p).current_nchunk).write(n) };
-        }
-        self.sync.note_dctx(dctx, &mut u.g.noted);
-        let r = f(
-            &mut CtxCodec {
-                cctx: std::ptr::null_mut(),
-                dctx,
-                // Chunk-by-chunk reads (slices) set it per chunk, as c-blosc2's do.
-                nchunk_slot: if pinned {
-                    std::ptr::null_mut()
-                } else {
-                    // SAFETY: a field of the live C struct (no reference is made).
-                    unsafe { addr_of_mut!((*self.p).current_nchunk) }
-                },
-            },
-            &mut u.g.buf,
-        );
-        u.g.trim();
-        drop(u);
-        r
-    }
-}
-
-/// The largest read buffer a handle keeps between reads (bigger chunks get a buffer per read).
-const KEEP_BUFFER: usize = 8 << 20;
-
-impl DctxState {
-    /// Drops a read buffer too large to keep.
-    fn trim(&mut self) {
-        if self.buf.capacity() > KEEP_BUFFER {
-            self.buf = Vec::new();
         }
     }
 }
@@ -813,51 +485,4 @@ pub(crate) unsafe fn exclusive<'a>(p: *mut blosc2_schunk) -> Result<Exclusive<'a
 pub(crate) unsafe fn writer<'a>(p: *mut blosc2_schunk) -> Result<Writer<'a>> {
     // SAFETY: forwarded contract.
     unsafe { block(p) }?.writer()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn held_records_spill_past_the_inline_slots_and_come_back_out_of_order() {
-        std::thread::spawn(|| {
-            HELD.with(|h| {
-                // Three handles held 2 x INLINE times in all, with repeats.
-                let recs: Vec<usize> = (0..2 * INLINE).map(|i| 100 + i % 3).collect();
-                for &a in &recs {
-                    h.push(a);
-                }
-                assert_eq!(h.len.get(), recs.len());
-                assert!(h.contains(102) && !h.contains(103));
-                let mut left = recs.clone();
-                // Remove from the middle, the spill and the front.
-                for a in [101, 100, 102, 102, 100, 101, 100, 102, 101, 101, 100, 102] {
-                    h.remove(a);
-                    let i = left.iter().rposition(|&x| x == a).unwrap();
-                    left.remove(i);
-                    let n = h.len.get();
-                    let mut now: Vec<usize> =
-                        h.slots[..n.min(INLINE)].iter().map(Cell::get).collect();
-                    now.extend(SPILL.with(|v| v.borrow().clone()));
-                    let mut want = left.clone();
-                    now.sort();
-                    want.sort();
-                    assert_eq!(now, want);
-                    assert_eq!(
-                        SPILL.with(|v| v.borrow().len()),
-                        left.len().saturating_sub(INLINE)
-                    );
-                }
-                h.remove(7); // not held: nothing happens
-                assert_eq!(h.len.get(), left.len());
-                for a in left {
-                    h.remove(a);
-                }
-                assert!(h.len.get() == 0 && !h.contains(100));
-            })
-        })
-        .join()
-        .unwrap();
-    }
 }

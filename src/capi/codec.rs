@@ -1,7 +1,18 @@
 //! Compressing and decompressing through a context: `blosc2_compress_ctx`,
 //! `blosc2_decompress_ctx`, `blosc2_getitem(_bytes)_ctx` and the VL-block entry points.
+//!
+//! Apart from [`super::chunk`], which owns the contexts, because a lazy chunk is decoded
+//! through the super-chunk handle its context is bound to, and the handle creates and frees
+//! its contexts through `chunk`: `chunk` <- `handle` <- `codec`, without a cycle.
 
-use super::*;
+use super::boundary::{guard_int, malloc_copy};
+use super::chunk::{context_mut, input, len_of, output};
+use super::handle::{read_op, Reader};
+use super::types::{blosc2_context, blosc2_schunk};
+use crate::chunk::lazy::{self, LazySource};
+use crate::chunk::vlchunk_nblocks;
+use crate::error::{Error, Result};
+use std::ffi::{c_int, c_void};
 
 /// Runs `f` with what `src` must be read through: `None` for ordinary chunks, the frame of the
 /// super-chunk the context is bound to for lazy chunks (read under that super-chunk's shared
@@ -19,13 +30,13 @@ fn with_lazy_source<T>(
     if sc.is_null() {
         return Err(Error::InvalidParam);
     }
-    let op = |r: &crate::capi::handle::Reader<'_>| {
+    let op = |r: &Reader<'_>| {
         let source = r.h.core.lazy_source().ok_or(Error::InvalidParam)?;
         f(Some(source))
     };
     // SAFETY: a context's `schunk` is a live super-chunk (c-blosc2's contract for lazy chunks;
     // the block's tag is checked).
-    unsafe { crate::capi::handle::read_op(sc, false, op) }
+    unsafe { read_op(sc, false, op) }
 }
 
 /// Compresses `srcsize` bytes into `dest`; returns the chunk size, 0 if it does not fit, or a
