@@ -927,7 +927,27 @@ impl Frame {
             return None;
         }
         let section = self.header.cbytes as u64;
-        let mut read = store_reader(store, u64::from(self.header.header_len));
+        let base = u64::from(self.header.header_len);
+        // Bytes in `known` (or in memory) are not read again: the chunk headers of the data
+        // after the chunk are one small read each otherwise.
+        let held = move |s: u64, e: u64| -> Option<&[u8]> {
+            known
+                .and_then(|(k, b)| {
+                    let from = usize::try_from(s.checked_sub(k)?).ok()?;
+                    b.get(from..from.checked_add(usize::try_from(e.checked_sub(s)?).ok()?)?)
+                })
+                .or_else(|| store.slice(base.checked_add(s)?, e.checked_sub(s)?))
+        };
+        let mut file_read = store_reader(store, base);
+        let mut read = |pos: u64, dst: &mut [u8]| -> Result<()> {
+            match held(pos, pos.saturating_add(dst.len() as u64)) {
+                Some(b) => {
+                    dst.copy_from_slice(b);
+                    Ok(())
+                }
+                None => file_read(pos, dst),
+            }
+        };
         let named = |v: u64| {
             self.locs
                 .iter()
@@ -965,15 +985,10 @@ impl Frame {
         if rest.first().is_some_and(|&(r, _)| r < e) {
             return None;
         }
-        let base = u64::from(self.header.header_len);
         let mut piece = |ranges: &[(u64, u64)]| -> Option<Piece> {
             let mut p = Piece::EMPTY;
             for &(s, e) in ranges {
-                let held = known.and_then(|(k, b)| {
-                    let from = usize::try_from(s.checked_sub(k)?).ok()?;
-                    b.get(from..from.checked_add(usize::try_from(e - s).ok()?)?)
-                });
-                match held.or_else(|| store.slice(base + s, e - s)) {
+                match held(s, e) {
                     Some(bytes) => p.extend(bytes),
                     None => p = p.then(piece_of_ranges(&[(s, e)], &mut read).ok()?),
                 }
