@@ -71,6 +71,8 @@ struct Api {
         bool,
         *mut Arr,
     ) -> c_int,
+    /// Frees what this library allocated (on Windows the reference's C runtime is another).
+    free_mem: unsafe fn(*mut c_void),
 }
 
 fn ours() -> Api {
@@ -93,6 +95,7 @@ fn ours() -> Api {
         get_sparse: b2nd_get_sparse_cbuffer,
         get_orthogonal: b2nd_get_orthogonal_selection,
         concatenate: b2nd_concatenate,
+        free_mem: common::reference::free_ours,
     }
 }
 
@@ -119,6 +122,7 @@ fn theirs() -> Api {
             get_sparse: std::mem::transmute(r.sym("b2nd_get_sparse_cbuffer")),
             get_orthogonal: std::mem::transmute(r.sym("b2nd_get_orthogonal_selection")),
             concatenate: std::mem::transmute(r.sym("b2nd_concatenate")),
+            free_mem: common::reference::free_ref,
         }
     }
 }
@@ -297,7 +301,7 @@ fn cframe(api: &Api, a: Arr) -> Vec<u8> {
         assert_eq!((api.to_cframe)(a, &mut p, &mut len, &mut nf), 0);
         let v = std::slice::from_raw_parts(p, len as usize).to_vec();
         if nf {
-            libc::free(p as *mut c_void);
+            (api.free_mem)(p as *mut c_void);
         }
         v
     }
