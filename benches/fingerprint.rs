@@ -17,6 +17,9 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[macro_use]
+#[path = "common/api.rs"]
+mod api;
 #[path = "common/mod.rs"]
 mod timing;
 
@@ -29,37 +32,14 @@ use timing::{env_or, load_average, thread_cpu_secs, wall_secs};
 
 type Sc = *mut blosc2_schunk;
 
-#[derive(Clone, Copy)]
-struct Api {
-    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
-    free: unsafe extern "C" fn(Sc) -> c_int,
-    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
-    append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
-    to_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
-}
-
-fn ours() -> Api {
-    b2frame::capi::globals::blosc2_init();
-    Api {
-        new: blosc2_schunk_new,
-        free: blosc2_schunk_free,
-        append_buffer: blosc2_schunk_append_buffer,
-        append_chunk: blosc2_schunk_append_chunk,
-        to_file: blosc2_schunk_to_file,
-    }
-}
-
-fn theirs() -> Api {
-    let r = common::reference::reference();
-    // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
-    unsafe {
-        Api {
-            new: std::mem::transmute(r.sym("blosc2_schunk_new")),
-            free: std::mem::transmute(r.sym("blosc2_schunk_free")),
-            append_buffer: std::mem::transmute(r.sym("blosc2_schunk_append_buffer")),
-            append_chunk: std::mem::transmute(r.sym("blosc2_schunk_append_chunk")),
-            to_file: std::mem::transmute(r.sym("blosc2_schunk_to_file")),
-        }
+c_api! {
+    struct Api {
+        new: blosc2_schunk_new as unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
+        free: blosc2_schunk_free as unsafe extern "C" fn(Sc) -> c_int,
+        append_buffer: blosc2_schunk_append_buffer
+            as unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
+        append_chunk: blosc2_schunk_append_chunk as unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
+        to_file: blosc2_schunk_to_file as unsafe extern "C" fn(Sc, *const c_char) -> i64,
     }
 }
 
@@ -123,7 +103,7 @@ fn main() {
     let dir: PathBuf =
         std::env::temp_dir().join(format!("b2f-bench-fingerprint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (o, r) = (ours(), theirs());
+    let (o, r) = (Api::ours(), Api::theirs());
     let src = common::data_kind("small_int", 64 << 20, 42);
     println!("load average at start: {}", load_average());
     println!();

@@ -40,6 +40,9 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[macro_use]
+#[path = "common/api.rs"]
+mod api;
 #[path = "common/mod.rs"]
 mod timing;
 
@@ -52,59 +55,25 @@ use timing::{env_or, load_average, thread_cpu_secs, wall_secs};
 
 type Sc = *mut blosc2_schunk;
 
-/// The super-chunk entry points both libraries share (same C signatures).
-#[derive(Clone, Copy)]
-struct Api {
-    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
-    open: unsafe extern "C" fn(*const c_char) -> Sc,
-    from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> Sc,
-    free: unsafe extern "C" fn(Sc) -> c_int,
-    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
-    append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
-    decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
-    get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
-    to_buffer: unsafe extern "C" fn(Sc, *mut *mut u8, *mut bool) -> i64,
-    to_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
-    append_file: unsafe extern "C" fn(Sc, *const c_char) -> i64,
-    copy: unsafe extern "C" fn(Sc, *mut blosc2_storage) -> Sc,
-}
-
-fn ours() -> Api {
-    b2frame::capi::globals::blosc2_init();
-    Api {
-        new: blosc2_schunk_new,
-        open: blosc2_schunk_open,
-        from_buffer: blosc2_schunk_from_buffer,
-        free: blosc2_schunk_free,
-        append_buffer: blosc2_schunk_append_buffer,
-        append_chunk: blosc2_schunk_append_chunk,
-        decompress_chunk: blosc2_schunk_decompress_chunk,
-        get_chunk: blosc2_schunk_get_chunk,
-        to_buffer: blosc2_schunk_to_buffer,
-        to_file: blosc2_schunk_to_file,
-        append_file: blosc2_schunk_append_file,
-        copy: blosc2_schunk_copy,
-    }
-}
-
-fn theirs() -> Api {
-    let r = common::reference::reference();
-    // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
-    unsafe {
-        Api {
-            new: std::mem::transmute(r.sym("blosc2_schunk_new")),
-            open: std::mem::transmute(r.sym("blosc2_schunk_open")),
-            from_buffer: std::mem::transmute(r.sym("blosc2_schunk_from_buffer")),
-            free: std::mem::transmute(r.sym("blosc2_schunk_free")),
-            append_buffer: std::mem::transmute(r.sym("blosc2_schunk_append_buffer")),
-            append_chunk: std::mem::transmute(r.sym("blosc2_schunk_append_chunk")),
-            decompress_chunk: std::mem::transmute(r.sym("blosc2_schunk_decompress_chunk")),
-            get_chunk: std::mem::transmute(r.sym("blosc2_schunk_get_chunk")),
-            to_buffer: std::mem::transmute(r.sym("blosc2_schunk_to_buffer")),
-            to_file: std::mem::transmute(r.sym("blosc2_schunk_to_file")),
-            append_file: std::mem::transmute(r.sym("blosc2_schunk_append_file")),
-            copy: std::mem::transmute(r.sym("blosc2_schunk_copy")),
-        }
+c_api! {
+    /// The super-chunk entry points both libraries share (same C signatures).
+    struct Api {
+        new: blosc2_schunk_new as unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
+        open: blosc2_schunk_open as unsafe extern "C" fn(*const c_char) -> Sc,
+        from_buffer: blosc2_schunk_from_buffer as unsafe extern "C" fn(*mut u8, i64, bool) -> Sc,
+        free: blosc2_schunk_free as unsafe extern "C" fn(Sc) -> c_int,
+        append_buffer: blosc2_schunk_append_buffer
+            as unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
+        append_chunk: blosc2_schunk_append_chunk as unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
+        decompress_chunk: blosc2_schunk_decompress_chunk
+            as unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
+        get_chunk: blosc2_schunk_get_chunk
+            as unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+        to_buffer: blosc2_schunk_to_buffer
+            as unsafe extern "C" fn(Sc, *mut *mut u8, *mut bool) -> i64,
+        to_file: blosc2_schunk_to_file as unsafe extern "C" fn(Sc, *const c_char) -> i64,
+        append_file: blosc2_schunk_append_file as unsafe extern "C" fn(Sc, *const c_char) -> i64,
+        copy: blosc2_schunk_copy as unsafe extern "C" fn(Sc, *mut blosc2_storage) -> Sc,
     }
 }
 
@@ -736,7 +705,7 @@ fn main() {
     ];
     let dir: PathBuf = std::env::temp_dir().join(format!("b2f-bench-frame-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (o, r) = (ours(), theirs());
+    let (o, r) = (Api::ours(), Api::theirs());
     // Compressible input (ratio ~4 with shuffle): small integers, typesize 4; 64 MiB.
     let src = common::data_kind("small_int", 64 << 20, 42);
     println!("load average at start: {}", load_average());

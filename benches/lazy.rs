@@ -17,6 +17,9 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[macro_use]
+#[path = "common/api.rs"]
+mod api;
 #[path = "common/mod.rs"]
 mod timing;
 
@@ -29,41 +32,25 @@ use timing::{env_or, load_average, wall_secs};
 type Sc = *mut blosc2_schunk;
 type Ctx = *mut blosc2_context;
 
-#[derive(Clone, Copy)]
-struct Api {
-    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
-    open: unsafe extern "C" fn(*const c_char) -> Sc,
-    free: unsafe extern "C" fn(Sc) -> c_int,
-    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
-    get_lazychunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
-    getitem_ctx:
-        unsafe extern "C" fn(Ctx, *const c_void, i32, c_int, c_int, *mut c_void, i32) -> c_int,
-}
-
-fn ours() -> Api {
-    b2frame::capi::globals::blosc2_init();
-    Api {
-        new: blosc2_schunk_new,
-        open: blosc2_schunk_open,
-        free: blosc2_schunk_free,
-        append_buffer: blosc2_schunk_append_buffer,
-        get_lazychunk: blosc2_schunk_get_lazychunk,
-        getitem_ctx: blosc2_getitem_ctx,
-    }
-}
-
-fn theirs() -> Api {
-    let r = common::reference::reference();
-    // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
-    unsafe {
-        Api {
-            new: std::mem::transmute(r.sym("blosc2_schunk_new")),
-            open: std::mem::transmute(r.sym("blosc2_schunk_open")),
-            free: std::mem::transmute(r.sym("blosc2_schunk_free")),
-            append_buffer: std::mem::transmute(r.sym("blosc2_schunk_append_buffer")),
-            get_lazychunk: std::mem::transmute(r.sym("blosc2_schunk_get_lazychunk")),
-            getitem_ctx: std::mem::transmute(r.sym("blosc2_getitem_ctx")),
-        }
+c_api! {
+    struct Api {
+        new: blosc2_schunk_new as unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
+        open: blosc2_schunk_open as unsafe extern "C" fn(*const c_char) -> Sc,
+        free: blosc2_schunk_free as unsafe extern "C" fn(Sc) -> c_int,
+        append_buffer: blosc2_schunk_append_buffer
+            as unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
+        get_lazychunk: blosc2_schunk_get_lazychunk
+            as unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+        getitem_ctx: blosc2_getitem_ctx
+            as unsafe extern "C" fn(
+                Ctx,
+                *const c_void,
+                i32,
+                c_int,
+                c_int,
+                *mut c_void,
+                i32,
+            ) -> c_int,
     }
 }
 
@@ -129,7 +116,7 @@ fn main() {
         .tempdir()
         .unwrap();
     let path = CString::new(dir.path().join("big.b2frame").to_str().unwrap()).unwrap();
-    let (o, t) = (ours(), theirs());
+    let (o, t) = (Api::ours(), Api::theirs());
     // Written by c-blosc2, so that both read the same bytes.
     // SAFETY: C calls with valid arguments; the super-chunk is freed before the reads.
     unsafe {

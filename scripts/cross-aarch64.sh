@@ -24,6 +24,8 @@ cd "$root"
 triple=aarch64-unknown-linux-gnu
 sysroot=/usr/aarch64-linux-gnu
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
+# shellcheck source=scripts/cross-common.sh
+. "$root/scripts/cross-common.sh"
 out="$target_dir/$triple/release"
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-aarch64.XXXXXX")
 keep_work=0
@@ -50,29 +52,9 @@ command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need_apt+=(gcc-aarch64-linux
 # g++ too: zfp-sys (the default `zfp` feature) configures zfp with CMake, which wants a C++ compiler.
 command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || need_apt+=(g++-aarch64-linux-gnu)
 command -v qemu-aarch64 >/dev/null 2>&1 || need_apt+=(qemu-user)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "installing ${need_apt[*]} with apt-get"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null || {
-    echo "apt-get install ${need_apt[*]} failed" >&2
-    exit 1
-  }
-fi
-if ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
-  rustup target add "$triple" || { echo "rustup target add $triple failed" >&2; exit 1; }
-fi
-version=$(sed -n 's/^blosc2==//p' "$root/scripts/requirements-test.txt")
-refdir="$target_dir/reference-wheels/manylinux_2_28_aarch64-$version"
-if [ ! -f "$refdir/blosc2/lib/libblosc2.so.9" ]; then
-  rm -rf "$refdir" && mkdir -p "$refdir/wheel"
-  "$root/.venv/bin/pip" download -q --disable-pip-version-check "blosc2==$version" \
-    --platform manylinux_2_28_aarch64 --only-binary :all: --no-deps -d "$refdir/wheel" &&
-    "$root/.venv/bin/python" -m zipfile -e "$refdir"/wheel/*.whl "$refdir" || {
-    echo "could not fetch the aarch64 python-blosc2 $version wheel" >&2
-    exit 1
-  }
-fi
+cross_apt_install ${need_apt[@]+"${need_apt[@]}"}
+cross_rust_target
+cross_reference_wheel manylinux_2_28_aarch64 blosc2/lib/libblosc2.so.9 aarch64
 reflib="$refdir/blosc2/lib/libblosc2.so.9"
 refinc="$refdir/blosc2/include"
 readelf -h "$reflib" 2>/dev/null | grep -q 'Machine:.*AArch64' || { echo "$reflib is not an aarch64 library" >&2; exit 1; }

@@ -9,8 +9,8 @@
 #      Rust's standard library imports);
 #   2. builds b2frame.dll with its import library libb2frame.dll.a, libb2frame.a and
 #      b2frame.exe (the CLI);
-#   3. Rust tests under wine (cargo's runner; tests that start processes read the same runner
-#      from CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER), all binaries but those WIN_SKIP names;
+#   3. Rust tests under wine (cargo's runner), every test binary; the tests that start Linux
+#      programs (python-blosc2's Python, the C compiler) go through scripts/windows/unixrun.c;
 #   4. every C test of ctests/, compiled with mingw-w64 against include/ and the import library
 #      (scripts/windows/posix_compat.h maps the tests' own setenv/mkdir), run under wine;
 #   5. frames: tests/dropin/dropin.c built for Windows writes every kind of frame on b2frame.dll
@@ -21,13 +21,15 @@
 #      a find_package(B2frame) project and a pkg-config build against it, shared and static.
 # Ends with `N passed, M failed` (one per step) and exits non-zero if a step failed.
 #
-# Environment: CARGO_TARGET_DIR is honoured; B2FRAME_WINDOWS_SKIP replaces the list of Rust test
-# binaries left out (see WIN_SKIP below).
+# Environment: CARGO_TARGET_DIR is honoured; B2FRAME_WINDOWS_SKIP and B2FRAME_WINDOWS_SKIP_TESTS
+# replace the lists of Rust test binaries and test functions left out (see WIN_SKIP below).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 triple=x86_64-pc-windows-gnu
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
+# shellcheck source=scripts/cross-common.sh
+. "$root/scripts/cross-common.sh"
 out="$target_dir/$triple/release"
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-windows.XXXXXX")
 keep_work=0
@@ -38,27 +40,16 @@ failed=0
 ok() { echo "PASS windows: $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL windows: $1"; failed=$((failed + 1)); keep_work=1; }
 
-# The Rust tests run under wine: the unit tests and every integration test binary of tests/ and
-# cli/tests but those WIN_SKIP names (B2FRAME_WINDOWS_SKIP replaces the list), for these reasons:
-#  * they start the Linux Python of .venv, which a Windows process cannot start under wine
-#    (CreateProcess fails with "Invalid handle"): frame_python, schunk_python, cli;
-#  * they free buffers the reference DLL allocated with the test binary's own `free`: the wheel's
-#    libblosc2.dll (MSVC) allocates on the UCRT heap, a windows-gnu program frees on msvcrt's
-#    (tests/common/reference.rs `free_ref` does it right; these binaries do not use it yet):
-#    frame_reference, schunk_reference, schunk_reference_blosc1;
-#  * schunk_reference_fields: the reference libblosc2.dll reads through a NULL pointer in one of
-#    its cases under wine (an unhandled page fault inside c-blosc2; not investigated yet);
-#  * chunk_unit_fork: there is no fork() on Windows;
-#  * capi_conventions: regenerates include/b2frame.h with cbindgen, a host tool;
-#  * capi_reference_abi: starts a C compiler from inside the test; step 6 below makes the same
-#    comparison (abi_dump.c against the Windows wheel's headers and ours) under wine.
-WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-frame_python schunk_python cli frame_reference schunk_reference schunk_reference_blosc1 schunk_reference_fields chunk_unit_fork capi_conventions capi_reference_abi})
-# Test functions left out by name (`--skip`; B2FRAME_WINDOWS_SKIP_TESTS replaces the list):
-#  * every_bit_flip_of_an_sframe_is_reported: rewrites and reopens an sframe for each of the 8
-#    bits of every byte of each of its files; under wine every file open costs milliseconds and
-#    it ran for over 8 minutes without finishing. The fingerprint logic has nothing
-#    platform-dependent; the cframe variant of the test runs here, the sframe one on Linux.
-WIN_SKIP_TESTS=(${B2FRAME_WINDOWS_SKIP_TESTS-every_bit_flip_of_an_sframe_is_reported})
+# The Rust tests run under wine: the unit tests and every integration test binary of tests/
+# (tests/*.rs and the grouped tests/<layer>/main.rs) and cli/tests. Tests that start Linux
+# programs (the Python of .venv with python-blosc2; the C compiler in capi reference_abi) reach
+# them through scripts/windows/unixrun.c (see there why a Windows process under wine needs it).
+# chunk_unit_fork is POSIX only (#![cfg(unix)]: no fork() on Windows) and runs no test here.
+# B2FRAME_WINDOWS_SKIP names test binaries to leave out (none by default).
+WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-})
+# Test functions left out by name (`--skip`; B2FRAME_WINDOWS_SKIP_TESTS replaces the list; none
+# by default).
+WIN_SKIP_TESTS=(${B2FRAME_WINDOWS_SKIP_TESTS-})
 
 # 1. Tools, target, the reference wheel and a wine prefix.
 need_apt=()
@@ -66,29 +57,9 @@ command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need_apt+=(gcc-mingw-w64-x8
 # g++ too: zfp-sys (the default `zfp` feature) configures zfp with CMake, which wants a C++ compiler.
 command -v x86_64-w64-mingw32-g++ >/dev/null 2>&1 || need_apt+=(g++-mingw-w64-x86-64)
 command -v wine >/dev/null 2>&1 || need_apt+=(wine wine64)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "installing ${need_apt[*]} with apt-get"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null || {
-    echo "apt-get install ${need_apt[*]} failed" >&2
-    exit 1
-  }
-fi
-if ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
-  rustup target add "$triple" || { echo "rustup target add $triple failed" >&2; exit 1; }
-fi
-version=$(sed -n 's/^blosc2==//p' "$root/scripts/requirements-test.txt")
-refdir="$target_dir/reference-wheels/win_amd64-$version"
-if [ ! -f "$refdir/blosc2/lib/libblosc2.dll" ]; then
-  rm -rf "$refdir" && mkdir -p "$refdir/wheel"
-  "$root/.venv/bin/pip" download -q --disable-pip-version-check "blosc2==$version" \
-    --platform win_amd64 --only-binary :all: --no-deps -d "$refdir/wheel" &&
-    "$root/.venv/bin/python" -m zipfile -e "$refdir"/wheel/*.whl "$refdir" || {
-    echo "could not fetch the win_amd64 python-blosc2 $version wheel" >&2
-    exit 1
-  }
-fi
+cross_apt_install ${need_apt[@]+"${need_apt[@]}"}
+cross_rust_target
+cross_reference_wheel win_amd64 blosc2/lib/libblosc2.dll win_amd64
 reflibdir="$refdir/blosc2/lib"
 refinc="$refdir/blosc2/include"
 echo "reference c-blosc2 for Windows: $reflibdir/libblosc2.dll"
@@ -120,11 +91,25 @@ else
   bad "cargo build --target $triple"
 fi
 
-# 3. Rust tests.
+# 3. Rust tests, with Windows stand-ins for the Linux programs some tests start.
+unix="$work/unix"
+mkdir -p "$unix"
+for name in python cc; do
+  x86_64-w64-mingw32-gcc -std=gnu11 -O1 -Wall -Wextra -Werror -o "$unix/$name.exe" \
+    "$root/scripts/windows/unixrun.c" || bad "building scripts/windows/unixrun.c"
+done
+export B2FRAME_UNIX_PYTHON="$root/.venv/bin/python"
+export B2FRAME_UNIX_CC=x86_64-w64-mingw32-gcc
+B2FRAME_PYTHON=$(winepath -w "$unix/python.exe" 2>/dev/null)
+B2FRAME_TARGET_CC=$(winepath -w "$unix/cc.exe" 2>/dev/null)
+export B2FRAME_PYTHON B2FRAME_TARGET_CC
 test_args=(--lib)
 ran=()
-for f in "$root"/tests/*.rs "$root"/cli/tests/*.rs; do
-  t=$(basename "$f" .rs)
+for f in "$root"/tests/*.rs "$root"/tests/*/main.rs "$root"/cli/tests/*.rs; do
+  case "$f" in
+    */main.rs) t=$(basename "$(dirname "$f")") ;;
+    *) t=$(basename "$f" .rs) ;;
+  esac
   [[ " ${WIN_SKIP[*]-} " == *" $t "* ]] && continue
   test_args+=(--test "$t")
   ran+=("$t")

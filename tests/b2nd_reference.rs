@@ -63,6 +63,8 @@ struct Api {
         *mut i64,
         i64,
     ) -> c_int,
+    /// Frees what this library allocated (on Windows the reference's C runtime is another).
+    free_mem: unsafe fn(*mut c_void),
 }
 
 fn ours() -> Api {
@@ -84,6 +86,7 @@ fn ours() -> Api {
         delete: b2nd_delete,
         get_sparse: b2nd_get_sparse_cbuffer,
         get_orthogonal: b2nd_get_orthogonal_selection,
+        free_mem: common::reference::free_ours,
     }
 }
 
@@ -109,6 +112,7 @@ fn theirs() -> Api {
             delete: std::mem::transmute(r.sym("b2nd_delete")),
             get_sparse: std::mem::transmute(r.sym("b2nd_get_sparse_cbuffer")),
             get_orthogonal: std::mem::transmute(r.sym("b2nd_get_orthogonal_selection")),
+            free_mem: common::reference::free_ref,
         }
     }
 }
@@ -287,7 +291,7 @@ fn cframe(api: &Api, a: Arr) -> Vec<u8> {
         assert_eq!((api.to_cframe)(a, &mut p, &mut len, &mut nf), 0);
         let v = std::slice::from_raw_parts(p, len as usize).to_vec();
         if nf {
-            libc::free(p as *mut c_void);
+            (api.free_mem)(p as *mut c_void);
         }
         v
     }

@@ -285,6 +285,8 @@ struct Api {
         *mut c_void,
         i32,
     ) -> c_int,
+    /// Frees what this library allocated (on Windows the reference's C runtime is another).
+    free_mem: unsafe fn(*mut c_void),
 }
 
 fn ours() -> Api {
@@ -307,6 +309,7 @@ fn ours() -> Api {
         register: io::blosc2_register_io_cb,
         get_lazychunk: schunk::blosc2_schunk_get_lazychunk,
         getitem_ctx: b2frame::capi::codec::blosc2_getitem_ctx,
+        free_mem: common::reference::free_ours,
     };
     api.register_memfs();
     api
@@ -333,6 +336,7 @@ fn refr() -> Api {
             register: std::mem::transmute(l.sym("blosc2_register_io_cb")),
             get_lazychunk: std::mem::transmute(l.sym("blosc2_schunk_get_lazychunk")),
             getitem_ctx: std::mem::transmute(l.sym("blosc2_getitem_ctx")),
+            free_mem: common::reference::free_ref,
         }
     };
     api.register_memfs();
@@ -529,7 +533,7 @@ impl Api {
         unsafe {
             assert!((self.vlmeta_get)(sc, c"attrs".as_ptr(), &mut p, &mut len) >= 0);
             assert_eq!(std::slice::from_raw_parts(p, len as usize), b"attributes");
-            libc::free(p as *mut c_void);
+            (self.free_mem)(p as *mut c_void);
         }
     }
 

@@ -349,6 +349,8 @@ mod chunk_getitem_check;
 mod chunk_roundtrip_check;
 #[path = "../fuzz/checks/codec_stream.rs"]
 mod codec_stream_check;
+#[path = "../fuzz/checks/frame_fingerprint.rs"]
+mod frame_fingerprint_check;
 #[path = "../fuzz/checks/frame_lazy.rs"]
 mod frame_lazy_check;
 #[allow(dead_code)]
@@ -550,6 +552,31 @@ fn zero_chunk_equivalent_with_hostile_frame_typesize_stays_small() {
         "frame_mutate",
         "oom-zeros-chunk-hostile-typesize",
     ));
+}
+
+/// frame_fingerprint finding (fixed): seven byte edits of a small cframe file (897 bytes, three
+/// chunks) turned its memcpyed offsets index into a ZERO special chunk claiming 654 MB of
+/// entries (81.8 million times stored offset 0) under a header claiming 704 MB, and the open
+/// expanded it to 1.3 GB of locations (libFuzzer out-of-memory). Stored entries are now bounded
+/// by the data section they must fit in, and a repeated stored entry is refused before the
+/// index is expanded: the open fails with `Data` (c-blosc2 reads offsets lazily and would open
+/// it; no writer names one chunk twice).
+#[test]
+fn frame_fingerprint_repeated_stored_index_fails_the_open() {
+    use b2frame::frame::Frame;
+    let input = regression("frame_fingerprint", "oom-repeated-stored-index");
+    let (_, f, _) = frame_fingerprint_check::mutate(&input).unwrap();
+    assert_eq!(f.len(), 897);
+    assert_eq!(Frame::from_bytes(&f).err(), Some(Error::Data));
+    // The same bytes through the C API's buffer open.
+    let mut copy = f.clone();
+    // SAFETY: `copy` is a live buffer of `copy.len()` bytes for the whole call; copy = true,
+    // so the library keeps no pointer into it.
+    let sc = unsafe {
+        b2frame::capi::schunk::blosc2_schunk_from_buffer(copy.as_mut_ptr(), copy.len() as i64, true)
+    };
+    assert!(sc.is_null());
+    frame_fingerprint_check::run(&input);
 }
 
 /// frame_mutate finding (fixed): in a frame with variable chunk sizes a NaN special chunk (32

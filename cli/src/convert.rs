@@ -251,13 +251,20 @@ pub fn compact(path: &Path) -> CliResult<()> {
     // Streamed into a temporary file next to it chunk by chunk (a frame larger than memory
     // compacts too), synced, then renamed over the original: a crash leaves the old file or
     // the compacted one (docs/durability.md, "Whole-file calls").
+    // The source is closed before the rename: Windows refuses to rename over a file that is
+    // open without FILE_SHARE_DELETE semantics for renames (wine always, older Windows too).
     let mut failed = None;
     let mut after = 0;
+    let mut src = Some(f);
     b2frame_core::frame::record::publish_with(path, false, true, |w| {
+        let f = src
+            .take()
+            .ok_or_else(|| std::io::Error::other("no source"))?;
         after = f.write_compacted(w).map_err(|e| {
             failed = Some(format!("cannot compact: {e}"));
             std::io::Error::other("compaction failed")
         })?;
+        drop(f);
         Ok(())
     })
     .map_err(|e| {
@@ -266,7 +273,6 @@ pub fn compact(path: &Path) -> CliResult<()> {
             failed.unwrap_or_else(|| format!("cannot write compacted frame: {e}")),
         )
     })?;
-    drop(f);
     emit(&format!(
         "{}: {} -> {} bytes\n",
         path.display(),

@@ -186,11 +186,10 @@ fn reported(bytes: &[u8]) -> bool {
     }
 }
 
-/// Runs one fuzz input; panics on a violated property.
-pub fn run(data: &[u8]) {
-    let Some((&sel, ops)) = data.split_first() else {
-        return;
-    };
+/// The base frame an input picks, the frame after its changes, and whether the change is a
+/// burst (see the module docs); `None` for an empty input.
+pub fn mutate(data: &[u8]) -> Option<(&'static [u8], Vec<u8>, bool)> {
+    let (&sel, ops) = data.split_first()?;
     let bases = bases();
     let base = &bases[(sel >> 1) as usize % bases.len()];
     let mut f = base.clone();
@@ -211,9 +210,18 @@ pub fn run(data: &[u8]) {
             f[pos] = e[2];
         }
     }
+    Some((base, f, burst))
+}
+
+/// Runs one fuzz input; panics on a violated property.
+pub fn run(data: &[u8]) {
+    let Some((base, f, burst)) = mutate(data) else {
+        return;
+    };
+    let len = f.len();
     let opened = Frame::from_bytes(&f);
     let verdict = opened.as_ref().ok().map(|fr| fr.verify_fingerprint());
-    if f == *base {
+    if f == base {
         assert_eq!(verdict, Some(Ok(Verdict::Match)), "untouched frame");
         return;
     }

@@ -10,7 +10,6 @@ use b2frame::capi::types::*;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::mem::{offset_of, size_of};
-use std::path::PathBuf;
 use std::process::Command;
 
 /// Output of abi_dump.c built against the reference headers, one fact per line (built once).
@@ -26,7 +25,6 @@ fn build_and_run_dump() -> Vec<String> {
         include.join("blosc2.h").exists(),
         "reference headers missing at {include:?}"
     );
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     // Removed when this returns (see `common::scratch`).
     let dir = common::scratch::dir("b2frame-abi-dump-");
     let exe = dir.join("abi_dump");
@@ -36,7 +34,9 @@ fn build_and_run_dump() -> Vec<String> {
     let status = Command::new(&cc)
         .args(["-std=gnu11", "-O1", "-w", "-I"])
         .arg(&include)
-        .arg(root.join("tests/abi/abi_dump.c"))
+        // One string: `Path::join` would add a `\` on Windows, where this Unix path goes to the
+        // Linux cross compiler (scripts/windows/unixrun.c).
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/abi/abi_dump.c"))
         .arg("-o")
         .arg(&exe)
         .arg("-Wl,--unresolved-symbols=ignore-all")

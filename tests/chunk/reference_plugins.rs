@@ -546,9 +546,14 @@ fn codec_tables_know_the_plugins_like_the_reference() {
                 assert_eq!(cstr(l1), cstr(l2));
                 assert_eq!(cstr(v1), cstr(v2));
             }
-            for p in [l1, v1, l2, v2] {
+            for p in [l1, v1] {
                 if !p.is_null() {
                     libc::free(p.cast());
+                }
+            }
+            for p in [l2, v2] {
+                if !p.is_null() {
+                    common::reference::free_ref(p.cast());
                 }
             }
         }

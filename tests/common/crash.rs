@@ -260,31 +260,71 @@ pub fn crash_images_at(
         files.len() <= 1,
         "a cframe commit touched several files: {files:?}"
     );
+    crash_states(
+        before.to_vec(),
+        events,
+        durable,
+        |e| matches!(e, Event::Sync { .. }),
+        |e| byte_tears(e, atomic),
+        true,
+        |img, e, cut| match cut {
+            Cut::Whole => apply(img, e, None),
+            Cut::Torn(t) => apply(img, e, Some(t)),
+            Cut::Holed(h) => apply_holed(img, e, h),
+        },
+    )
+}
+
+/// How much of a write reaches the disk in a crash state.
+#[derive(Clone, Copy)]
+enum Cut {
+    Whole,
+    /// Only its first bytes (see [`apply`]).
+    Torn(usize),
+    /// All but one sector (see [`apply_holed`]).
+    Holed((usize, usize)),
+}
+
+/// The crash states of `before` after `events` (labelled, with "past the last barrier"), the
+/// one enumeration every image kind shares. Without `durable`: every prefix of the events, and
+/// each event torn at its `byte_tears`. With it: for each epoch between two `barrier` events,
+/// every subset of its events over the state at the epoch's start, and with `sector_faults`
+/// also each chosen write torn at a sector boundary ([`tears`]) or missing one sector
+/// ([`holes`]).
+fn crash_states<I: Clone>(
+    before: I,
+    events: &[Event],
+    durable: bool,
+    barrier: impl Fn(&Event) -> bool,
+    byte_tears: impl Fn(&Event) -> Vec<usize>,
+    sector_faults: bool,
+    apply: impl Fn(&mut I, &Event, Cut),
+) -> Vec<(String, I, bool)> {
     let mut out = Vec::new();
     if !durable {
-        let mut img = before.to_vec();
+        let mut img = before;
         for (k, e) in events.iter().enumerate() {
             out.push((format!("after {k} events"), img.clone(), false));
-            for t in byte_tears(e, atomic) {
+            for t in byte_tears(e) {
                 let mut torn = img.clone();
-                apply(&mut torn, e, Some(t));
+                apply(&mut torn, e, Cut::Torn(t));
                 out.push((format!("event {k} torn at {t}"), torn, false));
             }
-            apply(&mut img, e, None);
+            apply(&mut img, e, Cut::Whole);
         }
         out.push(("all events".into(), img, false));
         return out;
     }
-    let last_sync = events.iter().rposition(|e| matches!(e, Event::Sync { .. }));
-    let mut img = before.to_vec();
+    let last = events.iter().rposition(&barrier);
+    let mut img = before;
     let mut start = 0;
     while start <= events.len() {
         let end = events[start..]
             .iter()
-            .position(|e| matches!(e, Event::Sync { .. }))
+            .position(&barrier)
             .map_or(events.len(), |p| start + p);
-        let epoch: Vec<&Event> = events[start..end].iter().collect();
-        let past_last = last_sync.is_some_and(|s| start > s);
+        let epoch = &events[start..end];
+        let past_last = last.is_some_and(|s| start > s);
         assert!(
             epoch.len() <= 12,
             "epoch too long to enumerate: {}",
@@ -292,46 +332,45 @@ pub fn crash_images_at(
         );
         for mask in 0u32..(1 << epoch.len()) {
             let chosen: Vec<usize> = (0..epoch.len()).filter(|i| mask & (1 << i) != 0).collect();
-            let mut base = img.clone();
-            for &i in &chosen {
-                apply(&mut base, epoch[i], None);
-            }
+            // The chosen events over the epoch's start, event `i` cut by `cut`.
+            let state = |faulty: Option<(usize, Cut)>| {
+                let mut x = img.clone();
+                for &j in &chosen {
+                    let cut = match faulty {
+                        Some((i, cut)) if i == j => cut,
+                        _ => Cut::Whole,
+                    };
+                    apply(&mut x, &epoch[j], cut);
+                }
+                x
+            };
             out.push((
                 format!("epoch at {start}, subset {mask:b}"),
-                base,
+                state(None),
                 past_last,
             ));
+            if !sector_faults {
+                continue;
+            }
             for &i in &chosen {
-                for t in tears(epoch[i]) {
-                    let mut torn = img.clone();
-                    for &j in &chosen {
-                        apply(&mut torn, epoch[j], if j == i { Some(t) } else { None });
-                    }
+                for t in tears(&epoch[i]) {
                     out.push((
                         format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
-                        torn,
+                        state(Some((i, Cut::Torn(t)))),
                         past_last,
                     ));
                 }
-                for h in holes(epoch[i]) {
-                    let mut holed = img.clone();
-                    for &j in &chosen {
-                        if j == i {
-                            apply_holed(&mut holed, epoch[j], h);
-                        } else {
-                            apply(&mut holed, epoch[j], None);
-                        }
-                    }
+                for h in holes(&epoch[i]) {
                     out.push((
                         format!("epoch at {start}, subset {mask:b}, {i} without {h:?}"),
-                        holed,
+                        state(Some((i, Cut::Holed(h)))),
                         past_last,
                     ));
                 }
             }
         }
-        for e in &epoch {
-            apply(&mut img, e, None);
+        for e in epoch {
+            apply(&mut img, e, Cut::Whole);
         }
         start = end + 1;
     }
@@ -408,52 +447,19 @@ pub fn crash_dir_images(
     events: &[Event],
     durable: bool,
 ) -> Vec<(String, DirImage, bool)> {
-    let barrier = |e: &Event| matches!(e, Event::Sync { .. } | Event::SyncDir { .. });
-    let mut out = Vec::new();
-    if !durable {
-        let mut img = before.clone();
-        for (k, e) in events.iter().enumerate() {
-            out.push((format!("after {k} events"), img.clone(), false));
-            for t in byte_tears(e, &(0..0)) {
-                let mut torn = img.clone();
-                apply_dir(&mut torn, e, Some(t));
-                out.push((format!("event {k} torn at {t}"), torn, false));
-            }
-            apply_dir(&mut img, e, None);
-        }
-        out.push(("all events".into(), img, false));
-        return out;
-    }
-    let last = events.iter().rposition(barrier);
-    let mut img = before.clone();
-    let mut start = 0;
-    while start <= events.len() {
-        let end = events[start..]
-            .iter()
-            .position(barrier)
-            .map_or(events.len(), |p| start + p);
-        let epoch = &events[start..end];
-        let past_last = last.is_some_and(|s| start > s);
-        assert!(epoch.len() <= 12, "epoch too long: {}", epoch.len());
-        for mask in 0u32..(1 << epoch.len()) {
-            let mut base = img.clone();
-            for (i, e) in epoch.iter().enumerate() {
-                if mask & (1 << i) != 0 {
-                    apply_dir(&mut base, e, None);
-                }
-            }
-            out.push((
-                format!("epoch at {start}, subset {mask:b}"),
-                base,
-                past_last,
-            ));
-        }
-        for e in epoch {
-            apply_dir(&mut img, e, None);
-        }
-        start = end + 1;
-    }
-    out
+    crash_states(
+        before.clone(),
+        events,
+        durable,
+        |e| matches!(e, Event::Sync { .. } | Event::SyncDir { .. }),
+        |e| byte_tears(e, &(0..0)),
+        false,
+        |img, e, cut| match cut {
+            Cut::Whole => apply_dir(img, e, None),
+            Cut::Torn(t) => apply_dir(img, e, Some(t)),
+            Cut::Holed(_) => unreachable!("no sector faults in directory images"),
+        },
+    )
 }
 
 /// The bytes of the frame header at `offset` of the file image `img` (from its `header_len`).
@@ -594,80 +600,19 @@ pub fn crash_tree_images(
     events: &[Event],
     durable: bool,
 ) -> Vec<(String, Tree, bool)> {
-    let barrier = |e: &Event| matches!(e, Event::Sync { .. } | Event::SyncDir { .. });
-    let mut out = Vec::new();
-    if !durable {
-        let mut img = before.clone();
-        for (k, e) in events.iter().enumerate() {
-            out.push((format!("after {k} events"), img.clone(), false));
-            for t in byte_tears(e, &(0..0)) {
-                let mut torn = img.clone();
-                apply_tree(&mut torn, root, e, Some(t));
-                out.push((format!("event {k} torn at {t}"), torn, false));
-            }
-            apply_tree(&mut img, root, e, None);
-        }
-        out.push(("all events".into(), img, false));
-        return out;
-    }
-    let last = events.iter().rposition(barrier);
-    let mut img = before.clone();
-    let mut start = 0;
-    while start <= events.len() {
-        let end = events[start..]
-            .iter()
-            .position(barrier)
-            .map_or(events.len(), |p| start + p);
-        let epoch = &events[start..end];
-        let past_last = last.is_some_and(|s| start > s);
-        assert!(epoch.len() <= 12, "epoch too long: {}", epoch.len());
-        for mask in 0u32..(1 << epoch.len()) {
-            let chosen: Vec<usize> = (0..epoch.len()).filter(|i| mask & (1 << i) != 0).collect();
-            let mut base = img.clone();
-            for &i in &chosen {
-                apply_tree(&mut base, root, &epoch[i], None);
-            }
-            out.push((
-                format!("epoch at {start}, subset {mask:b}"),
-                base,
-                past_last,
-            ));
-            for &i in &chosen {
-                for t in tears(&epoch[i]) {
-                    let mut torn = img.clone();
-                    for &j in &chosen {
-                        let keep = if j == i { Some(t) } else { None };
-                        apply_tree(&mut torn, root, &epoch[j], keep);
-                    }
-                    out.push((
-                        format!("epoch at {start}, subset {mask:b}, {i} torn at {t}"),
-                        torn,
-                        past_last,
-                    ));
-                }
-                for h in holes(&epoch[i]) {
-                    let mut holed = img.clone();
-                    for &j in &chosen {
-                        if j == i {
-                            apply_tree_holed(&mut holed, root, &epoch[j], h);
-                        } else {
-                            apply_tree(&mut holed, root, &epoch[j], None);
-                        }
-                    }
-                    out.push((
-                        format!("epoch at {start}, subset {mask:b}, {i} without {h:?}"),
-                        holed,
-                        past_last,
-                    ));
-                }
-            }
-        }
-        for e in epoch {
-            apply_tree(&mut img, root, e, None);
-        }
-        start = end + 1;
-    }
-    out
+    crash_states(
+        before.clone(),
+        events,
+        durable,
+        |e| matches!(e, Event::Sync { .. } | Event::SyncDir { .. }),
+        |e| byte_tears(e, &(0..0)),
+        true,
+        |img, e, cut| match cut {
+            Cut::Whole => apply_tree(img, root, e, None),
+            Cut::Torn(t) => apply_tree(img, root, e, Some(t)),
+            Cut::Holed(h) => apply_tree_holed(img, root, e, h),
+        },
+    )
 }
 
 /// [`apply_tree`] of a write that misses the bytes `hole` (see [`apply_holed`]).

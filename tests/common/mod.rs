@@ -142,11 +142,13 @@ pub fn target_runner() -> Option<Vec<String>> {
     (!words.is_empty()).then_some(words)
 }
 
-/// The C compiler for the target: `CC_<triple>` (the cc crate's name for it), else `CC`, else
-/// `cc`.
+/// The C compiler for the target: `B2FRAME_TARGET_CC` (a test-only setting:
+/// scripts/cross-windows.sh points it at a Windows stand-in that runs the Linux cross compiler
+/// from inside wine), else `CC_<triple>` (the cc crate's name for it), else `CC`, else `cc`.
 pub fn target_cc() -> String {
     let triple = target_triple().replace('-', "_");
-    std::env::var(format!("CC_{triple}"))
+    std::env::var("B2FRAME_TARGET_CC")
+        .or_else(|_| std::env::var(format!("CC_{triple}")))
         .or_else(|_| std::env::var("CC"))
         .unwrap_or_else(|_| "cc".into())
 }

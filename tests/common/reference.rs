@@ -145,6 +145,36 @@ pub fn ref_decompress(chunk: &[u8], nbytes: usize, nthreads: i16) -> Result<Vec<
     Ok(dst)
 }
 
+/// `malloc` of the reference library's C runtime: for buffers whose ownership passes to it
+/// (it frees them with that runtime's `free`; on Windows the wheel's DLL uses the UCRT).
+pub fn malloc_ref(size: usize) -> *mut c_void {
+    #[cfg(unix)]
+    // SAFETY: plain allocation (one C runtime on Unix).
+    unsafe {
+        libc::malloc(size)
+    }
+    #[cfg(windows)]
+    {
+        static MALLOC: OnceLock<usize> = OnceLock::new();
+        let f = *MALLOC.get_or_init(|| {
+            let h = dl::open(std::path::Path::new("ucrtbase.dll"));
+            assert!(!h.is_null(), "ucrtbase.dll not found");
+            dl::sym(h, "malloc") as usize
+        });
+        // SAFETY: ucrtbase's `void *malloc(size_t)`.
+        unsafe {
+            let malloc: unsafe extern "C" fn(usize) -> *mut c_void = std::mem::transmute(f);
+            malloc(size)
+        }
+    }
+}
+
+/// `malloc` of b2frame's C runtime (the one the test binary links).
+pub fn malloc_ours(size: usize) -> *mut c_void {
+    // SAFETY: plain allocation.
+    unsafe { libc::malloc(size) }
+}
+
 /// Frees memory the reference library allocated (its C runtime's `free`: on Windows the wheel's
 /// DLL uses the UCRT, another heap than the test's msvcrt).
 ///
@@ -170,6 +200,15 @@ pub unsafe fn free_ref(p: *mut c_void) {
             free(p)
         }
     }
+}
+
+/// Frees memory b2frame allocated (the C runtime the test binary links, as b2frame's).
+///
+/// # Safety
+/// `p` NULL or allocated by b2frame's `malloc`.
+pub unsafe fn free_ours(p: *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { libc::free(p) }
 }
 
 /// Sets (`Some`) or removes (`None`) an environment variable for this process and for the

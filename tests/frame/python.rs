@@ -66,9 +66,11 @@ fn expected() -> Arc<Generated> {
 
 fn generate() -> Generated {
     let dir = common::scratch::dir("b2frame-pyinterop-");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/make_frames.py");
+    // One string (not `Path::join`, which on Windows would add a `\` to this Unix path, given to
+    // a Linux Python under wine).
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/make_frames.py");
     let out = Command::new(common::python())
-        .arg(&script)
+        .arg(script)
         .arg(dir.path())
         .output()
         .expect("run python");

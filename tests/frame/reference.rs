@@ -72,7 +72,7 @@ fn check_against_reference(api: &Api, s: *mut blosc2_schunk, f: &Frame, what: &s
             assert!(n > 0, "{what}: get_chunk({i}) = {n}");
             let theirs = std::slice::from_raw_parts(p, n as usize).to_vec();
             if needs_free {
-                libc::free(p as *mut c_void);
+                common::reference::free_ref(p as *mut c_void);
             }
             assert_eq!(&ours[..], &theirs[..], "{what}: chunk {i}");
             let info = f.chunk_info(i).unwrap();
@@ -109,7 +109,7 @@ fn check_against_reference(api: &Api, s: *mut blosc2_schunk, f: &Frame, what: &s
             let rc = (api.vlmeta_get)(s, cname.as_ptr(), &mut p, &mut len);
             assert!(rc >= 0, "{what}: vlmeta_get({name}) = {rc}");
             let theirs = std::slice::from_raw_parts(p, len as usize).to_vec();
-            libc::free(p as *mut c_void);
+            common::reference::free_ref(p as *mut c_void);
             assert_eq!(
                 f.vlmetalayer(name).unwrap(),
                 theirs,

@@ -11,18 +11,8 @@ use common::scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn python() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "PYTHON-BLOSC2 NOT FOUND at {}: run scripts/setup-env.sh",
-        p.display()
-    );
-    p
-}
-
 fn run_py(script: &str, args: &[&str]) -> String {
-    let out = Command::new(python())
+    let out = Command::new(common::python())
         .arg("-c")
         .arg(script)
         .args(args)

@@ -35,6 +35,8 @@ struct Api {
     vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
     vlmeta_get: unsafe extern "C" fn(Sc, *const c_char, *mut *mut u8, *mut i32) -> c_int,
     fill_special: unsafe extern "C" fn(Sc, i64, c_int, i32) -> i64,
+    /// Frees what this library allocated (on Windows the reference's C runtime is another).
+    free_mem: unsafe fn(*mut c_void),
 }
 
 fn ours() -> Api {
@@ -54,6 +56,7 @@ fn ours() -> Api {
         vlmeta_add: blosc2_vlmeta_add,
         vlmeta_get: blosc2_vlmeta_get,
         fill_special: blosc2_schunk_fill_special,
+        free_mem: common::reference::free_ours,
     }
 }
 
@@ -78,6 +81,7 @@ fn theirs() -> Api {
             vlmeta_add: std::mem::transmute(r.sym("blosc2_vlmeta_add")),
             vlmeta_get: std::mem::transmute(r.sym("blosc2_vlmeta_get")),
             fill_special: std::mem::transmute(r.sym("blosc2_schunk_fill_special")),
+            free_mem: common::reference::free_ref,
         }
     }
 }
@@ -137,7 +141,7 @@ fn build(api: &Api, path: Option<&CString>, contiguous: bool) -> (Sc, Vec<Vec<u8
         assert!(cb > 0);
         let chunk1 = std::slice::from_raw_parts(c, cb as usize).to_vec();
         if nf {
-            libc::free(c as *mut c_void);
+            (api.free_mem)(c as *mut c_void);
         }
         let mut tmp = chunk1.clone();
         assert_eq!((api.insert_chunk)(sc, 0, tmp.as_mut_ptr(), true), 6);
@@ -145,7 +149,7 @@ fn build(api: &Api, path: Option<&CString>, contiguous: bool) -> (Sc, Vec<Vec<u8
         let cb = (api.get_chunk)(sc, 5, &mut c, &mut nf);
         let mut chunk4 = std::slice::from_raw_parts(c, cb as usize).to_vec();
         if nf {
-            libc::free(c as *mut c_void);
+            (api.free_mem)(c as *mut c_void);
         }
         assert_eq!((api.update_chunk)(sc, 2, chunk4.as_mut_ptr(), true), 6);
         model[2] = model[5].clone();
@@ -204,7 +208,7 @@ fn check(api: &Api, sc: Sc, model: &[Vec<u8>]) {
             std::slice::from_raw_parts(c, len as usize),
             b"{\"author\": \"schunk\"}"
         );
-        libc::free(c as *mut c_void);
+        (api.free_mem)(c as *mut c_void);
     }
 }
 
@@ -264,7 +268,7 @@ fn frames_the_reference_writes_open_in_ours() {
                 (o.free)(x);
             }
             if nf {
-                libc::free(buf as *mut c_void);
+                (r.free_mem)(buf as *mut c_void);
             }
             (r.free)(sc);
             // Ours opens it, appends, and the reference still reads everything.
@@ -375,7 +379,7 @@ fn slice_nchunks_agrees_with_the_reference() {
                         Vec::new()
                     };
                     if !idx.is_null() {
-                        libc::free(idx as *mut c_void);
+                        (api.free_mem)(idx as *mut c_void);
                     }
                     got.push((n, v));
                 }

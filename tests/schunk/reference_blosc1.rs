@@ -28,6 +28,8 @@ struct Api {
     update: PutAt,
     decompress: Dec,
     get_chunk: Get,
+    /// Frees what this library allocated (on Windows the reference's C runtime is another).
+    free_mem: unsafe fn(*mut c_void),
 }
 
 fn ours() -> Api {
@@ -39,6 +41,7 @@ fn ours() -> Api {
         update: blosc2_schunk_update_chunk,
         decompress: blosc2_schunk_decompress_chunk,
         get_chunk: blosc2_schunk_get_chunk,
+        free_mem: common::reference::free_ours,
     }
 }
 
@@ -56,6 +59,7 @@ fn reference() -> Api {
                 r.sym("blosc2_schunk_decompress_chunk"),
             ),
             get_chunk: std::mem::transmute::<*mut c_void, Get>(r.sym("blosc2_schunk_get_chunk")),
+            free_mem: common::reference::free_ref,
         }
     }
 }
@@ -125,7 +129,7 @@ fn plain_history(api: &Api, payload: usize) -> Outcome {
             assert!(n > 0, "get_chunk({i}) -> {n}");
             let bytes = std::slice::from_raw_parts(c, n as usize).to_vec();
             if nf {
-                libc::free(c as *mut c_void);
+                (api.free_mem)(c as *mut c_void);
             }
             chunks.push((rc, out, bytes));
         }

@@ -48,6 +48,10 @@ struct Api {
     create_dctx: unsafe extern "C" fn(blosc2_dparams) -> Ctx,
     get_slice_buffer: unsafe extern "C" fn(Sc, i64, i64, *mut c_void) -> c_int,
     free_ctx: unsafe extern "C" fn(Ctx),
+    /// Frees what this library allocated (on Windows the reference's C runtime is another).
+    free_mem: unsafe fn(*mut c_void),
+    /// Allocates what this library may free.
+    malloc_mem: fn(usize) -> *mut c_void,
 }
 
 fn ours() -> Api {
@@ -73,6 +77,8 @@ fn ours() -> Api {
         create_dctx: b2frame::capi::chunk::blosc2_create_dctx,
         get_slice_buffer: blosc2_schunk_get_slice_buffer,
         free_ctx: blosc2_free_ctx,
+        free_mem: common::reference::free_ours,
+        malloc_mem: common::reference::malloc_ours,
     }
 }
 
@@ -102,6 +108,8 @@ fn theirs() -> Api {
             create_dctx: std::mem::transmute(r.sym("blosc2_create_dctx")),
             get_slice_buffer: std::mem::transmute(r.sym("blosc2_schunk_get_slice_buffer")),
             free_ctx: std::mem::transmute(r.sym("blosc2_free_ctx")),
+            free_mem: common::reference::free_ref,
+            malloc_mem: common::reference::malloc_ref,
         }
     }
 }
@@ -209,7 +217,7 @@ unsafe fn to_buffer(api: &Api, sc: Sc) -> Vec<u8> {
         assert!(n > 0, "{} to_buffer: {n}", api.name);
         let v = std::slice::from_raw_parts(p, n as usize).to_vec();
         if nf {
-            libc::free(p as *mut c_void);
+            (api.free_mem)(p as *mut c_void);
         }
         v
     }
@@ -514,7 +522,8 @@ fn chunk(api: &Api, cp: blosc2_cparams, seed: u32, nbytes: usize) -> *mut u8 {
     unsafe {
         let ctx = (api.create_cctx)(cp);
         let cap = nbytes + BLOSC2_MAX_OVERHEAD as usize;
-        let p = libc::malloc(cap) as *mut u8;
+        // The super-chunk may take it over and free it with its library's `free`.
+        let p = (api.malloc_mem)(cap) as *mut u8;
         let compress: unsafe extern "C" fn(Ctx, *const c_void, i32, *mut c_void, i32) -> i32 =
             if api.name == "b2frame" {
                 b2frame::capi::codec::blosc2_compress_ctx
@@ -624,7 +633,7 @@ fn cparams_setter_persists() {
         let mut got: *mut blosc2_cparams = std::ptr::null_mut();
         assert_eq!((api.get_cparams)(sc, &mut got), 0);
         let g = *got;
-        libc::free(got as *mut c_void);
+        (api.free_mem)(got as *mut c_void);
         assert_eq!(
             (
                 g.compcode,
@@ -651,7 +660,7 @@ fn cparams_setter_persists() {
         assert!((api.get_chunk)(sc, 1, &mut c, &mut nf) > 0);
         assert_eq!(*c.add(2) >> 5, 1, "{}", api.name);
         if nf {
-            libc::free(c as *mut c_void);
+            (api.free_mem)(c as *mut c_void);
         }
     };
     compare("cparams setter after a chunk", cp, &h);

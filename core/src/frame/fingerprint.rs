@@ -675,9 +675,7 @@ impl Tracker {
 
 /// The ids of the stored chunks, in index order.
 fn stored_ids(locs: &[ChunkLoc]) -> Vec<u64> {
-    locs.iter()
-        .filter_map(|l| l.stored())
-        .collect()
+    locs.iter().filter_map(|l| l.stored()).collect()
 }
 
 /// The piece of `len` bytes of `store` from `pos`, read in blocks (lent when in memory).

@@ -194,7 +194,10 @@ impl Frame {
         let old_data = undo.old_data;
         match &mut self.backing {
             Backing::Contiguous(store) if undo.staged.is_some() => {
-                let mut writes = undo.staged.take().unwrap_or_default();
+                // Left `Some` (empty): a rollback after a failed commit must still know the
+                // writes were staged (the file holds the old state), not replay an unstaged
+                // log, which would cut the file to the length it recorded, 0.
+                let mut writes = undo.staged.as_mut().map(std::mem::take).unwrap_or_default();
                 let index_len = index.len() as u64;
                 // A kept index is on disk already, where the new state expects it. (Moved,
                 // not copied: a large frame's index is most of what an append writes.)
@@ -800,9 +803,7 @@ impl Frame {
         let i = i as usize;
         let nbytes = self.nbytes_at(i)?;
         let sparse_cbytes = match (&self.backing, loc.get()) {
-            (Backing::Sparse(_), Loc::Stored(_)) => {
-                i64::from(self.chunk_info(i as i64)?.cbytes)
-            }
+            (Backing::Sparse(_), Loc::Stored(_)) => i64::from(self.chunk_info(i as i64)?.cbytes),
             _ => 0,
         };
         // c-blosc2 compresses the shortened index into a buffer sized for the old one.

@@ -187,6 +187,13 @@ pub fn decompress_index(chunk: &[u8]) -> Result<Vec<u8>> {
 /// the caller) in one pass: stored entries above `max_stored` (or any stored entry when it is
 /// `None`) are `Data` errors.
 ///
+/// The entries' memory is bounded by what the frame can hold: stored entries name distinct
+/// chunks of at least 16 bytes starting at most at `max_stored`, so an index with more than
+/// `max_stored / 16 + 2` of them ([`stored_entries_bound`]), or a one-entry-repeated index
+/// (ZERO, VALUE) whose entry is a stored location named more than once, is a `Data` error
+/// before it is expanded (no writer names a chunk twice; a few header bytes must not make the
+/// open reserve gigabytes). Special entries are bounded by the caller (the header's chunk count).
+///
 /// This is the open path of every frame, so it avoids intermediate copies: memcpyed indexes are
 /// decoded in place, and compressed ones block by block through one block-sized buffer instead
 /// of a zero-filled buffer for the whole index. Unusual layouts (small or unaligned blocks,
@@ -201,39 +208,74 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
     if !nbytes.is_multiple_of(8) {
         return Err(Error::Data);
     }
-    let mut out = Vec::with_capacity(nbytes / 8);
+    let mut budget = stored_entries_bound(max_stored);
     let extended = chunk[2] & 0x05 == 0x05;
     let special = super::chunkinfo::ChunkInfo::parse(chunk)?.special;
     if extended && special == special::NONE && chunk[2] & 0x02 != 0 {
         if chunk.len() != nbytes + EXTENDED_HEADER_LEN {
             return Err(Error::Data);
         }
-        push_entries(&chunk[EXTENDED_HEADER_LEN..], max_stored, &mut out)?;
+        let mut out = Vec::with_capacity(nbytes / 8);
+        push_entries(
+            &chunk[EXTENDED_HEADER_LEN..],
+            max_stored,
+            &mut budget,
+            &mut out,
+        )?;
         return Ok(out);
     }
     // One entry repeated: a ZERO index, or a VALUE index of one 8-byte entry, which is how
     // c-blosc2's `fill_special` stores frames of millions of special chunks (a 221-byte file
     // can hold 16.7 million). Checked once and repeated, instead of expanding the raw index.
     if extended && nbytes > 0 {
-        let one: Option<[u8; 8]> = match special {
-            special::ZERO => Some([0; 8]),
-            special::VALUE => chunk
-                .get(EXTENDED_HEADER_LEN..)
-                .and_then(|v| v.try_into().ok()),
+        let unit: Option<Vec<u8>> = match special {
+            special::ZERO => Some(vec![0; 8]),
+            special::VALUE => chunk.get(EXTENDED_HEADER_LEN..).and_then(|v| {
+                // The value repeats; whole entries repeat every lcm(len, 8) bytes.
+                let l = v.len();
+                let per = (1..=8).find(|k| (k * l).is_multiple_of(8))?;
+                (l > 0 && nbytes.is_multiple_of(l) && nbytes.is_multiple_of(per * l))
+                    .then(|| v.repeat(per))
+            }),
             _ => None,
         };
-        if let Some(entry) = one {
-            let mut first = Vec::with_capacity(1);
-            push_entries(&entry, max_stored, &mut first)?;
-            out.resize(nbytes / 8, first[0]);
+        if let Some(unit) = unit {
+            let mut first = Vec::with_capacity(unit.len() / 8);
+            push_entries(&unit, max_stored, &mut budget, &mut first)?;
+            let repeated = nbytes / unit.len();
+            if repeated > 1 && first.iter().any(|l| l.is_stored()) {
+                return Err(Error::Data);
+            }
+            let mut out = Vec::with_capacity(nbytes / 8);
+            for _ in 0..repeated {
+                out.extend_from_slice(&first);
+            }
             return Ok(out);
         }
     }
+    // Compressed indexes expand up to some 2000 times: reserve only what stored entries can
+    // justify; special entries beyond it grow the vector as they come.
+    let mut out = Vec::with_capacity((nbytes / 8).min(usize::try_from(budget).unwrap_or(0)));
     let bs = h.blocksize.max(0) as usize;
     let regular =
         extended && special == special::NONE && !h.is_memcpyed() && !h.is_lazy() && !h.is_vl();
-    if !regular || h.uses_dict() || bs < 1024 || !bs.is_multiple_of(8) || nbytes == 0 {
-        push_entries(&decompress_index(chunk)?, max_stored, &mut out)?;
+    if !regular
+        || h.uses_dict()
+        || !(1024..=MAX_INDEX_BLOCK).contains(&bs)
+        || !bs.is_multiple_of(8)
+        || nbytes == 0
+    {
+        // Layouts no index writer uses for more than a few entries (c-blosc2 and b2frame
+        // compress indexes in 16 KiB blocks): expanded whole, so only as far as the stored
+        // entries' bound or 16 KiB justifies.
+        if nbytes / 8
+            > usize::try_from(budget)
+                .unwrap_or(usize::MAX)
+                .max(BLOCK_ENTRIES)
+        {
+            return Err(Error::Data);
+        }
+        push_entries(&decompress_index(chunk)?, max_stored, &mut budget, &mut out)?;
         return Ok(out);
     }
     let mut d = chunk::Decompressor::new(chunk::DParams::default(), chunk::no_hooks())?;
@@ -245,7 +287,7 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
         if n % 8 != 0 {
             return Err(Error::Data);
         }
-        push_entries(&block[..n], max_stored, &mut out)?;
+        push_entries(&block[..n], max_stored, &mut budget, &mut out)?;
         done += n;
     }
     if done != nbytes {
@@ -254,9 +296,24 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
     Ok(out)
 }
 
+/// The largest block the block-by-block index decoder takes (c-blosc2 writes 16 KiB blocks).
+const MAX_INDEX_BLOCK: usize = 64 * 1024;
+
+/// How many stored entries an index whose stored locations are at most `max_stored` can hold:
+/// distinct chunks of at least 16 bytes (a chunk header) starting in `[0, max_stored]` and
+/// ending within the 32 bytes after it (cframes: the data section; see `cframe::max_stored`).
+pub fn stored_entries_bound(max_stored: Option<u64>) -> u64 {
+    max_stored.map_or(0, |m| m / chunk::header::MIN_HEADER_LEN as u64 + 2)
+}
+
 /// Appends the entries of `raw` (a multiple of 8 bytes) to `out`, checking stored ones against
-/// `max_stored`.
-fn push_entries(raw: &[u8], max_stored: Option<u64>, out: &mut Vec<ChunkLoc>) -> Result<()> {
+/// `max_stored` and taking them from `budget` (see [`stored_entries_bound`]).
+fn push_entries(
+    raw: &[u8],
+    max_stored: Option<u64>,
+    budget: &mut u64,
+    out: &mut Vec<ChunkLoc>,
+) -> Result<()> {
     if !raw.len().is_multiple_of(8) {
         return Err(Error::Data);
     }
@@ -268,12 +325,15 @@ fn push_entries(raw: &[u8], max_stored: Option<u64>, out: &mut Vec<ChunkLoc>) ->
         .chunks_exact(8)
         .fold(false, |bad, e| bad | (entry(e) >= limit))
     {
+        let n = (raw.len() / 8) as u64;
+        *budget = budget.checked_sub(n).ok_or(Error::Data)?;
         out.extend(raw.chunks_exact(8).map(|e| ChunkLoc(entry(e) as i64)));
         return Ok(());
     }
     for e in raw.chunks_exact(8) {
         let v = i64::from_le_bytes(e.try_into().unwrap_or([0; 8]));
         if (v as u64) < limit {
+            *budget = budget.checked_sub(1).ok_or(Error::Data)?;
             out.push(ChunkLoc(v));
         } else if v >= 0 {
             return Err(Error::Data);
@@ -744,6 +804,52 @@ mod tests {
         );
     }
 
+    /// An index may not name more stored chunks than the data section can hold: a few
+    /// edited header bytes of a small frame (fuzzing found a ZERO index claiming 81 million
+    /// entries, all stored offset 0) must fail before the entries are expanded.
+    #[test]
+    fn stored_entries_are_bounded_by_the_data_section() {
+        let cp = CParams {
+            typesize: 8,
+            ..CParams::default()
+        };
+        let mut buf = [0u8; 64];
+        // ZERO index: every entry is stored offset 0. One entry is fine, two name one chunk.
+        for (nbytes, ok) in [(8, true), (16, false), (654_311_448, false)] {
+            let n = chunk::special::zeros(&cp, nbytes, &mut buf).unwrap();
+            let r = decode_index(&buf[..n], Some(608));
+            assert_eq!(r.is_ok(), ok, "{nbytes}: {r:?}");
+            if !ok {
+                assert_eq!(r, Err(Error::Data));
+            }
+        }
+        // VALUE index of a 16-byte value (two entries, one stored), repeated.
+        let mut value = ChunkLoc::Special(SpecialKind::Nan)
+            .to_entry()
+            .to_le_bytes()
+            .to_vec();
+        value.extend_from_slice(&64i64.to_le_bytes());
+        for (nbytes, ok) in [(16, true), (32, false), (1 << 30, false)] {
+            let cp16 = CParams {
+                typesize: 16,
+                ..CParams::default()
+            };
+            let n = chunk::special::repeatval(&cp16, nbytes, &mut buf, &value).unwrap();
+            assert_eq!(decode_index(&buf[..n], Some(608)).is_ok(), ok, "{nbytes}");
+        }
+        // Compressed index of distinct offsets: at most max_stored / 16 + 2 of them.
+        let locs: Vec<ChunkLoc> = (0..3000u64).map(ChunkLoc::Stored).collect();
+        let c = encode_index(&locs).unwrap();
+        assert_eq!(decode_index(&c, Some(2999)), Err(Error::Data));
+        let bound = stored_entries_bound(Some(2999 * 16));
+        assert!(bound >= 3000);
+        assert_eq!(decode_index(&c, Some(2999 * 16)).unwrap(), locs);
+        // Special entries are not bounded by the data section (the header bounds them).
+        let locs = vec![ChunkLoc::Special(SpecialKind::Zeros); 3000];
+        let c = encode_index(&locs).unwrap();
+        assert_eq!(decode_index(&c, None).unwrap(), locs);
+    }
+
     #[test]
     fn special_value_index_is_expanded() {
         let mut c = vec![5u8, 1, 0x05, 8];
@@ -763,12 +869,17 @@ mod tests {
     }
 
     /// `decode_index` reads one-entry-repeated indexes (ZERO, 8-byte VALUE) without expanding
-    /// them; its answers must be those of the expanding path for every kind of entry.
+    /// them; its answers must be those of the expanding path for every kind of entry, except
+    /// that a stored location named more than once is refused.
     #[test]
     fn repeated_entry_index_matches_the_expanding_path() {
         let expanded = |c: &[u8], max: Option<u64>| -> Result<Vec<ChunkLoc>> {
             let mut out = Vec::new();
-            push_entries(&decompress_index(c)?, max, &mut out)?;
+            let mut budget = u64::MAX;
+            push_entries(&decompress_index(c)?, max, &mut budget, &mut out)?;
+            if out.len() > 1 && out.iter().any(|l| l.is_stored()) {
+                return Err(Error::Data);
+            }
             Ok(out)
         };
         let cp = CParams {

@@ -114,6 +114,9 @@ mod tests {
     struct MemIo {
         files: Mutex<HashMap<PathBuf, Vec<u8>>>,
         opens: Mutex<Vec<String>>,
+        /// Writes ending past this length fail (a backend that cannot grow the file, like a
+        /// copy-on-write mapping on Windows).
+        write_limit: Mutex<Option<usize>>,
     }
 
     struct MemStream<'a> {
@@ -156,6 +159,9 @@ mod tests {
             let mut files = self.io.files.lock().unwrap();
             let f = files.get_mut(&self.path).unwrap();
             let end = pos as usize + data.len();
+            if self.io.write_limit.lock().unwrap().is_some_and(|l| end > l) {
+                return Err(Error::FileWrite);
+            }
             if f.len() < end {
                 f.resize(end, 0);
             }
@@ -208,6 +214,36 @@ mod tests {
             Frame::open_udio(io, Path::new("/virtual/missing"), 0).unwrap_err(),
             Error::FileOpen
         );
+    }
+
+    #[test]
+    fn a_refused_write_leaves_the_file_and_the_frame_as_they_were() {
+        let io = Arc::new(MemIo::default());
+        let (c, d) = params();
+        let p = Path::new("/virtual/full.b2frame");
+        let mut f = Frame::new_udio(io.clone(), p, &c, &d).unwrap();
+        let data: Vec<u8> = (0..4000u32).flat_map(|v| v.to_le_bytes()).collect();
+        let chunk = crate::chunk::compress_vec(&c, &data).unwrap();
+        for _ in 0..3 {
+            f.insert_chunk(f.nchunks(), &chunk).unwrap();
+        }
+        let before = io.files.lock().unwrap()[p].clone();
+        // The backend cannot grow the file: the append's commit fails on its first write past
+        // the end, and the rollback must not touch the committed frame.
+        *io.write_limit.lock().unwrap() = Some(before.len());
+        assert_eq!(
+            f.insert_chunk(f.nchunks(), &chunk).unwrap_err(),
+            Error::FileWrite
+        );
+        assert_eq!(io.files.lock().unwrap()[p], before);
+        assert_eq!(f.nchunks(), 3);
+        assert_eq!(f.decompress_chunk(2).unwrap(), data);
+        let g = Frame::open_udio(io.clone(), p, 0).unwrap();
+        assert_eq!(g.nchunks(), 3);
+        // Once writes succeed again the same append goes through.
+        *io.write_limit.lock().unwrap() = None;
+        assert_eq!(f.insert_chunk(f.nchunks(), &chunk).unwrap(), 4);
+        assert_eq!(f.decompress_chunk(3).unwrap(), data);
     }
 
     #[test]

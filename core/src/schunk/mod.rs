@@ -9,20 +9,23 @@
 //! and every failed operation leaves the super-chunk as it was (the frame layer rolls its
 //! in-memory state back; plain storage checks everything before mutating).
 //!
-//! Compression goes through a [`ChunkCodec`]: the super-chunk's own [`Compressor`] and
-//! [`Decompressor`] by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
+//! Compression goes through a [`ChunkCodec`]: the super-chunk's own
+//! [`Compressor`](crate::chunk::Compressor) and [`Decompressor`](crate::chunk::Decompressor)
+//! by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
 //! carry user codecs and pre/postfilters).
 
 #![forbid(unsafe_code)]
 
 pub(crate) mod build;
+mod codec;
 mod meta;
 mod plain;
+mod refresh;
 mod serialize;
 mod slice;
 
 use crate::chunk::lazy::LazySource;
-use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
+use crate::chunk::{CParams, DParams, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
@@ -34,6 +37,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 pub use build::HeaderTemplate;
+pub use codec::{ChunkCodec, Engines};
 pub use slice::slice_nchunks_1d;
 
 /// Special values `fill_special` accepts (`BLOSC2_SPECIAL_*`).
@@ -75,148 +79,6 @@ pub enum NewStorage<'a> {
     File(&'a Path),
     /// A new sframe directory (fails if `path` exists, like c-blosc2).
     Sparse(&'a Path),
-}
-
-/// How chunks are compressed and decompressed (the C layer plugs in its contexts).
-pub trait ChunkCodec {
-    /// Compresses `src` into a complete chunk.
-    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>>;
-    /// Decompresses `chunk` into `dst`; returns the bytes written.
-    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize>;
-    /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
-    /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
-    fn enter_chunk(&mut self, _nchunk: i64) {}
-    /// Decodes `nbytes` bytes from byte `start` of `chunk` into `dst`, decoding only the blocks
-    /// that hold them (`blosc2_getitem_bytes_ctx`); returns the bytes written. The default
-    /// decodes the whole chunk.
-    fn getitem_bytes(
-        &mut self,
-        chunk: &[u8],
-        start: usize,
-        nbytes: usize,
-        dst: &mut [u8],
-    ) -> Result<usize> {
-        let info = ChunkInfo::parse(chunk)?;
-        let mut all = vec![0u8; usize::try_from(info.nbytes).map_err(|_| Error::Data)?];
-        let n = self.decompress(chunk, &mut all)?;
-        let part = start
-            .checked_add(nbytes)
-            .and_then(|e| all[..n].get(start..e))
-            .ok_or(Error::InvalidParam)?;
-        dst.get_mut(..nbytes)
-            .ok_or(Error::WriteBuffer)?
-            .copy_from_slice(part);
-        Ok(nbytes)
-    }
-
-    /// [`ChunkCodec::decompress`] of a lazy chunk (see [`SChunk::lazy_chunk`]) whose blocks
-    /// are read through `source`. Codecs that cannot read lazy chunks fail (`InvalidParam`).
-    fn decompress_lazy(
-        &mut self,
-        _chunk: &[u8],
-        _dst: &mut [u8],
-        _source: &dyn LazySource,
-    ) -> Result<usize> {
-        Err(Error::InvalidParam)
-    }
-    /// `blosc2_getitem_bytes_ctx` of `dst.len()` bytes from byte `start` of a chunk (lazy or
-    /// not) whose blocks are read through `source`: only the blocks holding the bytes are read.
-    fn getitem_bytes_lazy(
-        &mut self,
-        _chunk: &[u8],
-        _start: i32,
-        _dst: &mut [u8],
-        _source: &dyn LazySource,
-    ) -> Result<usize> {
-        Err(Error::InvalidParam)
-    }
-}
-
-/// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
-#[derive(Debug)]
-pub struct Engines {
-    compressor: Compressor,
-    decompressor: Decompressor,
-}
-
-impl Engines {
-    /// Engines for these parameters, outside any super-chunk.
-    pub fn new(cparams: &CParams, dparams: &DParams) -> Result<Engines> {
-        let mut cp = *cparams;
-        cp.nthreads = cp.nthreads.max(1);
-        let dp = DParams {
-            nthreads: dparams.nthreads.max(1),
-        };
-        Ok(Engines {
-            compressor: Compressor::new(cp, no_hooks())?,
-            decompressor: Decompressor::new(dp, no_hooks())?,
-        })
-    }
-
-    /// Engines for a super-chunk described by `env` (typesize and `b2nd` metalayer, which the
-    /// plugin codecs and filters read).
-    pub fn with_env(cparams: &CParams, dparams: &DParams, env: SchunkEnv) -> Result<Engines> {
-        let mut cp = *cparams;
-        cp.nthreads = cp.nthreads.max(1);
-        let dp = DParams {
-            nthreads: dparams.nthreads.max(1),
-        };
-        let hooks = crate::chunk::plugins::env_hooks(env);
-        Ok(Engines {
-            compressor: Compressor::new(cp, hooks.clone())?,
-            decompressor: Decompressor::new(dp, hooks)?,
-        })
-    }
-}
-
-impl ChunkCodec for Engines {
-    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
-        let mut dst = vec![0u8; src.len() + crate::chunk::header::EXTENDED_HEADER_LEN];
-        let n = self.compressor.compress(src, &mut dst)?;
-        if n == 0 {
-            return Err(Error::WriteBuffer);
-        }
-        dst.truncate(n);
-        Ok(dst)
-    }
-
-    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.decompressor.decompress(chunk, dst)
-    }
-
-    fn getitem_bytes(
-        &mut self,
-        chunk: &[u8],
-        start: usize,
-        nbytes: usize,
-        dst: &mut [u8],
-    ) -> Result<usize> {
-        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
-        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
-        self.decompressor.getitem_bytes(chunk, start, nbytes, dst)
-    }
-
-    fn decompress_lazy(
-        &mut self,
-        chunk: &[u8],
-        dst: &mut [u8],
-        source: &dyn LazySource,
-    ) -> Result<usize> {
-        self.decompressor.with_source(source).decompress(chunk, dst)
-    }
-
-    fn getitem_bytes_lazy(
-        &mut self,
-        chunk: &[u8],
-        start: i32,
-        dst: &mut [u8],
-        source: &dyn LazySource,
-    ) -> Result<usize> {
-        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
-        self.decompressor
-            .with_source(source)
-            .getitem_bytes(chunk, start, n, dst)
-    }
 }
 
 /// The counters c-blosc2 keeps in `blosc2_schunk`.
@@ -426,14 +288,12 @@ impl SChunk {
             use crate::frame::cframe;
             match locs[i as usize].get() {
                 Loc::Stored(at) => cframe::lend_chunk(buf, &h, at).map(Cow::Borrowed),
-                Loc::Special(kind) => {
-                    Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
-                        kind,
-                        h.typesize,
-                        cframe::special_nbytes(&h, n, i)?,
-                        h.blocksize,
-                    )))
-                }
+                Loc::Special(kind) => Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
+                    kind,
+                    h.typesize,
+                    cframe::special_nbytes(&h, n, i)?,
+                    h.blocksize,
+                ))),
             }
         };
         let mut p = Plain::new();
@@ -894,95 +754,6 @@ impl SChunk {
             }
         }
     }
-
-    /// Re-reads the backing frame through its own storage (file, user I/O backend, sframe
-    /// index) when the stored `frame_len` differs from the cached one, or always when `force`
-    /// (the lock generation moved). Returns whether it re-read; plain and in-memory super-chunks
-    /// never need to.
-    pub fn refresh_frame(&mut self, force: bool) -> Result<bool> {
-        match &mut self.body {
-            Body::Frame(f) => f.refresh_if_stale(force),
-            Body::Plain(_) => Ok(false),
-        }
-    }
-
-    /// Whether [`SChunk::refresh_frame`] (without `force`) would re-read: the frame's storage
-    /// records another `frame_len`. Takes `&self`, so readers sharing the super-chunk can check
-    /// before deciding to take it exclusively for the re-read.
-    pub fn frame_is_stale(&self) -> bool {
-        match &self.body {
-            Body::Frame(f) => f.is_stale(),
-            Body::Plain(_) => false,
-        }
-    }
-
-    /// Re-reads the frame from disk when its length on disk differs from the cached one
-    /// (another writer grew or shrank it). Returns whether anything was re-read.
-    pub fn refresh(&mut self) -> Result<bool> {
-        let cached = match &self.body {
-            Body::Frame(f) => f.header().frame_len,
-            Body::Plain(_) => return Ok(false),
-        };
-        let (path, offset) = match &self.location {
-            Location::File { path, offset } => (path.clone(), *offset),
-            Location::Sparse(dir) => (dir.join("chunks.b2frame"), 0),
-            _ => return Ok(false),
-        };
-        let on_disk = disk_frame_len(&path, offset)?;
-        if on_disk == cached {
-            return Ok(false);
-        }
-        let f = match &self.location {
-            Location::Sparse(dir) => Frame::open_sframe(dir)?,
-            _ => Frame::open_file_at(&path, offset)?,
-        };
-        self.body = Body::Frame(f);
-        Ok(true)
-    }
-}
-
-impl SChunk {
-    /// Reopens a cframe file that was replaced on disk (another file renamed over its path)
-    /// since it was opened, as c-blosc2 revalidates its cached read handle. Returns whether it
-    /// reopened.
-    pub fn reopen_if_replaced(&mut self) -> Result<bool> {
-        if !self.is_replaced() {
-            return Ok(false);
-        }
-        let Location::File { path, offset } = &self.location else {
-            return Ok(false);
-        };
-        let f = Frame::open_file_at(path, *offset)?;
-        self.body = Body::Frame(f);
-        Ok(true)
-    }
-
-    /// Whether [`SChunk::reopen_if_replaced`] would reopen: the cframe file's path now names
-    /// another file than the one the handle reads. `&self`, for readers sharing the super-chunk.
-    pub fn is_replaced(&self) -> bool {
-        let Location::File { path, .. } = &self.location else {
-            return false;
-        };
-        let Body::Frame(f) = &self.body else {
-            return false;
-        };
-        let crate::frame::Backing::Contiguous(store) = f.backing() else {
-            return false;
-        };
-        // The open file's identity was taken when it was opened: one `stat` of the path.
-        let (Some(open), Ok(now)) = (store.file_ident(), crate::sys::path_file_id(path)) else {
-            return false;
-        };
-        open != now
-    }
-}
-
-/// The `frame_len` field of the frame header at `offset` in `path`.
-fn disk_frame_len(path: &Path, offset: u64) -> Result<u64> {
-    let file = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
-    let mut fixed = [0u8; crate::frame::header::HEADER_MINLEN];
-    crate::sys::read_exact_at(&file, &mut fixed, offset).map_err(|_| Error::FileRead)?;
-    Ok(crate::frame::header::peek_lengths(&fixed)?.1)
 }
 
 #[cfg(test)]

@@ -1,0 +1,185 @@
+use super::super::{no_hooks, CParams, Compressor, DParams};
+use super::{rd_i32, Decompressor};
+
+/// What one byte lane of the u32 test elements holds.
+#[derive(Clone, Copy)]
+enum Lane {
+    Zero,
+    Byte(u8),
+    Noise,
+    /// Noise in 0..4 (compressible: LZ4 streams, not raw ones).
+    Small,
+}
+
+fn data(lanes: [Lane; 4], len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match lanes[i % 4] {
+                Lane::Zero => 0,
+                Lane::Byte(b) => b,
+                Lane::Noise => x as u8,
+                Lane::Small => x as u8 & 3,
+            }
+        })
+        .collect()
+}
+
+fn chunk(src: &[u8], compcode: u8) -> Vec<u8> {
+    let cp = CParams {
+        compcode,
+        clevel: 5,
+        typesize: 4,
+        blocksize: 16 << 10,
+        filters: [0, 0, 0, 0, 0, 1],
+        ..Default::default()
+    };
+    let mut out = vec![0u8; src.len() + 64];
+    let n = Compressor::new(cp, no_hooks())
+        .unwrap()
+        .compress(src, &mut out)
+        .unwrap();
+    out.truncate(n);
+    out
+}
+
+/// Streams stored as a zero (csize 0) or run-length (csize < 0) fill, over all blocks.
+fn fill_streams(c: &[u8]) -> usize {
+    let nbytes = rd_i32(c, 4) as usize;
+    let bs = rd_i32(c, 8) as usize;
+    let (memcpyed, dont_split) = (c[2] & 0x02 != 0, c[2] & 0x10 != 0);
+    let mut n = 0;
+    for j in (0..nbytes.div_ceil(bs)).filter(|_| !memcpyed) {
+        let size = bs.min(nbytes - j * bs);
+        let nstreams = if size == bs && !dont_split { 4 } else { 1 };
+        let mut p = rd_i32(c, 32 + 4 * j) as usize;
+        for _ in 0..nstreams {
+            let cs = rd_i32(c, p);
+            p += 4 + if cs > 0 {
+                cs as usize
+            } else {
+                (cs < 0) as usize
+            };
+            n += (cs <= 0) as usize;
+        }
+    }
+    n
+}
+
+#[test]
+fn fill_streams_left_in_scratch_are_reused_only_when_still_valid() {
+    use Lane::*;
+    let kinds = [
+        [Noise, Zero, Zero, Zero],
+        [Noise, Byte(7), Noise, Zero],
+        [Noise, Byte(9), Zero, Byte(7)],
+        [Noise, Noise, Noise, Noise],
+        [Zero, Byte(7), Byte(7), Noise],
+    ];
+    // Whole blocks only, and a leftover block (one stream, at slot 0).
+    for len in [64 << 10, (64 << 10) + 36] {
+        for compcode in [0u8, 1, 5] {
+            let srcs: Vec<Vec<u8>> = (0..kinds.len())
+                .map(|i| data(kinds[i], len, 11 + i as u64))
+                .collect();
+            let chunks: Vec<Vec<u8>> = srcs.iter().map(|s| chunk(s, compcode)).collect();
+            for (i, c) in chunks.iter().enumerate() {
+                // The fills this test is about are really in the chunks.
+                assert_eq!(fill_streams(c) > 0, i != 3, "chunk {i} codec {compcode}");
+            }
+            for nthreads in [1i16, 2] {
+                let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).unwrap();
+                let mut out = vec![0u8; len];
+                for &i in &[0usize, 1, 0, 2, 1, 3, 0, 2, 2, 4, 0, 4, 1] {
+                    out.fill(0xEE);
+                    assert_eq!(d.decompress(&chunks[i], &mut out).unwrap(), len);
+                    assert!(out == srcs[i], "chunk {i} codec {compcode} thr {nthreads}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_damaged_stream_over_a_cached_fill_is_not_trusted_afterwards() {
+    use Lane::*;
+    let len = 64 << 10;
+    let a = data([Noise, Zero, Zero, Zero], len, 1);
+    let b = data([Small, Small, Small, Small], len, 2);
+    let (ca, cb) = (chunk(&a, 1), chunk(&b, 1));
+    let mut d = Decompressor::new(DParams { nthreads: 1 }, no_hooks()).unwrap();
+    let mut out = vec![0u8; len];
+    d.decompress(&ca, &mut out).unwrap();
+    assert!(out == a);
+    // `b` is stored as streams (not one memcpyed chunk), none of them a fill.
+    assert!(fill_streams(&ca) > 0 && fill_streams(&cb) == 0 && cb[2] & 0x02 == 0);
+    // Garbage in the payload of block 0's stream 1 (headers intact): the decode fails or
+    // writes junk into the slot where `a`'s zero fill was.
+    let p = rd_i32(&cb, 32) as usize;
+    let at = p + 8 + rd_i32(&cb, p) as usize;
+    let cs1 = rd_i32(&cb, at - 4) as usize;
+    for step in [3usize, 7, 13, 101] {
+        let mut bad = cb.clone();
+        for k in (at + cs1 / 4..at + cs1).step_by(step) {
+            bad[k] ^= 0x5A;
+        }
+        let _ = d.decompress(&bad, &mut out);
+        d.decompress(&ca, &mut out).unwrap();
+        assert!(out == a, "step {step}");
+    }
+}
+
+#[test]
+fn raw_copies_are_exact_wherever_the_chunk_and_destination_sit() {
+    use Lane::*;
+    // Raw streams (noise lanes) next to LZ4 ones, and a memcpyed chunk (all noise), read
+    // from every offset 0..80 of one buffer: the copies meet every distance modulo 4096
+    // (`copy_bytes` cuts those at 1..63 into pieces), whole chunks, getitem ranges.
+    let len = (64 << 10) + 36;
+    for (lanes, memcpyed) in [([Noise, Small, Noise, Zero], false), ([Noise; 4], true)] {
+        let src = data(lanes, len, 5);
+        let c = chunk(&src, 1);
+        assert_eq!(c[2] & 0x02 != 0, memcpyed);
+        if !memcpyed {
+            // Block 0 (16 KiB, 4 streams of 4 KiB) holds raw streams.
+            let mut p = rd_i32(&c, 32) as usize;
+            let mut raw = 0;
+            for _ in 0..4 {
+                let cs = rd_i32(&c, p);
+                raw += (cs == 4096) as usize;
+                p += 4 + cs.max(0) as usize + (cs < 0) as usize;
+            }
+            assert_eq!(raw, 2);
+        }
+        let mut d = Decompressor::new(DParams { nthreads: 1 }, no_hooks()).unwrap();
+        let mut buf = vec![0u8; c.len() + 80];
+        let mut out = vec![0u8; len + 80];
+        for shift in 0..80 {
+            buf[shift..shift + c.len()].copy_from_slice(&c);
+            out.fill(0xEE);
+            let n = d
+                .decompress(&buf[shift..shift + c.len()], &mut out[79 - shift..][..len])
+                .unwrap();
+            assert_eq!(n, len);
+            assert!(out[79 - shift..][..len] == src[..], "shift {shift}");
+            let (start, nitems) = (shift as i32 * 97, 5000);
+            let at = start as usize * 4;
+            let got = d
+                .getitem(
+                    &buf[shift..shift + c.len()],
+                    start,
+                    nitems,
+                    &mut out[shift..],
+                )
+                .unwrap();
+            assert_eq!(got, 20000);
+            assert!(
+                out[shift..shift + got] == src[at..at + got],
+                "getitem {shift}"
+            );
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! How a super-chunk compresses and decompresses its chunks: the [`ChunkCodec`] it is handed,
+//! and [`Engines`], its own [`Compressor`] and [`Decompressor`] (the default one).
+
+use crate::chunk::lazy::LazySource;
+use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
+use crate::error::{Error, Result};
+use crate::frame::chunkinfo::ChunkInfo;
+
+/// How chunks are compressed and decompressed (the C layer plugs in its contexts).
+pub trait ChunkCodec {
+    /// Compresses `src` into a complete chunk.
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>>;
+    /// Decompresses `chunk` into `dst`; returns the bytes written.
+    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize>;
+    /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
+    /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
+    fn enter_chunk(&mut self, _nchunk: i64) {}
+    /// Decodes `nbytes` bytes from byte `start` of `chunk` into `dst`, decoding only the blocks
+    /// that hold them (`blosc2_getitem_bytes_ctx`); returns the bytes written. The default
+    /// decodes the whole chunk.
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let info = ChunkInfo::parse(chunk)?;
+        let mut all = vec![0u8; usize::try_from(info.nbytes).map_err(|_| Error::Data)?];
+        let n = self.decompress(chunk, &mut all)?;
+        let part = start
+            .checked_add(nbytes)
+            .and_then(|e| all[..n].get(start..e))
+            .ok_or(Error::InvalidParam)?;
+        dst.get_mut(..nbytes)
+            .ok_or(Error::WriteBuffer)?
+            .copy_from_slice(part);
+        Ok(nbytes)
+    }
+
+    /// [`ChunkCodec::decompress`] of a lazy chunk (see
+    /// [`SChunk::lazy_chunk`](super::SChunk::lazy_chunk)) whose blocks are read through
+    /// `source`. Codecs that cannot read lazy chunks fail (`InvalidParam`).
+    fn decompress_lazy(
+        &mut self,
+        _chunk: &[u8],
+        _dst: &mut [u8],
+        _source: &dyn LazySource,
+    ) -> Result<usize> {
+        Err(Error::InvalidParam)
+    }
+    /// `blosc2_getitem_bytes_ctx` of `dst.len()` bytes from byte `start` of a chunk (lazy or
+    /// not) whose blocks are read through `source`: only the blocks holding the bytes are read.
+    fn getitem_bytes_lazy(
+        &mut self,
+        _chunk: &[u8],
+        _start: i32,
+        _dst: &mut [u8],
+        _source: &dyn LazySource,
+    ) -> Result<usize> {
+        Err(Error::InvalidParam)
+    }
+}
+
+/// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
+#[derive(Debug)]
+pub struct Engines {
+    compressor: Compressor,
+    decompressor: Decompressor,
+}
+
+impl Engines {
+    /// Engines for these parameters, outside any super-chunk.
+    pub fn new(cparams: &CParams, dparams: &DParams) -> Result<Engines> {
+        let mut cp = *cparams;
+        cp.nthreads = cp.nthreads.max(1);
+        let dp = DParams {
+            nthreads: dparams.nthreads.max(1),
+        };
+        Ok(Engines {
+            compressor: Compressor::new(cp, no_hooks())?,
+            decompressor: Decompressor::new(dp, no_hooks())?,
+        })
+    }
+
+    /// Engines for a super-chunk described by `env` (typesize and `b2nd` metalayer, which the
+    /// plugin codecs and filters read).
+    pub fn with_env(cparams: &CParams, dparams: &DParams, env: SchunkEnv) -> Result<Engines> {
+        let mut cp = *cparams;
+        cp.nthreads = cp.nthreads.max(1);
+        let dp = DParams {
+            nthreads: dparams.nthreads.max(1),
+        };
+        let hooks = crate::chunk::plugins::env_hooks(env);
+        Ok(Engines {
+            compressor: Compressor::new(cp, hooks.clone())?,
+            decompressor: Decompressor::new(dp, hooks)?,
+        })
+    }
+}
+
+impl ChunkCodec for Engines {
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut dst = vec![0u8; src.len() + crate::chunk::header::EXTENDED_HEADER_LEN];
+        let n = self.compressor.compress(src, &mut dst)?;
+        if n == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        dst.truncate(n);
+        Ok(dst)
+    }
+
+    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.decompressor.decompress(chunk, dst)
+    }
+
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        self.decompressor.getitem_bytes(chunk, start, nbytes, dst)
+    }
+
+    fn decompress_lazy(
+        &mut self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        self.decompressor.with_source(source).decompress(chunk, dst)
+    }
+
+    fn getitem_bytes_lazy(
+        &mut self,
+        chunk: &[u8],
+        start: i32,
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        self.decompressor
+            .with_source(source)
+            .getitem_bytes(chunk, start, n, dst)
+    }
+}
