@@ -48,9 +48,7 @@ fn where_of(f: &Frame, i: i64) -> String {
 /// Why stored chunk `i` cannot be read: the bytes it occupies against what its header claims.
 fn unreadable_detail(f: &Frame, src: (&Path, u64), i: i64) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let Some(v) = f.locs()[i as usize].stored() else {
-        return None;
-    };
+    let v = f.locs()[i as usize].stored()?;
     let (file, at, room, what) = match f.backing() {
         Backing::Sparse(dir) => {
             let p = dir.path().join(format!("{v:08X}.chunk"));
