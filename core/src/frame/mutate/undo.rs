@@ -366,7 +366,7 @@ mod tests {
         // in memory the rollback moves it back), then a failure.
         for grow in [true, false] {
             let r: crate::error::Result<()> = f.transaction(|f, undo| {
-                let ChunkLoc::Stored(at) = f.locs[0] else {
+                let Some(at) = f.locs[0].stored() else {
                     panic!("chunk 0 is stored")
                 };
                 let old = i64::from(f.chunk_info(0)?.cbytes);
