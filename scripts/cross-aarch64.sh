@@ -61,7 +61,13 @@ readelf -h "$reflib" 2>/dev/null | grep -q 'Machine:.*AArch64' || { echo "$refli
 echo "reference c-blosc2 for aarch64: $reflib"
 
 runner="qemu-aarch64 -L $sysroot"
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$runner"
+# cargo starts every test binary through scripts/aarch64-runner.sh: qemu-user with a time bound,
+# and one more run after an emulator stall (the script says which endings count as one and why).
+# Processes the tests start themselves go through the bare emulator (B2FRAME_CHILD_RUNNER, read by
+# tests/common): a kill test must kill the emulator, not the wrapper.
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$root/scripts/aarch64-runner.sh"
+export B2FRAME_AARCH64_SYSROOT="$sysroot"
+export B2FRAME_CHILD_RUNNER="$runner"
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export B2FRAME_REF_LIB="$reflib"
 
@@ -75,13 +81,17 @@ skip_args=()
 for t in ${SKIP[@]+"${SKIP[@]}"}; do skip_args+=(--skip "$t"); done
 log="$work/rust-tests.log"
 t0=$SECONDS
-cargo test --release --target "$triple" --no-fail-fast --lib --tests -- --nocapture ${skip_args[@]+"${skip_args[@]}"} >"$log" 2>&1
-rc=$?
-grep -E '^(test result|     Running|SIMD levels|shuffle/bitshuffle level|VL dict chunk)|FAILED|panicked|^error' "$log"
+# The full output goes to the log; the lines that show progress (each binary as it starts, the
+# harness's notice of a test running for over 60 s, results, failures) are printed as they come.
+cargo test --release --target "$triple" --no-fail-fast --lib --tests -- --nocapture ${skip_args[@]+"${skip_args[@]}"} 2>&1 |
+  tee "$log" |
+  grep --line-buffered -E '^(test result|     Running|SIMD levels|shuffle/bitshuffle level|VL dict chunk|STALL)|FAILED|panicked|^error|running for over'
+rc=${PIPESTATUS[0]}
+stalls=$(grep -c '^STALL aarch64' "$log")
 nbins=$(grep -c '^     Running ' "$log")
 if [ "$rc" = 0 ] && grep -q '^test result: ok' "$log"; then
   ntests=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{s += $1} END {print s}')
-  ok "Rust tests under qemu-aarch64: $ntests tests in $nbins binaries, $((SECONDS - t0)) s with their build (not run: ${SKIP[*]:-none})"
+  ok "Rust tests under qemu-aarch64: $ntests tests in $nbins binaries, $((SECONDS - t0)) s with their build, $stalls binaries run again after an emulator stall (not run: ${SKIP[*]:-none})"
 else
   bad "Rust tests under qemu-aarch64"
   tail -n 40 "$log" | sed 's/^/     | /'
@@ -113,7 +123,7 @@ for src in "$root"/ctests/test_*.c; do
     c_bad=$((c_bad + 1))
     continue
   fi
-  if (cd "$work/ctests/$name.work" && $runner "$exe") >"$work/ctests/$name.log" 2>&1; then
+  if (cd "$work/ctests/$name.work" && timeout -k 10 600 $runner "$exe") >"$work/ctests/$name.log" 2>&1; then
     c_ok=$((c_ok + 1))
   else
     echo "  FAIL $name"
@@ -134,7 +144,7 @@ dropin="$work/dropin/dropin"
 if aarch64-linux-gnu-gcc -std=gnu11 -O1 -Wall -Wextra -Werror -I"$refinc" -o "$dropin" \
   "$root/tests/dropin/dropin.c" -L"$(dirname "$reflib")" -l:libblosc2.so.9 -ldl >"$work/dropin/build.log" 2>&1; then
   run_dropin() { # run_dropin LIBDIR MODE DIR
-    $runner -E LD_LIBRARY_PATH="$1" "$dropin" "$2" "$3" >"$3.$2.log" 2>&1 && grep -q "^dropin $2 .*: ok$" "$3.$2.log"
+    timeout -k 10 600 $runner -E LD_LIBRARY_PATH="$1" "$dropin" "$2" "$3" >"$3.$2.log" 2>&1 && grep -q "^dropin $2 .*: ok$" "$3.$2.log"
   }
   d="$work/dropin"
   if run_dropin "$(dirname "$reflib")" write "$d/ref" && run_dropin "$d/compat" write "$d/ours" &&

@@ -126,7 +126,13 @@ pub fn target_triple() -> String {
     format!("{}-{vendor}-{os}{env}", std::env::consts::ARCH)
 }
 
-/// The words of `CARGO_TARGET_<TRIPLE>_RUNNER` for the triple this test was built for, if set.
+/// The words of the runner for processes a test starts: `B2FRAME_CHILD_RUNNER` when set, else
+/// `CARGO_TARGET_<TRIPLE>_RUNNER` for the triple this test was built for, if set.
+///
+/// The first exists because cargo's runner may wrap the emulator in a time bound
+/// (scripts/cross-aarch64.sh runs each test binary under `timeout`): a test that kills its child
+/// must kill the emulator itself, not a `timeout` process that would leave the emulated child
+/// running.
 pub fn target_runner() -> Option<Vec<String>> {
     // Under wine the test is itself a Windows process, which starts Windows programs directly
     // (and cannot start the Unix `wine` binary).
@@ -134,7 +140,8 @@ pub fn target_runner() -> Option<Vec<String>> {
         return None;
     }
     let triple = target_triple().to_uppercase().replace(['-', '.'], "_");
-    let words: Vec<String> = std::env::var(format!("CARGO_TARGET_{triple}_RUNNER"))
+    let words: Vec<String> = std::env::var("B2FRAME_CHILD_RUNNER")
+        .or_else(|_| std::env::var(format!("CARGO_TARGET_{triple}_RUNNER")))
         .ok()?
         .split_whitespace()
         .map(str::to_string)

@@ -146,15 +146,20 @@ impl Frame {
         // The kept index blocks describe `old.1`; they come back only when the commit
         // succeeds with the entries they were last updated for.
         let mut blocks = std::mem::take(&mut self.index_blocks);
+        let mut index_piece = None;
         let index = match index_mode {
             _ if self.locs.is_empty() => Vec::new(),
             Index::Keep => self.current_index_chunk()?,
-            Index::Encode(room) => blocks.encode(
-                old_locs.get(&self.locs),
-                &self.locs,
-                old_locs.same_prefix(),
-                room,
-            )?,
+            Index::Encode(room) => {
+                let (c, piece) = blocks.encode_with_piece(
+                    old_locs.get(&self.locs),
+                    &self.locs,
+                    old_locs.same_prefix(),
+                    room,
+                )?;
+                index_piece = piece;
+                c
+            }
             Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
         };
         // Only an encoded index leaves the blocks describing the new entries; a kept one
@@ -187,7 +192,9 @@ impl Frame {
                 Backing::Sparse(_) => None,
             };
             let data = self.data_piece_for_commit(&header, hl, staged)?;
-            fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, Piece::of(&index));
+            // From the kept index blocks when the index was assembled from them.
+            let index_piece = index_piece.unwrap_or_else(|| Piece::of(&index));
+            fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, index_piece);
             sealed_data = Some(data);
         }
         // The data part of the state this commit starts from (it seals a relocated copy).

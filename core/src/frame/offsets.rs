@@ -4,6 +4,7 @@
 //! payload, whose bytes are synthesised on read.
 
 use super::chunkinfo::{special, EXTENDED_HEADER_LEN};
+use super::fingerprint::Piece;
 use crate::chunk::{self, CParams};
 use crate::error::{Error, Result};
 
@@ -369,8 +370,10 @@ const BLOCK_ENTRIES: usize = 16 * 1024 / 8;
 /// encoded as before.
 #[derive(Debug, Default)]
 pub struct IndexBlocks {
-    /// Block `b` encodes entries `b * BLOCK_ENTRIES ..` of the committed index.
-    blocks: Vec<chunk::LoneBlock>,
+    /// Block `b` encodes entries `b * BLOCK_ENTRIES ..` of the committed index; with it the
+    /// CRC piece of the bytes of blocks `0..=b`, so that the fingerprint's index part
+    /// (docs/format/fingerprint.md) costs the changed blocks, not the whole index.
+    blocks: Vec<(chunk::LoneBlock, Piece)>,
 }
 
 impl IndexBlocks {
@@ -386,13 +389,26 @@ impl IndexBlocks {
         same_prefix: Option<usize>,
         extra_room: usize,
     ) -> Result<Vec<u8>> {
+        Ok(self.encode_with_piece(old, new, same_prefix, extra_room)?.0)
+    }
+
+    /// [`IndexBlocks::encode`], with the CRC piece of the chunk when it was assembled from
+    /// kept blocks (`None`: hash the chunk).
+    pub fn encode_with_piece(
+        &mut self,
+        old: &[ChunkLoc],
+        new: &[ChunkLoc],
+        same_prefix: Option<usize>,
+        extra_room: usize,
+    ) -> Result<(Vec<u8>, Option<Piece>)> {
         let nbytes = new.len() * 8;
+        let whole = |new: &[ChunkLoc]| Ok((encode_index_with_room(new, extra_room)?, None));
         // One block: nothing to keep, and the encoder runs it serially anyway.
         if nbytes <= BLOCK_ENTRIES * 8
             || nbytes > i32::MAX as usize - EXTENDED_HEADER_LEN - extra_room
         {
             self.blocks.clear();
-            return encode_index_with_room(new, extra_room);
+            return whole(new);
         }
         // Kept blocks stay while their entries are the same.
         let full = new.len() / BLOCK_ENTRIES;
@@ -415,10 +431,14 @@ impl IndexBlocks {
         };
         for b in keep..full {
             match lone(b, &new[b * BLOCK_ENTRIES..(b + 1) * BLOCK_ENTRIES])? {
-                Some(block) => self.blocks.push(block),
+                Some(block) => {
+                    let before = self.blocks.last().map_or(Piece::EMPTY, |k| k.1);
+                    let piece = before.then(Piece::of(block.bytes()));
+                    self.blocks.push((block, piece));
+                }
                 None => {
                     self.blocks.clear();
-                    return encode_index_with_room(new, extra_room);
+                    return whole(new);
                 }
             }
         }
@@ -426,14 +446,31 @@ impl IndexBlocks {
             [] => None,
             t => match lone(full, t)? {
                 Some(block) => Some(block),
-                None => return encode_index_with_room(new, extra_room),
+                None => return whole(new),
             },
         };
-        let all: Vec<&chunk::LoneBlock> = self.blocks.iter().chain(tail.as_ref()).collect();
+        let all: Vec<&chunk::LoneBlock> = self
+            .blocks
+            .iter()
+            .map(|k| &k.0)
+            .chain(tail.as_ref())
+            .collect();
         let dest = nbytes + EXTENDED_HEADER_LEN + extra_room;
         match comp.assemble_blocks(nbytes, &all, dest)? {
-            Some(c) => Ok(c),
-            None => encode_index_with_room(new, extra_room),
+            Some(c) => {
+                // The chunk is its header and block starts, then the blocks' bytes in order.
+                let starts = EXTENDED_HEADER_LEN + 4 * all.len();
+                let mut piece = Piece::of(c.get(..starts).ok_or(Error::Failure)?);
+                if let Some(kept) = self.blocks.last() {
+                    piece = piece.then(kept.1);
+                }
+                if let Some(t) = &tail {
+                    piece = piece.then(Piece::of(t.bytes()));
+                }
+                debug_assert_eq!(piece, Piece::of(&c));
+                Ok((c, Some(piece)))
+            }
+            None => whole(new),
         }
     }
 }
@@ -694,23 +731,30 @@ mod tests {
     fn kept_index_blocks_give_the_full_encoders_bytes() {
         let mut blocks = IndexBlocks::default();
         let mut old: Vec<ChunkLoc> = Vec::new();
-        let mut step = |new: Vec<ChunkLoc>, room: usize, old: &mut Vec<ChunkLoc>| {
-            // Appends also tell the blocks that the old entries are unchanged.
-            let hint = new.starts_with(old).then_some(old.len());
-            let got = blocks.encode(old, &new, hint, room).unwrap();
-            assert_eq!(
-                got,
-                encode_index_with_room(&new, room).unwrap(),
-                "{}",
-                new.len()
-            );
-            *old = new;
-        };
+        let mut assembled = 0;
+        let mut step =
+            |new: Vec<ChunkLoc>, room: usize, old: &mut Vec<ChunkLoc>, assembled: &mut usize| {
+                // Appends also tell the blocks that the old entries are unchanged.
+                let hint = new.starts_with(old).then_some(old.len());
+                let (got, piece) = blocks.encode_with_piece(old, &new, hint, room).unwrap();
+                assert_eq!(
+                    got,
+                    encode_index_with_room(&new, room).unwrap(),
+                    "{}",
+                    new.len()
+                );
+                // The index part's CRC combined from the kept blocks is the chunk's.
+                if let Some(p) = piece {
+                    assert_eq!(p, Piece::of(&got), "{}", new.len());
+                    *assembled += 1;
+                }
+                *old = new;
+            };
         let mut cur: Vec<ChunkLoc> = Vec::new();
         for i in 0..4200u64 {
             cur.push(ChunkLoc::Stored(i * 4001 + (i % 7) * 13));
             if i % 97 == 0 || (2040..2060).contains(&i) || i > 4090 {
-                step(cur.clone(), 0, &mut old);
+                step(cur.clone(), 0, &mut old, &mut assembled);
             }
         }
         type Edit = Box<dyn Fn(&mut Vec<ChunkLoc>)>;
@@ -731,19 +775,25 @@ mod tests {
         ];
         for (k, e) in edits.drain(..).enumerate() {
             e(&mut cur);
-            step(cur.clone(), if k % 2 == 0 { 8 } else { 0 }, &mut old);
+            step(
+                cur.clone(),
+                if k % 2 == 0 { 8 } else { 0 },
+                &mut old,
+                &mut assembled,
+            );
         }
+        assert!(assembled > 50, "{assembled} chunks assembled from blocks");
         // An append to a kept index re-encodes its last block only.
         let base: Vec<ChunkLoc> = (0..10_000u64).map(|i| ChunkLoc::Stored(i * 977)).collect();
         let mut b = IndexBlocks::default();
         b.encode(&[], &base, Some(0), 0).unwrap();
-        let first = b.blocks[0].bytes().as_ptr();
+        let first = b.blocks[0].0.bytes().as_ptr();
         let mut more = base.clone();
         more.push(ChunkLoc::Stored(10_000 * 977));
         let c = b.encode(&base, &more, Some(base.len()), 0).unwrap();
         assert_eq!(c, encode_index(&more).unwrap());
         assert_eq!(
-            b.blocks[0].bytes().as_ptr(),
+            b.blocks[0].0.bytes().as_ptr(),
             first,
             "block 0 was encoded again"
         );

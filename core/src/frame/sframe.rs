@@ -14,7 +14,7 @@ use super::udio::{UdioStore, UserIo};
 use super::{cframe, Backing, Frame};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Name of the index file inside the directory.
 pub const INDEX_FILE: &str = "chunks.b2frame";
@@ -26,6 +26,34 @@ pub struct SparseDir {
     /// `dir/chunks.b2frame`, built once (every read checks the index for staleness).
     index: PathBuf,
     io: Option<Arc<dyn UserIo>>,
+    /// The spare index file of this handle (and its clones): after an exchange, the previous
+    /// index under a temporary name, which the next commit overwrites and exchanges again, so
+    /// that a commit creates and removes no file (see [`Spare`]).
+    spare: Arc<Spare>,
+}
+
+/// A temporary index file kept between commits: `chunks.b2frame.b2tmp-PID-N` holding the
+/// index that the last exchange replaced, which no index or reader of a committed state uses.
+/// Creating a new temporary file and removing the old index on every commit made every
+/// sframe append allocate an inode and free one: ext4 skips inodes freed in the last seconds
+/// when it allocates one (`recently_deleted`), scanning past all of them, so the cost of an
+/// append grew with the appends of the last seconds (from 3600 to 1800 appends/s over 20,000
+/// appends, below c-blosc2's in-place rewrite past that). Removed when the last clone of the
+/// handle is dropped; a crash leaves it behind, as it could leave any temporary file.
+#[derive(Debug, Default)]
+struct Spare(Mutex<Option<(PathBuf, u32)>>);
+
+impl Drop for Spare {
+    fn drop(&mut self) {
+        let slot = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        // A forked child's copy is the parent's file: only the process that made it removes it.
+        if let Some((path, pid)) = slot.take() {
+            if pid == std::process::id() {
+                record::remove(&path);
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
 }
 
 impl SparseDir {
@@ -35,6 +63,7 @@ impl SparseDir {
             dir: dir.to_path_buf(),
             index: join_slash(dir, INDEX_FILE),
             io,
+            spare: Arc::default(),
         }
     }
 
@@ -61,55 +90,89 @@ impl SparseDir {
 
     /// Replaces the index file with `header | index | trailer`. On the filesystem the new
     /// index is written to a temporary file in the directory and exchanged with the old one
-    /// (`renameat2(RENAME_EXCHANGE)`; the old one is then removed), or renamed over it where
-    /// the system cannot exchange, so that a crash leaves the old index or the new one, never
-    /// a mix (docs/durability.md); in durable mode the file and the directory are synced
-    /// before the exchange (making the new chunk files' names durable too) and the directory
-    /// after it. A user backend has no
-    /// rename: it gets c-blosc2's calls, `"rb+"` (or `"wb"` to create), an overwrite from byte
-    /// 0 and a truncation.
+    /// (`renameat2(RENAME_EXCHANGE)`), or renamed over it where the system cannot exchange, so
+    /// that a crash leaves the old index or the new one, never a mix (docs/durability.md). After
+    /// an exchange the old index, now under the temporary name, is kept as the handle's spare
+    /// ([`Spare`]): the next commit overwrites it (one write from byte 0, then a truncation when
+    /// it was longer) instead of creating a file. In durable mode the file and the directory are
+    /// synced before the exchange (making the new chunk files' names durable too) and the
+    /// directory after it. A user backend has no rename: it gets c-blosc2's calls, `"rb+"` (or
+    /// `"wb"` to create), an overwrite from byte 0 and a truncation.
     pub fn write_index_file(&self, bytes: &[u8]) -> Result<()> {
         let path = &self.index;
         match &self.io {
             None => {
                 use std::io::Write;
-                let tmp = record::temp_name(path);
-                let r = (|| -> Result<()> {
-                    let mut f = std::fs::OpenOptions::new()
-                        .write(true)
-                        .create_new(true)
-                        .open(&tmp)
-                        .map_err(|_| Error::FileOpen)?;
-                    record::create(&tmp);
+                // Held across the whole replacement: clones of this handle share the spare.
+                let mut spare = self.spare.0.lock().unwrap_or_else(|e| e.into_inner());
+                let pid = std::process::id();
+                let reused = spare
+                    .take()
+                    .filter(|(_, p)| *p == pid)
+                    .and_then(|(tmp, _)| {
+                        let f = std::fs::OpenOptions::new().write(true).open(&tmp).ok()?;
+                        let len = f.metadata().ok()?.len();
+                        Some((tmp, f, len))
+                    });
+                let tmp = match &reused {
+                    Some((tmp, _, _)) => tmp.clone(),
+                    None => record::temp_name(path),
+                };
+                let r = (|| -> Result<bool> {
                     let file = record::FileRef::Path(tmp.clone());
-                    record::write(&file, 0, bytes);
-                    f.write_all(bytes).map_err(|_| Error::FileWrite)?;
+                    let f = match reused {
+                        Some((_, mut f, len)) => {
+                            record::write(&file, 0, bytes);
+                            f.write_all(bytes).map_err(|_| Error::FileWrite)?;
+                            if len > bytes.len() as u64 {
+                                record::truncate(&file, bytes.len() as u64);
+                                f.set_len(bytes.len() as u64)
+                                    .map_err(|_| Error::FileWrite)?;
+                            }
+                            f
+                        }
+                        None => {
+                            let mut f = std::fs::OpenOptions::new()
+                                .write(true)
+                                .create_new(true)
+                                .open(&tmp)
+                                .map_err(|_| Error::FileOpen)?;
+                            record::create(&tmp);
+                            record::write(&file, 0, bytes);
+                            f.write_all(bytes).map_err(|_| Error::FileWrite)?;
+                            f
+                        }
+                    };
                     if record::durable() {
                         record::sync(&file);
                         f.sync_data().map_err(|_| Error::FileWrite)?;
                         record::sync_dir_now(&self.dir).map_err(|_| Error::FileWrite)?;
                     }
                     drop(f);
-                    // Exchanged with the index, then the old index (now under the temporary
-                    // name) removed: replacing a file by rename makes ext4 write the new one
-                    // out at once (about 10x the cost of the whole exchange).
+                    // Exchanged with the index; the old index stays under the temporary name
+                    // as the next spare. (Replacing a file by rename makes ext4 write the new
+                    // one out at once: about 10x the cost of the whole exchange.)
                     if crate::sys::exchange(&tmp, path).map_err(|_| Error::FileWrite)? {
                         record::exchange(&tmp, path);
                         record::sync_dir_now(&self.dir).map_err(|_| Error::FileWrite)?;
-                        record::remove(&tmp);
-                        // Only the old index is left there: a failure to remove it is no
-                        // failure of the commit.
-                        let _ = std::fs::remove_file(&tmp);
-                        Ok(())
+                        Ok(true)
                     } else {
                         // No exchange here (or no index yet): renamed over it.
-                        record::rename_now(&tmp, path).map_err(|_| Error::FileWrite)
+                        record::rename_now(&tmp, path).map_err(|_| Error::FileWrite)?;
+                        Ok(false)
                     }
                 })();
-                if r.is_err() {
-                    let _ = std::fs::remove_file(&tmp);
+                match r {
+                    Ok(true) => {
+                        *spare = Some((tmp, pid));
+                        Ok(())
+                    }
+                    Ok(false) => Ok(()),
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        Err(e)
+                    }
                 }
-                r
             }
             Some(io) => {
                 let mut s = match io.open(path, "rb+") {
