@@ -243,8 +243,11 @@ fn cases() -> Vec<Case> {
             prepare: dead_space,
             call: |root| {
                 let p = root.join("t.b2frame");
-                let f = Frame::open(&p).unwrap();
+                // Closed before the rename, as the CLI does (Windows refuses to rename over an
+                // open file).
+                let mut src = Some(Frame::open(&p).unwrap());
                 record::publish_with(&p, false, true, |w| {
+                    let f = src.take().unwrap();
                     f.write_compacted(w)
                         .map(drop)
                         .map_err(std::io::Error::other)

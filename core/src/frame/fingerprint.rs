@@ -191,7 +191,7 @@ pub(crate) fn live_ranges(
 ) -> Result<Vec<(u64, u64)>> {
     let mut r = Vec::new();
     for l in locs {
-        let ChunkLoc::Stored(v) = *l else { continue };
+        let Some(v) = l.stored() else { continue };
         if v >= section_len {
             continue;
         }
@@ -712,12 +712,7 @@ impl Tracker {
 
 /// The ids of the stored chunks, in index order.
 fn stored_ids(locs: &[ChunkLoc]) -> Vec<u64> {
-    locs.iter()
-        .filter_map(|l| match *l {
-            ChunkLoc::Stored(id) => Some(id),
-            ChunkLoc::Special(_) => None,
-        })
-        .collect()
+    locs.iter().filter_map(|l| l.stored()).collect()
 }
 
 /// The piece of `len` bytes of `store` from `pos`, read in blocks (lent when in memory).
@@ -913,7 +908,7 @@ impl Frame {
             Backing::Contiguous(_) => Vec::new(),
             Backing::Sparse(_) => stored_ids(&self.locs),
         };
-        let empty = !self.locs.iter().any(|l| matches!(l, ChunkLoc::Stored(_)));
+        let empty = !self.locs.iter().any(|l| l.is_stored());
         if empty {
             self.fp.data = Some(Piece::EMPTY);
             self.fp.sparse.ids = ids;
@@ -965,10 +960,7 @@ impl Frame {
         let before = self
             .locs
             .iter()
-            .filter_map(|l| match *l {
-                ChunkLoc::Stored(v) if v < at => Some(v),
-                _ => None,
-            })
+            .filter_map(|l| l.stored().filter(|&v| v < at))
             .max();
         if let Some(v) = before {
             let r = live_ranges(&[ChunkLoc::Stored(v)], section, &mut read).ok()?;
@@ -980,7 +972,7 @@ impl Frame {
             .locs
             .iter()
             .copied()
-            .filter(|l| matches!(*l, ChunkLoc::Stored(v) if v > at))
+            .filter(|l| l.stored().is_some_and(|v| v > at))
             .collect();
         let own = live_ranges(&[ChunkLoc::Stored(at)], section, &mut read).ok()?;
         let rest = live_ranges(&after, section, &mut read).ok()?;
@@ -1178,10 +1170,7 @@ mod tests {
         for c in &chunks {
             f.append_chunk(c).unwrap();
         }
-        let at = |i: usize| match f.locs[i] {
-            ChunkLoc::Stored(v) => v,
-            ChunkLoc::Special(_) => panic!("stored"),
-        };
+        let at = |i: usize| f.locs[i].stored().expect("stored");
         let (p, s) = f.split_data_at(at(1), false).unwrap();
         assert_eq!((p, s), (Piece::of(&chunks[0]), Piece::of(&chunks[2])));
         let (p, s) = f.split_data_at(at(2), false).unwrap();
