@@ -7,6 +7,9 @@
 //!   link between the pages of `docs/`.
 //! * The modules of the C facade (`src/capi/<module>`) import each other without a cycle, so
 //!   that each can be read knowing only the ones below it.
+//! * Every module of the safe core (`core/src`) and of the CLI (`cli/src`) that holds no
+//!   `unsafe`, nor any module below it does, has `#![forbid(unsafe_code)]` (itself or through
+//!   a module above it), so that `unsafe` cannot creep in unnoticed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -452,4 +455,73 @@ fn the_c_facade_modules_import_each_other_without_a_cycle() {
     if let Some(cycle) = find_cycle(&graph) {
         panic!("the modules of src/capi import each other in a cycle: {cycle}");
     }
+}
+
+/// `text` without `//` comments.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|l| l.find("//").map_or(l, |i| &l[..i]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `text` (a Rust file) holds the `unsafe` keyword outside comments.
+fn holds_unsafe(text: &str) -> bool {
+    without_comments(text)
+        .split(|c: char| !is_ident(c))
+        .any(|w| w == "unsafe")
+}
+
+fn forbids_unsafe(file: &Path) -> bool {
+    std::fs::read_to_string(file)
+        .is_ok_and(|t| t.lines().any(|l| l.trim() == "#![forbid(unsafe_code)]"))
+}
+
+#[test]
+fn every_module_without_unsafe_forbids_it() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for (krate, top) in [("core/src", "lib.rs"), ("cli/src", "main.rs")] {
+        let base = root().join(krate);
+        let mut files = Vec::new();
+        rust_files(&base, &mut files);
+        let unsafe_files: Vec<&PathBuf> = files
+            .iter()
+            .filter(|f| holds_unsafe(&std::fs::read_to_string(f).unwrap()))
+            .collect();
+        for f in &files {
+            let name = f.file_name().unwrap().to_string_lossy();
+            // The directory of the modules this file declares.
+            let below = if name == "mod.rs" || name == top {
+                f.parent().unwrap().to_path_buf()
+            } else {
+                f.with_extension("")
+            };
+            if unsafe_files
+                .iter()
+                .any(|u| *u == f || u.starts_with(&below))
+            {
+                continue;
+            }
+            checked += 1;
+            // This file or a module above it: `<dir>/mod.rs` or `<dir>.rs` of each directory up
+            // to the crate root.
+            let mut above = vec![f.clone(), base.join(top)];
+            let mut d = f.parent().unwrap();
+            while d.starts_with(&base) && d != base {
+                above.push(d.join("mod.rs"));
+                above.push(d.with_extension("rs"));
+                d = d.parent().unwrap();
+            }
+            if !above.iter().any(|a| forbids_unsafe(a)) {
+                bad.push(f.strip_prefix(root()).unwrap().display().to_string());
+            }
+        }
+    }
+    // The walk sees the tree: most of the core's modules hold no unsafe.
+    assert!(checked > 50, "only {checked} files checked");
+    assert!(
+        bad.is_empty(),
+        "modules without unsafe that do not #![forbid(unsafe_code)]: {bad:?}"
+    );
 }

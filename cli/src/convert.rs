@@ -5,7 +5,6 @@ use b2frame_core::chunk::header::ChunkHeader;
 use b2frame_core::chunk::plugins::env_hooks;
 use b2frame_core::chunk::{CParams, Compressor, Hooks};
 use b2frame_core::chunk::{DParams, Decompressor};
-use b2frame_core::frame::offsets::ChunkLoc;
 use b2frame_core::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -152,7 +151,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
         let chunk = src.chunk(i).map_err(err)?;
         // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
         // compressed data: they are copied as they are.
-        let special = matches!(src.locs()[i as usize], ChunkLoc::Special(_))
+        let special = !src.locs()[i as usize].is_stored()
             || ChunkHeader::parse(&chunk).map_err(err)?.special_code() != 0;
         match cp {
             Some(c) if !special => {

@@ -4,7 +4,7 @@
 
 use b2frame_core::frame::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
 use b2frame_core::frame::header::{peek_lengths, FrameHeader, FrameType, TRAILER_MINLEN};
-use b2frame_core::frame::offsets::{self, ChunkLoc};
+use b2frame_core::frame::offsets;
 use b2frame_core::frame::trailer;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -277,7 +277,7 @@ fn diagnose_structure(mut f: Frame<'_>, fixed: &[u8; 87]) -> Option<String> {
     if !f.sparse {
         let limit = (cbytes as u64).saturating_sub(EXTENDED_HEADER_LEN as u64);
         for (i, l) in locs.iter().enumerate() {
-            if let ChunkLoc::Stored(v) = *l {
+            if let Some(v) = l.stored() {
                 if v > limit || (cbytes as u64) < EXTENDED_HEADER_LEN as u64 {
                     return Some(format!(
                         "offsets index entry {i} (at byte {index_pos}) puts chunk {i} at data offset {v}, past the {cbytes}-byte data section (cbytes, bytes 39-46)"

@@ -4,7 +4,7 @@ use crate::{emit, msgpack_json, names, open, CliResult, Failure};
 use b2frame_core::chunk::header::ChunkHeader;
 use b2frame_core::frame::fingerprint::Verdict;
 use b2frame_core::frame::header::FrameType;
-use b2frame_core::frame::offsets::{ChunkLoc, SpecialKind};
+use b2frame_core::frame::offsets::{Loc, SpecialKind};
 use b2frame_core::frame::{Backing, Frame};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -47,9 +47,9 @@ pub fn report(f: &Frame, path: &Path, offset: u64) -> CliResult<Value> {
     // A damaged chunk does not hide the rest of the report; `verify` says what is wrong.
     let mut unreadable = Vec::new();
     for (i, loc) in f.locs().iter().enumerate() {
-        match loc {
-            ChunkLoc::Special(_) => specials += 1,
-            ChunkLoc::Stored(_) => match f.chunk_info(i as i64) {
+        match loc.get() {
+            Loc::Special(_) => specials += 1,
+            Loc::Stored(_) => match f.chunk_info(i as i64) {
                 Ok(ci) => {
                     stored_cbytes += i64::from(ci.cbytes);
                     if chunk_version.is_none() {
@@ -248,15 +248,15 @@ pub fn info(path: &Path, offset: u64, as_json: bool) -> CliResult<()> {
 pub fn chunk_line(f: &Frame, i: i64) -> Result<String, String> {
     let loc = f.locs()[i as usize];
     let sparse = matches!(f.backing(), Backing::Sparse(_));
-    let where_ = match loc {
-        ChunkLoc::Special(_) => "-".to_string(),
-        ChunkLoc::Stored(v) if sparse => format!("{v:08X}.chunk"),
-        ChunkLoc::Stored(v) => v.to_string(),
+    let where_ = match loc.get() {
+        Loc::Special(_) => "-".to_string(),
+        Loc::Stored(v) if sparse => format!("{v:08X}.chunk"),
+        Loc::Stored(v) => v.to_string(),
     };
     let chunk = f.chunk(i).map_err(|e| e.to_string())?;
     let h = ChunkHeader::parse(&chunk).map_err(|e| e.to_string())?;
-    let special = match loc {
-        ChunkLoc::Special(k) => format!("{}(offset)", special_offset_name(k)),
+    let special = match loc.get() {
+        Loc::Special(k) => format!("{}(offset)", special_offset_name(k)),
         _ => names::special(h.special_code()).to_string(),
     };
     let filters = names::pipeline(&h.filters, &h.filters_meta);

@@ -4,6 +4,8 @@
 //! Every failure is one line on stderr naming the path and the reason, and a non-zero exit
 //! status: 1 for a frame that is not sound (`verify`) or cannot be read, 2 for bad usage.
 
+#![forbid(unsafe_code)]
+
 mod convert;
 mod diagnose;
 mod info;

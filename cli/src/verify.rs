@@ -7,7 +7,7 @@ use b2frame_core::chunk::header::ChunkHeader;
 use b2frame_core::chunk::plugins::env_hooks;
 use b2frame_core::chunk::{DParams, Decompressor, SchunkEnv};
 use b2frame_core::frame::header::FrameType;
-use b2frame_core::frame::offsets::ChunkLoc;
+use b2frame_core::frame::offsets::Loc;
 use b2frame_core::frame::{Backing, Frame};
 use std::path::Path;
 use std::process::ExitCode;
@@ -30,9 +30,9 @@ impl Report {
 }
 
 fn where_of(f: &Frame, i: i64) -> String {
-    match f.locs()[i as usize] {
-        ChunkLoc::Special(k) => format!("chunk {i} (special offset {})", special_offset_name(k)),
-        ChunkLoc::Stored(v) => match f.backing() {
+    match f.locs()[i as usize].get() {
+        Loc::Special(k) => format!("chunk {i} (special offset {})", special_offset_name(k)),
+        Loc::Stored(v) => match f.backing() {
             Backing::Sparse(_) => format!("chunk {i} (file {v:08X}.chunk)"),
             Backing::Contiguous(_) => {
                 format!(
@@ -48,9 +48,7 @@ fn where_of(f: &Frame, i: i64) -> String {
 /// Why stored chunk `i` cannot be read: the bytes it occupies against what its header claims.
 fn unreadable_detail(f: &Frame, src: (&Path, u64), i: i64) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let ChunkLoc::Stored(v) = f.locs()[i as usize] else {
-        return None;
-    };
+    let v = f.locs()[i as usize].stored()?;
     let (file, at, room, what) = match f.backing() {
         Backing::Sparse(dir) => {
             let p = dir.path().join(format!("{v:08X}.chunk"));
@@ -142,10 +140,7 @@ fn check_chunk(
             h.typesize, hd.typesize
         ));
     }
-    let extent = match f.locs()[i as usize] {
-        ChunkLoc::Stored(v) => Some((v, h.cbytes as u64)),
-        ChunkLoc::Special(_) => None,
-    };
+    let extent = f.locs()[i as usize].stored().map(|v| (v, h.cbytes as u64));
     Some((i64::from(h.nbytes), extent))
 }
 

@@ -4,8 +4,9 @@
 //!
 //! Data flows one way, layered as super-chunk → frame → chunk → codecs/filters. Nothing here
 //! sees a raw pointer from C, and nothing here names the C facade (the crate boundary enforces
-//! it). `unsafe` is confined to the calls into the C codecs (`codecs::zstd`, `codecs::lz4`) and
-//! the SIMD kernels of `filters`; every other module has `#![forbid(unsafe_code)]`.
+//! it). `unsafe` is confined to the calls into the C codecs (`codecs::zstd`, `codecs::lz4`,
+//! `codecs::zfp`), the SIMD kernels of `filters` and the operating-system calls std does not
+//! wrap (`sys::unix`, `sys::windows`); every other module has `#![forbid(unsafe_code)]`.
 //!
 //! | module | format concept |
 //! |---|---|

@@ -116,7 +116,7 @@ pub fn covered(bytes: &[u8]) -> Option<Vec<(usize, usize)>> {
     let cb = h.cbytes as usize;
     let mut live: Vec<(usize, usize)> = Vec::new();
     for l in fr.locs() {
-        if let b2frame::frame::offsets::ChunkLoc::Stored(v) = *l {
+        if let Some(v) = l.stored() {
             let v = v as usize;
             if v >= cb {
                 continue;

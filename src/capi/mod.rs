@@ -1,9 +1,9 @@
 //! The C facade: the inbound FFI layer. It converts and checks C arguments, calls the safe core
 //! (`b2frame-core`), and mirrors results into the C structs callers read. Every `unsafe` block
-//! of this crate lives here. The core has `unsafe` in two places only: its outbound calls into
-//! the C codecs (`codecs::zstd`, `codecs::lz4`) and the SIMD kernels of `filters`; the modules
-//! `chunk`, `frame`, `schunk`, `b2nd`, `b2nd_meta`, `msgpack`, `env`, `error` and `pool` forbid it. Every
-//! unsafe block carries a `// SAFETY:` comment (clippy `undocumented_unsafe_blocks`, denied in
+//! of this crate lives here. The core has `unsafe` in three places only: its outbound calls
+//! into the C codecs (`codecs::zstd`, `codecs::lz4`, `codecs::zfp`), the SIMD kernels of
+//! `filters` and the operating-system calls of `sys`; its other modules forbid it. Every unsafe
+//! block carries a `// SAFETY:` comment (clippy `undocumented_unsafe_blocks`, denied in
 //! Cargo.toml).
 
 pub mod b2nd;

@@ -203,7 +203,7 @@ fn special_offsets_are_materialised_in_variable_frames() {
     f.append_chunk(&memcpyed(&data(10, 1), 1)).unwrap();
     f.append_chunk(&memcpyed(&data(20, 1), 1)).unwrap();
     assert!(f.header().variable_chunks);
-    assert!(matches!(f.locs()[0], ChunkLoc::Stored(_)));
+    assert!(f.locs()[0].is_stored());
     let g = Frame::from_bytes(&f.to_cframe().unwrap()).unwrap();
     assert_eq!(g.chunk_info(0).unwrap().nbytes, 64);
     assert_eq!(g.header().nbytes, 94);

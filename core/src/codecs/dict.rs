@@ -14,6 +14,8 @@
 //! Both types are immutable once built, and `Send + Sync`: the chunk engine shares one between
 //! its worker threads.
 
+#![forbid(unsafe_code)]
+
 use super::{zstd, LZ4, LZ4HC, ZSTD};
 use crate::error::{Error, Result};
 

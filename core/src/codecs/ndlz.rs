@@ -11,6 +11,8 @@
 //! the same. The decoder validates every read against the stream, and the block shape against
 //! the output, and fails (`Failure`) on anything else, as c-blosc2's patched decoder does.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// The NDLZ compcode (`BLOSC_CODEC_NDLZ`).

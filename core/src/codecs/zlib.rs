@@ -18,6 +18,8 @@
 //! writes (BENCHMARKS.md), where zlib-rs's inflate only matched it. It validates everything
 //! (Huffman tables, distances, Adler-32) and never reads or writes outside the given slices.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 use libdeflater::Decompressor;
 use zlib_rs::{Deflate, DeflateFlush, Status};

@@ -15,6 +15,8 @@
 //! The element size is the filter's meta byte, or the super-chunk's typesize when the meta is
 //! 0; without a super-chunk a meta of 0 is an error (`Failure`), as in c-blosc2.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// Where the delta chain restarts from 0 in a stream of `len` bytes (`len` = no restart).

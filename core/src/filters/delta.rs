@@ -14,6 +14,8 @@
 //! not round-trip; docs/divergences.md#2-delta-and-trunc_prec-encode-the-trailing-bytes). Our encoder copies them verbatim, which the reference
 //! decoder then reproduces exactly.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// The element width delta works with for a (header) typesize.

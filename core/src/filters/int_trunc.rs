@@ -7,6 +7,8 @@
 //! has, or more, is an error, as in c-blosc2. Trailing bytes after the last whole element are
 //! copied (c-blosc2 leaves them unwritten in its scratch buffer).
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// The mask for `bits`-bit elements, or `Failure` when the request clears every bit.

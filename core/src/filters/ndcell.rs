@@ -8,6 +8,8 @@
 //! The encoder uses the chunk's typesize, the decoder the super-chunk's, as c-blosc2 does.
 //! [`Cells`] is the walk over cells and rows that NDMEAN shares.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// Most dimensions NDCELL and NDMEAN accept.

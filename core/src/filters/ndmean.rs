@@ -9,6 +9,8 @@
 //! the item type, rows in order, and divided by the item count converted to that type, as
 //! c-blosc2 does, so the bytes match.
 
+#![forbid(unsafe_code)]
+
 use super::ndcell::Cells;
 use crate::error::{Error, Result};
 

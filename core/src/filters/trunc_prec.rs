@@ -11,6 +11,8 @@
 //! an all-zero chunk as a ZERO special chunk, and so do we. Otherwise they are copied verbatim
 //! (the reference's bytes there are not defined).
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 
 /// Zeroes the low mantissa bits of each float of `src` into `dst`.

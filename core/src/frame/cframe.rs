@@ -222,7 +222,7 @@ pub fn max_stored(header: &FrameHeader) -> Option<u64> {
 pub fn validate_locs(locs: &[ChunkLoc], header: &FrameHeader) -> Result<()> {
     let limit = max_stored(header);
     for l in locs {
-        if let ChunkLoc::Stored(v) = *l {
+        if let Some(v) = l.stored() {
             if limit.is_none_or(|m| v > m) {
                 return Err(Error::Data);
             }
@@ -349,7 +349,7 @@ mod tests {
             };
             let mut buf = vec![0xEE; 1 << 16];
             for (i, loc) in frame.locs().iter().enumerate() {
-                let ChunkLoc::Stored(at) = *loc else {
+                let Some(at) = loc.stored() else {
                     panic!("chunk {i} is stored")
                 };
                 let c = frame.chunk(i as i64).unwrap().into_owned();

@@ -191,7 +191,7 @@ pub(crate) fn live_ranges(
 ) -> Result<Vec<(u64, u64)>> {
     let mut r = Vec::new();
     for l in locs {
-        let ChunkLoc::Stored(v) = *l else { continue };
+        let Some(v) = l.stored() else { continue };
         if v >= section_len {
             continue;
         }
@@ -712,12 +712,7 @@ impl Tracker {
 
 /// The ids of the stored chunks, in index order.
 fn stored_ids(locs: &[ChunkLoc]) -> Vec<u64> {
-    locs.iter()
-        .filter_map(|l| match *l {
-            ChunkLoc::Stored(id) => Some(id),
-            ChunkLoc::Special(_) => None,
-        })
-        .collect()
+    locs.iter().filter_map(|l| l.stored()).collect()
 }
 
 /// The piece of `len` bytes of `store` from `pos`, read in blocks (lent when in memory).
@@ -913,7 +908,7 @@ impl Frame {
             Backing::Contiguous(_) => Vec::new(),
             Backing::Sparse(_) => stored_ids(&self.locs),
         };
-        let empty = !self.locs.iter().any(|l| matches!(l, ChunkLoc::Stored(_)));
+        let empty = !self.locs.iter().any(|l| l.is_stored());
         if empty {
             self.fp.data = Some(Piece::EMPTY);
             self.fp.sparse.ids = ids;
@@ -944,6 +939,18 @@ impl Frame {
     /// transaction may lie in the bytes read, or the chunk is not covered by itself alone (named
     /// twice, or overlapping another: only hostile frames).
     pub(super) fn split_data_at(&self, at: u64, staged: bool) -> Option<(Piece, Piece)> {
+        self.split_data_at_known(at, staged, None)
+    }
+
+    /// [`Frame::split_data_at`], taking the bytes of the data section from `known`
+    /// (`(section position, bytes)`, read by the caller already) where it holds them, and
+    /// those of an in-memory frame in place: no copy of the data after the chunk.
+    pub(super) fn split_data_at_known(
+        &self,
+        at: u64,
+        staged: bool,
+        known: Option<(u64, &[u8])>,
+    ) -> Option<(Piece, Piece)> {
         let d = self.fp.data?;
         let Backing::Contiguous(store) = &self.backing else {
             return None;
@@ -952,7 +959,27 @@ impl Frame {
             return None;
         }
         let section = self.header.cbytes as u64;
-        let mut read = store_reader(store, u64::from(self.header.header_len));
+        let base = u64::from(self.header.header_len);
+        // Bytes in `known` (or in memory) are not read again: the chunk headers of the data
+        // after the chunk are one small read each otherwise.
+        let held = move |s: u64, e: u64| -> Option<&[u8]> {
+            known
+                .and_then(|(k, b)| {
+                    let from = usize::try_from(s.checked_sub(k)?).ok()?;
+                    b.get(from..from.checked_add(usize::try_from(e.checked_sub(s)?).ok()?)?)
+                })
+                .or_else(|| store.slice(base.checked_add(s)?, e.checked_sub(s)?))
+        };
+        let mut file_read = store_reader(store, base);
+        let mut read = |pos: u64, dst: &mut [u8]| -> Result<()> {
+            match held(pos, pos.saturating_add(dst.len() as u64)) {
+                Some(b) => {
+                    dst.copy_from_slice(b);
+                    Ok(())
+                }
+                None => file_read(pos, dst),
+            }
+        };
         let named = |v: u64| {
             self.locs
                 .iter()
@@ -965,10 +992,7 @@ impl Frame {
         let before = self
             .locs
             .iter()
-            .filter_map(|l| match *l {
-                ChunkLoc::Stored(v) if v < at => Some(v),
-                _ => None,
-            })
+            .filter_map(|l| l.stored().filter(|&v| v < at))
             .max();
         if let Some(v) = before {
             let r = live_ranges(&[ChunkLoc::Stored(v)], section, &mut read).ok()?;
@@ -980,7 +1004,7 @@ impl Frame {
             .locs
             .iter()
             .copied()
-            .filter(|l| matches!(*l, ChunkLoc::Stored(v) if v > at))
+            .filter(|l| l.stored().is_some_and(|v| v > at))
             .collect();
         let own = live_ranges(&[ChunkLoc::Stored(at)], section, &mut read).ok()?;
         let rest = live_ranges(&after, section, &mut read).ok()?;
@@ -990,8 +1014,18 @@ impl Frame {
         if rest.first().is_some_and(|&(r, _)| r < e) {
             return None;
         }
-        let c = piece_of_ranges(&[(s, e)], &mut read).ok()?;
-        let tail = piece_of_ranges(&rest, &mut read).ok()?;
+        let mut piece = |ranges: &[(u64, u64)]| -> Option<Piece> {
+            let mut p = Piece::EMPTY;
+            for &(s, e) in ranges {
+                match held(s, e) {
+                    Some(bytes) => p.extend(bytes),
+                    None => p = p.then(piece_of_ranges(&[(s, e)], &mut read).ok()?),
+                }
+            }
+            Some(p)
+        };
+        let c = piece(&[(s, e)])?;
+        let tail = piece(&rest)?;
         let p = d.strip_suffix(c.then(tail))?;
         Some((p, tail))
     }
@@ -1178,10 +1212,7 @@ mod tests {
         for c in &chunks {
             f.append_chunk(c).unwrap();
         }
-        let at = |i: usize| match f.locs[i] {
-            ChunkLoc::Stored(v) => v,
-            ChunkLoc::Special(_) => panic!("stored"),
-        };
+        let at = |i: usize| f.locs[i].stored().expect("stored");
         let (p, s) = f.split_data_at(at(1), false).unwrap();
         assert_eq!((p, s), (Piece::of(&chunks[0]), Piece::of(&chunks[2])));
         let (p, s) = f.split_data_at(at(2), false).unwrap();

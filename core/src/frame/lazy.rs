@@ -5,7 +5,6 @@
 #![forbid(unsafe_code)]
 
 use super::io::Store;
-use super::offsets::ChunkLoc;
 use super::sframe::SparseDir;
 use super::{Backing, Frame};
 use crate::chunk::header::{ChunkHeader, SpecialKind, EXTENDED_HEADER_LEN};
@@ -29,9 +28,8 @@ impl Frame {
         if !self.reads_from_storage() {
             return Ok(None);
         }
-        let at = match self.loc(i)? {
-            ChunkLoc::Special(_) => return Ok(None),
-            ChunkLoc::Stored(at) => at,
+        let Some(at) = self.loc(i)?.stored() else {
+            return Ok(None);
         };
         let (nchunk, offset) = match &self.backing {
             Backing::Sparse(_) => {

@@ -32,7 +32,7 @@ use cframe::Fetched;
 use chunkinfo::ChunkInfo;
 use header::{FrameHeader, FrameType, HEADER_MINLEN};
 use io::Store;
-use offsets::ChunkLoc;
+use offsets::{ChunkLoc, Loc};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -340,8 +340,8 @@ impl Frame {
 
     /// [`Frame::chunk_in`], telling whether the frame lent the chunk or it is in `buf`.
     pub fn fetch(&self, i: i64, buf: &mut Vec<u8>) -> Result<Fetched<'_>> {
-        match self.loc(i)? {
-            ChunkLoc::Special(kind) => {
+        match self.loc(i)?.get() {
+            Loc::Special(kind) => {
                 let c = offsets::synthesise_special(
                     kind,
                     self.header.typesize,
@@ -351,7 +351,7 @@ impl Frame {
                 io::sized(buf, c.len()).copy_from_slice(&c);
                 Ok(Fetched::Read(c.len()))
             }
-            ChunkLoc::Stored(at) => match &self.backing {
+            Loc::Stored(at) => match &self.backing {
                 Backing::Contiguous(store) => {
                     cframe::fetch_chunk(store, &self.header, at, self.span_hint(i, at), buf)
                 }
@@ -366,9 +366,9 @@ impl Frame {
     /// chunk of this frame can be (chunksize plus the maximum overhead) means the layout is
     /// not sequential there and is ignored rather than read.
     fn span_hint(&self, i: i64, at: u64) -> u64 {
-        let next = match self.locs.get(i as usize + 1) {
-            Some(&ChunkLoc::Stored(n)) => n,
-            Some(ChunkLoc::Special(_)) => return 0,
+        let next = match self.locs.get(i as usize + 1).map(|l| l.get()) {
+            Some(Loc::Stored(n)) => n,
+            Some(Loc::Special(_)) => return 0,
             None => self.header.cbytes as u64,
         };
         let span = next.saturating_sub(at);
@@ -406,14 +406,14 @@ impl Frame {
 
     /// Header fields of chunk `i` (its sizes), without reading its payload.
     pub fn chunk_info(&self, i: i64) -> Result<ChunkInfo> {
-        match self.loc(i)? {
-            ChunkLoc::Special(kind) => ChunkInfo::parse(&offsets::synthesise_special(
+        match self.loc(i)?.get() {
+            Loc::Special(kind) => ChunkInfo::parse(&offsets::synthesise_special(
                 kind,
                 self.header.typesize,
                 self.special_nbytes(i)?,
                 self.header.blocksize,
             )),
-            ChunkLoc::Stored(at) => match &self.backing {
+            Loc::Stored(at) => match &self.backing {
                 Backing::Contiguous(store) => cframe::read_chunk_info(store, &self.header, at),
                 Backing::Sparse(dir) => dir.read_chunk_info(&self.header, at),
             },

@@ -17,7 +17,7 @@ use super::chunkinfo::ChunkInfo;
 use super::fingerprint::{self, Piece};
 use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
-use super::offsets::{self, ChunkLoc, SpecialKind};
+use super::offsets::{self, ChunkLoc, Loc, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
@@ -104,8 +104,14 @@ impl Frame {
         // trailer first, then moved to where c-blosc2 puts them (`compact_to`).
         let mut compact_to = None;
         if undo.staged.is_some() {
-            let unshifted = undo.staged.clone().unwrap_or_default();
             let old_empty = old_locs.get(&self.locs).is_empty();
+            // Only a frame without chunks can be shifted: no copy of an update's staged
+            // writes (an update in the middle of a large frame stages the whole data tail).
+            let unshifted = if old_empty {
+                undo.staged.clone().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             let shift = self.shift_past_empty_trailer(&old.0, old_empty, undo);
             if shift > 0 {
                 compact_to = Some((shift, unshifted));
@@ -228,9 +234,9 @@ impl Frame {
                     let locs: Vec<ChunkLoc> = self
                         .locs
                         .iter()
-                        .map(|l| match *l {
-                            ChunkLoc::Stored(v) => ChunkLoc::Stored(v - shift),
-                            s => s,
+                        .map(|l| match l.get() {
+                            Loc::Stored(v) => ChunkLoc::Stored(v - shift),
+                            Loc::Special(_) => *l,
                         })
                         .collect();
                     let index = match index_mode {
@@ -444,9 +450,9 @@ impl Frame {
             }
         }
         for l in self.locs.iter_mut() {
-            if let ChunkLoc::Stored(v) = l {
-                if *v >= oh.cbytes as u64 {
-                    *v += shift;
+            if let Loc::Stored(v) = l.get() {
+                if v >= oh.cbytes as u64 {
+                    *l = ChunkLoc::Stored(v + shift);
                 }
             }
         }
@@ -548,7 +554,7 @@ impl Frame {
     fn switch_to_variable(&mut self, undo: &mut Undo) -> Result<()> {
         undo.keep_old_locs(&self.locs);
         for i in 0..self.locs.len() {
-            if let ChunkLoc::Special(kind) = self.locs[i] {
+            if let Loc::Special(kind) = self.locs[i].get() {
                 let nbytes = self.special_nbytes(i as i64)?;
                 let c = offsets::regular_equivalent(kind, self.header.typesize, nbytes)?;
                 let loc = self.store_payload(&c, undo)?;
@@ -574,10 +580,7 @@ impl Frame {
                 let id = self
                     .locs
                     .iter()
-                    .filter_map(|l| match l {
-                        ChunkLoc::Stored(v) => Some(*v + 1),
-                        _ => None,
-                    })
+                    .filter_map(|l| l.stored().map(|v| v + 1))
                     .max()
                     .unwrap_or(0);
                 undo.write_chunk(dir, id, chunk)?;
@@ -689,9 +692,9 @@ impl Frame {
         let chunk = &chunk[..info.cbytes as usize];
         let old_nbytes = self.nbytes_at(i)?;
         // Read before the transaction writes anything (a file frame's writes are staged).
-        let old_cbytes = match old_loc {
-            ChunkLoc::Stored(_) => i64::from(self.chunk_info(i as i64)?.cbytes),
-            ChunkLoc::Special(_) => 0,
+        let old_cbytes = match old_loc.get() {
+            Loc::Stored(_) => i64::from(self.chunk_info(i as i64)?.cbytes),
+            Loc::Special(_) => 0,
         };
         self.transaction(|f, undo| {
             let variable = f.needs_variable(Op::Update(i), i64::from(info.nbytes))?;
@@ -708,14 +711,14 @@ impl Frame {
                 }
                 _ => chunk,
             };
-            match old_loc {
-                ChunkLoc::Special(_) => {
+            match old_loc.get() {
+                Loc::Special(_) => {
                     f.locs[i] = match new_special {
                         Some(k) => ChunkLoc::Special(k),
                         None => f.store_payload(chunk, undo)?,
                     };
                 }
-                ChunkLoc::Stored(at) => {
+                Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
                     f.replace_payload(at, old_cbytes, new_payload, undo)?;
                     if let Some(k) = new_special {
@@ -747,22 +750,41 @@ impl Frame {
         undo: &mut Undo,
     ) -> Result<()> {
         let delta = new.len() as i64 - old_cbytes;
+        let old_end = at + old_cbytes as u64;
+        // A file frame's writes are staged: the data after the chunk, which moves by `delta`,
+        // is read once, for the data part and for the staged write (when no write is staged
+        // yet, none can lie in it).
+        let tail_bytes = match &self.backing {
+            Backing::Contiguous(store)
+                if delta != 0 && undo.staged.as_ref().is_some_and(|w| w.is_empty()) =>
+            {
+                let tail = (self.header.cbytes as u64)
+                    .checked_sub(old_end)
+                    .ok_or(Error::Data)?;
+                Some(store.read_at(u64::from(self.header.header_len) + old_end, tail)?)
+            }
+            _ => None,
+        };
         // Read before the writes: the chunk and what follows it, for the data part.
         let split = match self.backing {
-            Backing::Contiguous(_) => {
-                self.split_data_at(at, undo.staged.as_ref().is_some_and(|w| !w.is_empty()))
-            }
+            Backing::Contiguous(_) => self.split_data_at_known(
+                at,
+                undo.staged.as_ref().is_some_and(|w| !w.is_empty()),
+                tail_bytes.as_deref().map(|b| (old_end, b)),
+            ),
             Backing::Sparse(_) => None,
         };
         match &mut self.backing {
             Backing::Contiguous(store) => {
                 let hl = u64::from(self.header.header_len);
-                let old_end = at + old_cbytes as u64;
                 let tail = (self.header.cbytes as u64)
                     .checked_sub(old_end)
                     .ok_or(Error::Data)?;
                 let new_end = at + new.len() as u64;
-                undo.move_within(store, hl + old_end, hl + new_end, tail)?;
+                match tail_bytes {
+                    Some(bytes) => undo.stage_read(hl + new_end, bytes)?,
+                    None => undo.move_within(store, hl + old_end, hl + new_end, tail)?,
+                }
                 undo.write_at(store, hl + at, new)?;
                 // The data part with the new chunk in the old one's place, by CRC arithmetic.
                 let updated = split.map(|(p, s)| {
@@ -772,9 +794,9 @@ impl Frame {
                 });
                 self.set_data_piece(updated);
                 for l in self.locs.iter_mut() {
-                    if let ChunkLoc::Stored(v) = l {
-                        if *v >= old_end {
-                            *v = (*v as i64 + delta) as u64;
+                    if let Loc::Stored(v) = l.get() {
+                        if v >= old_end {
+                            *l = ChunkLoc::Stored((v as i64 + delta) as u64);
                         }
                     }
                 }
@@ -788,10 +810,7 @@ impl Frame {
                     let id = self
                         .locs
                         .iter()
-                        .filter_map(|l| match l {
-                            ChunkLoc::Stored(v) => Some(*v + 1),
-                            _ => None,
-                        })
+                        .filter_map(|l| l.stored().map(|v| v + 1))
                         .max()
                         .unwrap_or(0);
                     undo.write_chunk(dir, id, new)?;
@@ -815,15 +834,13 @@ impl Frame {
         let loc = self.loc(i)?;
         let i = i as usize;
         let nbytes = self.nbytes_at(i)?;
-        let sparse_cbytes = match (&self.backing, loc) {
-            (Backing::Sparse(_), ChunkLoc::Stored(_)) => {
-                i64::from(self.chunk_info(i as i64)?.cbytes)
-            }
+        let sparse_cbytes = match (&self.backing, loc.get()) {
+            (Backing::Sparse(_), Loc::Stored(_)) => i64::from(self.chunk_info(i as i64)?.cbytes),
             _ => 0,
         };
         // c-blosc2 compresses the shortened index into a buffer sized for the old one.
         self.transaction_with(Index::Encode(8), |f, undo| {
-            if let (Backing::Contiguous(_), ChunkLoc::Stored(at)) = (&f.backing, loc) {
+            if let (Backing::Contiguous(_), Loc::Stored(at)) = (&f.backing, loc.get()) {
                 // The payload turns into dead bytes: the data part without it, by CRC
                 // arithmetic (or a pass at the commit).
                 let staged = undo.staged.as_ref().is_some_and(|w| !w.is_empty());
@@ -833,7 +850,7 @@ impl Frame {
             f.locs.remove(i);
             f.header.nbytes -= nbytes;
             f.header.cbytes -= sparse_cbytes;
-            if let (Backing::Sparse(_), ChunkLoc::Stored(id)) = (&f.backing, loc) {
+            if let (Backing::Sparse(_), Loc::Stored(id)) = (&f.backing, loc.get()) {
                 undo.remove_chunk_later(id);
             }
             Ok(f.locs.len() as i64)
@@ -1080,10 +1097,10 @@ mod tests {
         }
         let locs = f.locs.clone();
         let bytes = f.to_cframe().unwrap();
-        assert!(locs.iter().all(|l| matches!(l, ChunkLoc::Special(_))));
+        assert!(locs.iter().all(|l| !l.is_stored()));
         let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, u| {
             f.switch_to_variable(u)?;
-            assert!(f.locs.iter().all(|l| matches!(l, ChunkLoc::Stored(_))));
+            assert!(f.locs.iter().all(|l| l.is_stored()));
             f.locs.push(ChunkLoc::Stored(0));
             Err(Error::Failure)
         });

@@ -40,20 +40,71 @@ impl SpecialKind {
     }
 }
 
-/// Where chunk `i` lives.
+/// Where chunk `i` lives: the index entry itself, 8 bytes, as c-blosc2 keeps a frame's offsets
+/// (a frame of a million chunks holds 8 MB of them, not 16). Read it with [`ChunkLoc::get`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChunkLoc(i64);
+
+/// What a [`ChunkLoc`] says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ChunkLoc {
+pub enum Loc {
     /// cframe: byte offset from the end of the header; sframe: chunk-file id.
     Stored(u64),
     /// No payload: a special chunk synthesised on read.
     Special(SpecialKind),
 }
 
+/// The entry of each special kind (`0x8X00000000000000`).
+const fn special_entry(k: SpecialKind) -> i64 {
+    let id = match k {
+        SpecialKind::Zeros => special::ZERO,
+        SpecialKind::Nan => special::NAN,
+        SpecialKind::Uninit => special::UNINIT,
+    };
+    ((0x80u64 | id as u64) << 56) as i64
+}
+
 impl ChunkLoc {
+    /// A stored chunk: cframe data offset or sframe chunk-file id (below 2^63, as every
+    /// offset a frame can hold).
+    #[allow(non_snake_case)]
+    pub const fn Stored(v: u64) -> ChunkLoc {
+        ChunkLoc(v as i64)
+    }
+
+    /// A special chunk.
+    #[allow(non_snake_case)]
+    pub const fn Special(k: SpecialKind) -> ChunkLoc {
+        ChunkLoc(special_entry(k))
+    }
+
+    /// Stored or special, and where or which.
+    pub const fn get(self) -> Loc {
+        match self.0 {
+            v if v == special_entry(SpecialKind::Zeros) => Loc::Special(SpecialKind::Zeros),
+            v if v == special_entry(SpecialKind::Nan) => Loc::Special(SpecialKind::Nan),
+            v if v == special_entry(SpecialKind::Uninit) => Loc::Special(SpecialKind::Uninit),
+            v => Loc::Stored(v as u64),
+        }
+    }
+
+    /// The stored location, `None` for a special chunk.
+    pub const fn stored(self) -> Option<u64> {
+        match self.get() {
+            Loc::Stored(v) => Some(v),
+            Loc::Special(_) => None,
+        }
+    }
+
+    /// Whether this is a stored chunk.
+    pub const fn is_stored(self) -> bool {
+        self.stored().is_some()
+    }
+
     /// Decodes one index entry.
     pub fn from_entry(v: i64) -> Result<ChunkLoc> {
         if v >= 0 {
-            return Ok(ChunkLoc::Stored(v as u64));
+            return Ok(ChunkLoc(v));
         }
         // Same test order as the reference: zeros, uninit, NaN.
         let top = (v as u64) >> 56;
@@ -69,11 +120,14 @@ impl ChunkLoc {
     }
 
     /// Encodes one index entry (`0x8X00000000000000` for specials).
-    pub fn to_entry(self) -> i64 {
-        match self {
-            ChunkLoc::Stored(v) => v as i64,
-            ChunkLoc::Special(k) => ((0x80u64 | u64::from(k.special_id())) << 56) as i64,
-        }
+    pub const fn to_entry(self) -> i64 {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for ChunkLoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
     }
 }
 
@@ -91,7 +145,7 @@ pub fn decode_entries(raw: &[u8]) -> Result<Vec<ChunkLoc>> {
 pub fn encode_entries(locs: &[ChunkLoc]) -> Vec<u8> {
     let mut out = Vec::with_capacity(locs.len() * 8);
     for l in locs {
-        out.extend_from_slice(&l.to_entry().to_le_bytes());
+        out.extend_from_slice(&l.0.to_le_bytes());
     }
     out
 }
@@ -190,7 +244,7 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
             let mut first = Vec::with_capacity(unit.len() / 8);
             push_entries(&unit, max_stored, &mut budget, &mut first)?;
             let repeated = nbytes / unit.len();
-            if repeated > 1 && first.iter().any(|l| matches!(l, ChunkLoc::Stored(_))) {
+            if repeated > 1 && first.iter().any(|l| l.is_stored()) {
                 return Err(Error::Data);
             }
             let mut out = Vec::with_capacity(nbytes / 8);
@@ -274,14 +328,14 @@ fn push_entries(
     {
         let n = (raw.len() / 8) as u64;
         *budget = budget.checked_sub(n).ok_or(Error::Data)?;
-        out.extend(raw.chunks_exact(8).map(|e| ChunkLoc::Stored(entry(e))));
+        out.extend(raw.chunks_exact(8).map(|e| ChunkLoc(entry(e) as i64)));
         return Ok(());
     }
     for e in raw.chunks_exact(8) {
         let v = i64::from_le_bytes(e.try_into().unwrap_or([0; 8]));
         if (v as u64) < limit {
             *budget = budget.checked_sub(1).ok_or(Error::Data)?;
-            out.push(ChunkLoc::Stored(v as u64));
+            out.push(ChunkLoc(v));
         } else if v >= 0 {
             return Err(Error::Data);
         } else {
@@ -653,6 +707,7 @@ mod tests {
 
     #[test]
     fn entries_round_trip() {
+        assert_eq!(std::mem::size_of::<ChunkLoc>(), 8);
         let locs = vec![
             ChunkLoc::Stored(0),
             ChunkLoc::Special(SpecialKind::Zeros),
@@ -872,7 +927,7 @@ mod tests {
             let mut out = Vec::new();
             let mut budget = u64::MAX;
             push_entries(&decompress_index(c)?, max, &mut budget, &mut out)?;
-            if out.len() > 1 && out.iter().any(|l| matches!(l, ChunkLoc::Stored(_))) {
+            if out.len() > 1 && out.iter().any(|l| l.is_stored()) {
                 return Err(Error::Data);
             }
             Ok(out)

@@ -91,15 +91,15 @@ fn earlier_state(b: &[u8], h: &FrameHeader) -> Option<(Vec<u8>, u64)> {
             let mut nbytes = 0i64;
             let mut ok = true;
             for (i, l) in locs.iter().enumerate() {
-                match l {
-                    super::offsets::ChunkLoc::Stored(v) if hl + (*v as usize) + 32 <= s => {
-                        match ChunkInfo::parse(&b[hl + *v as usize..s]) {
+                match l.get() {
+                    super::offsets::Loc::Stored(v) if hl + (v as usize) + 32 <= s => {
+                        match ChunkInfo::parse(&b[hl + v as usize..s]) {
                             Ok(c) => nbytes += i64::from(c.nbytes),
                             Err(_) => ok = false,
                         }
                     }
-                    super::offsets::ChunkLoc::Stored(_) => ok = false,
-                    super::offsets::ChunkLoc::Special(_) => {
+                    super::offsets::Loc::Stored(_) => ok = false,
+                    super::offsets::Loc::Special(_) => {
                         let last = i + 1 == locs.len();
                         if h.chunksize <= 0 || last {
                             ok = false;
@@ -215,12 +215,12 @@ fn read_torn_index(dir: &Path, b: &[u8]) -> IndexRead {
             }
             locs.iter()
                 .enumerate()
-                .map(|(i, l)| match l {
-                    super::offsets::ChunkLoc::Stored(id) => intact_chunk_file(dir, *id),
-                    super::offsets::ChunkLoc::Special(kind) => {
+                .map(|(i, l)| match l.get() {
+                    super::offsets::Loc::Stored(id) => intact_chunk_file(dir, id),
+                    super::offsets::Loc::Special(kind) => {
                         let nb = super::cframe::special_nbytes(&h2, n, i as i64).ok()?;
                         Some(super::offsets::synthesise_special(
-                            *kind,
+                            kind,
                             h.typesize,
                             nb,
                             h.blocksize,

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::header::{FrameHeader, FrameType};
-use crate::frame::offsets::{ChunkLoc, SpecialKind};
+use crate::frame::offsets::{ChunkLoc, Loc, SpecialKind};
 use crate::frame::{Frame, Target};
 use plain::Plain;
 use std::borrow::Cow;
@@ -286,16 +286,14 @@ impl SChunk {
         let n = locs.len() as i64;
         let chunk = |i: i64| -> Result<Cow<'_, [u8]>> {
             use crate::frame::cframe;
-            match locs[i as usize] {
-                ChunkLoc::Stored(at) => cframe::lend_chunk(buf, &h, at).map(Cow::Borrowed),
-                ChunkLoc::Special(kind) => {
-                    Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
-                        kind,
-                        h.typesize,
-                        cframe::special_nbytes(&h, n, i)?,
-                        h.blocksize,
-                    )))
-                }
+            match locs[i as usize].get() {
+                Loc::Stored(at) => cframe::lend_chunk(buf, &h, at).map(Cow::Borrowed),
+                Loc::Special(kind) => Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
+                    kind,
+                    h.typesize,
+                    cframe::special_nbytes(&h, n, i)?,
+                    h.blocksize,
+                ))),
             }
         };
         let mut p = Plain::new();

@@ -14,6 +14,8 @@
 //! see `encode`. The decoder follows the reference's acceptance rules exactly; see
 //! `decode`.
 
+#![forbid(unsafe_code)]
+
 mod decode;
 mod encode;
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! stored at `bits[base + k*stride ..]`; bit `i` of bit-row byte `j` is bit `k` of row byte
 //! `8j + i` (c-blosc2's bitshuffle layout, LSB first inside each byte).
 
+#![forbid(unsafe_code)]
+
 use crate::filters::shuffle::vector::transpose_bits8_u64;
 
 /// The groups `g0..n` of the 8 bit rows at `base + k*stride` (one bounds check per row, so the

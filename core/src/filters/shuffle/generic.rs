@@ -1,6 +1,8 @@
 //! Portable byte shuffle/unshuffle: the reference semantics every SIMD kernel is tested against,
 //! the fallback level, and the finisher for the elements a SIMD step cannot cover.
 
+#![forbid(unsafe_code)]
+
 /// Shuffles elements `start..n` (`n * es == src.len()`): `dst[j*n + i] = src[i*es + j]`.
 pub(crate) fn shuffle_from(es: usize, n: usize, src: &[u8], dst: &mut [u8], start: usize) {
     if start >= n {

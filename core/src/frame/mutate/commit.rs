@@ -138,9 +138,9 @@ fn relocate(
         } else {
             let mut shifted = old.locs.to_vec();
             for l in shifted.iter_mut() {
-                if let ChunkLoc::Stored(v) = l {
-                    if hl + *v >= low {
-                        *v += shift;
+                if let Some(v) = l.stored() {
+                    if hl + v >= low {
+                        *l = ChunkLoc::Stored(v + shift);
                     }
                 }
             }
