@@ -1,0 +1,196 @@
+//! Frame mutations, following c-blosc2 3.3 (docs/mutation.md#common-steps): payloads go to the end of the
+//! data section (cframe) or to a new `%08X.chunk` file (sframe); then the offsets index, the
+//! trailer and the header are rewritten and the frame truncated after the trailer.
+//!
+//! Deliberate differences (the reference's bugs, docs/divergences.md): chunks with `nbytes == 0` are refused
+//! (a frame cannot count them); special offsets are only used while the chunksize is fixed
+//! (their size is derived from it), so in a frame with variable chunk sizes ZERO/NaN/UNINIT
+//! chunks are stored as regular chunks with the same contents
+//! ([`offsets::regular_equivalent`]); a failed operation changes nothing, in memory or in the
+//! storage: every mutation runs in a transaction whose storage writes go through an undo log
+//! ([`undo::Undo`]).
+//!
+//! Submodules: `transaction` (the transaction and its commit), `chunks` (chunk-list
+//! mutations), `metalayers`, `compact` (compacted copies), `commit` (the crash-safe commit of a
+//! cframe file) and `undo` (the undo log).
+
+#![forbid(unsafe_code)]
+
+mod chunks;
+mod commit;
+mod compact;
+mod metalayers;
+mod transaction;
+mod undo;
+
+use super::chunkinfo::ChunkInfo;
+use super::fingerprint::{self, Piece};
+use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
+use super::io::Store;
+use super::offsets::{self, ChunkLoc, Loc, SpecialKind};
+use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
+use super::{meta, Backing, Frame};
+use crate::chunk::{CParams, DParams};
+use crate::error::{Error, Result};
+use undo::{OldLocs, Undo};
+
+/// The length of the index write, the last of `writes`.
+fn index_len_of(writes: &[(u64, Vec<u8>)]) -> u64 {
+    writes.last().map_or(0, |(_, d)| d.len() as u64)
+}
+
+/// A frame's in-memory state but its offsets (kept by [`Undo::old_locs`]): header,
+/// vlmetalayers.
+type Saved = (header::FrameHeader, Vec<(String, Vec<u8>)>);
+
+/// How a commit produces the index chunk.
+#[derive(Clone, Copy)]
+enum Index {
+    /// Keep the stored one (metadata-only operations; c-blosc2 does not rewrite it then).
+    Keep,
+    /// Compress it anew with this many spare destination bytes (see
+    /// [`offsets::encode_index_with_room`]).
+    Encode(usize),
+    /// As `fill_special` writes it: one SPECIAL_VALUE chunk of the first entry (every entry is
+    /// the same; see [`offsets::encode_repeated_index`]).
+    Repeated,
+}
+
+/// What a transaction may do to the existing offsets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edit {
+    /// Anything: the transaction keeps a copy of them for a rollback.
+    Any,
+    /// Only add entries after them (an append): they are not copied, and the commit neither
+    /// re-checks nor compares them. Code that edits one anyway calls [`Undo::keep_old_locs`]
+    /// first.
+    Append,
+}
+
+/// What a mutation does to the chunk list (for the chunksize bookkeeping).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Insert(usize),
+    Update(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::special;
+
+    /// Typesize-4 cparams and a ZERO special chunk of `nbytes` made with them.
+    fn zeros_chunk(nbytes: i32) -> (CParams, Vec<u8>) {
+        let cp = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut buf = [0u8; 64];
+        let n = special::zeros(&cp, nbytes, &mut buf).unwrap();
+        (cp, buf[..n].to_vec())
+    }
+
+    /// `fill_special` writes what c-blosc2 writes (the bytes are compared with the reference in
+    /// tests/schunk/reference.rs): chunks that read back as the special kind with the right sizes,
+    /// and the index as one 40-byte SPECIAL_VALUE chunk whatever the chunk count.
+    #[test]
+    fn fill_special_reads_back_with_a_40_byte_index() {
+        let (cp, _) = zeros_chunk(4000);
+        for (n, nbytes) in [
+            (1i64, 4000i64),
+            (1, 1200),
+            (3, 9200),
+            (1_000_000, 4_000_000_000),
+        ] {
+            let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
+            assert_eq!(
+                f.fill_special(SpecialKind::Nan, n, nbytes, 4000, 4000),
+                Ok(n)
+            );
+            assert_eq!(f.nchunks(), n);
+            let cframe = f.to_cframe().unwrap();
+            let h = &f.header;
+            let index_at = (u64::from(h.header_len) + h.cbytes as u64) as usize;
+            assert_eq!(cframe[index_at + 12..index_at + 16], 40i32.to_le_bytes());
+            assert_eq!(
+                cframe[index_at + 31] >> 4,
+                super::super::chunkinfo::special::VALUE
+            );
+            let again = Frame::from_vec(cframe).unwrap();
+            let last = n - 1;
+            let want_last = nbytes - 4000 * last;
+            let chunk = again.chunk(last).unwrap();
+            let info = ChunkInfo::parse(&chunk).unwrap();
+            assert_eq!(
+                (info.nbytes as i64, info.special),
+                (want_last, super::super::chunkinfo::special::NAN)
+            );
+            // The frame's blocksize, at most the chunk's nbytes.
+            let bs = i64::from(i32::from_le_bytes(chunk[8..12].try_into().unwrap()));
+            assert_eq!(bs, want_last.min(4000));
+        }
+    }
+
+    /// A refused `fill_special` leaves the frame as it was.
+    #[test]
+    fn refused_fill_special_changes_nothing() {
+        let (cp, zeros) = zeros_chunk(4000);
+        let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
+        let empty = f.to_cframe().unwrap();
+        let z = SpecialKind::Zeros;
+        // A count past the chunk limit or under 1, nbytes that n chunks cannot hold.
+        for (n, nbytes) in [
+            (MAX_NCHUNKS + 1, 4000),
+            (0, 0),
+            (-2, 4000),
+            (2, 4000),
+            (2, 8001),
+        ] {
+            assert_eq!(
+                f.fill_special(z, n, nbytes, 4000, 4000),
+                Err(Error::InvalidParam)
+            );
+            assert_eq!(f.to_cframe().unwrap(), empty);
+        }
+        f.append_chunk(&zeros).unwrap();
+        let before = f.to_cframe().unwrap();
+        assert_eq!(
+            f.fill_special(z, 2, 8000, 4000, 4000),
+            Err(Error::FrameSpecial)
+        );
+        assert_eq!(f.nchunks(), 1);
+        assert_eq!(f.to_cframe().unwrap(), before);
+    }
+
+    /// An append transaction keeps only the count of the old offsets; one that edits old
+    /// entries (the switch to variable chunk sizes) and then fails still restores them, and an
+    /// append that fails after adding entries drops them.
+    #[test]
+    fn failed_append_transactions_restore_the_offsets() {
+        let (cp, zeros) = zeros_chunk(4000);
+        let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
+        for _ in 0..3 {
+            f.append_chunk(&zeros).unwrap();
+        }
+        let locs = f.locs.clone();
+        let bytes = f.to_cframe().unwrap();
+        assert!(locs.iter().all(|l| !l.is_stored()));
+        let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, u| {
+            f.switch_to_variable(u)?;
+            assert!(f.locs.iter().all(|l| l.is_stored()));
+            f.locs.push(ChunkLoc::Stored(0));
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+        assert_eq!(
+            (f.locs.clone(), f.to_cframe().unwrap()),
+            (locs.clone(), bytes.clone())
+        );
+        let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, _| {
+            f.locs.push(ChunkLoc::Stored(0));
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+        assert_eq!((f.locs.clone(), f.to_cframe().unwrap()), (locs, bytes));
+    }
+}

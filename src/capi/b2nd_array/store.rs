@@ -1,0 +1,214 @@
+//! The array's super-chunk seen through its public C API: [`CStore`], the
+//! [`ChunkStore`] through which the array core reads and writes chunks, and the metalayer
+//! helpers. Every chunk access of an array goes through here, that is through the
+//! super-chunk's own operations, so locking, counters, user codecs and prefilters behave as
+//! for any other super-chunk.
+
+use super::*;
+
+/// A negative C return value as an error (unknown codes as `Failure`).
+pub(super) fn code(rc: i64) -> Result<i64> {
+    if rc < 0 {
+        Err(i32::try_from(rc)
+            .ok()
+            .and_then(Error::from_code)
+            .unwrap_or(Error::Failure))
+    } else {
+        Ok(rc)
+    }
+}
+
+/// The array's super-chunk as a [`ChunkStore`].
+pub(super) struct CStore {
+    pub(super) sc: *mut blosc2_schunk,
+}
+
+impl CStore {
+    fn sc(&self) -> &blosc2_schunk {
+        // SAFETY: built only from a live array's non-NULL `sc` (see `store`).
+        unsafe { &*self.sc }
+    }
+}
+
+impl ChunkStore for CStore {
+    fn typesize(&self) -> i32 {
+        self.sc().typesize
+    }
+    fn nchunks(&self) -> i64 {
+        self.sc().nchunks
+    }
+    fn read_chunk(&mut self, nchunk: i64, dst: &mut [u8]) -> Result<usize> {
+        let len = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: live schunk; `dst` is valid for `len` bytes.
+        let rc = unsafe {
+            blosc2_schunk_decompress_chunk(self.sc, nchunk, dst.as_mut_ptr() as *mut c_void, len)
+        };
+        code(rc.into())
+            .map(|n| n as usize)
+            .map_err(|_| Error::Failure)
+    }
+    fn nthreads(&self) -> i32 {
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        // SAFETY: live schunk; `dctx` is its decompression context (or NULL: an error code);
+        // `dp` is a valid out-pointer.
+        let rc = unsafe { blosc2_ctx_get_dparams(self.sc().dctx, &mut dp) };
+        if rc < 0 {
+            1
+        } else {
+            i32::from(dp.nthreads)
+        }
+    }
+    fn read_blocks(
+        &mut self,
+        nchunk: i64,
+        nblocks: &[i64],
+        scratch: &mut [u8],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        // SAFETY: live schunk.
+        unsafe { decode_blocks(self.sc, nchunk, nblocks, scratch, f) }.map_err(|e| match e {
+            Error::InvalidParam | Error::ReadBuffer | Error::InvalidHeader => Error::Data,
+            e => e,
+        })?;
+        Ok(true)
+    }
+    fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
+        let n = c_int::try_from(skip.len()).map_err(|_| Error::InvalidParam)?;
+        let mut mask = skip.to_vec();
+        // SAFETY: live schunk; `dctx` is its decompression context; `mask` holds `n` bools. The
+        // mask applies to the next decompression only, which is the one below.
+        let rc = unsafe { blosc2_set_maskout((*self.sc).dctx, mask.as_mut_ptr(), n) };
+        code(rc.into()).map_err(|_| Error::Failure)?;
+        self.read_chunk(nchunk, dst)
+    }
+    fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()> {
+        let len = i32::try_from(src.len())
+            .ok()
+            .filter(|&l| l <= BLOSC2_MAX_BUFFERSIZE)
+            .ok_or(Error::MaxBufsizeExceeded)?;
+        let mut scratch = core::Scratch::compressed();
+        let out = scratch.get(src.len() + BLOSC2_MAX_OVERHEAD as usize);
+        // SAFETY: live schunk; `current_nchunk` is read by prefilters, as in c-blosc2.
+        let cctx = unsafe {
+            (*self.sc).current_nchunk = nchunk;
+            (*self.sc).cctx
+        };
+        // SAFETY: `src` and `out` are valid for the lengths given; `cctx` is the schunk's.
+        let n = unsafe {
+            blosc2_compress_ctx(
+                cctx,
+                src.as_ptr() as *const c_void,
+                len,
+                out.as_mut_ptr() as *mut c_void,
+                out.len() as i32,
+            )
+        };
+        if n <= 0 {
+            return Err(Error::Failure);
+        }
+        // SAFETY: live schunk; the chunk is copied (copy=true), `out` stays ours.
+        let rc = unsafe { blosc2_schunk_update_chunk(self.sc, nchunk, out.as_mut_ptr(), true) };
+        code(rc).map(|_| ()).map_err(|_| Error::Failure)
+    }
+    fn insert_zero_chunk(&mut self, nchunk: i64, nbytes: i32) -> Result<()> {
+        let cp = cparams_of(self.sc)?;
+        let mut c = [0u8; BLOSC_EXTENDED_HEADER_LENGTH as usize];
+        // SAFETY: `c` is valid for its length.
+        let n = unsafe {
+            blosc2_chunk_zeros(cp, nbytes, c.as_mut_ptr() as *mut c_void, c.len() as i32)
+        };
+        code(n.into()).map_err(|_| Error::Failure)?;
+        // SAFETY: live schunk; the chunk is copied.
+        let rc = unsafe { blosc2_schunk_insert_chunk(self.sc, nchunk, c.as_mut_ptr(), true) };
+        code(rc).map(|_| ()).map_err(|_| Error::Failure)
+    }
+    fn delete_chunk(&mut self, nchunk: i64) -> Result<()> {
+        // SAFETY: live schunk.
+        let rc = unsafe { blosc2_schunk_delete_chunk(self.sc, nchunk) };
+        code(rc).map(|_| ()).map_err(|_| Error::Failure)
+    }
+}
+
+/// A copy of the super-chunk's cparams.
+pub(super) fn cparams_of(sc: *mut blosc2_schunk) -> Result<blosc2_cparams> {
+    let mut p: *mut blosc2_cparams = std::ptr::null_mut();
+    // SAFETY: live schunk; `p` is a valid out-pointer.
+    code(unsafe { blosc2_schunk_get_cparams(sc, &mut p) }.into())
+        .map_err(|_| Error::NullPointer)?;
+    // SAFETY: a malloc'ed cparams from the call above, read once and freed.
+    let cp = unsafe {
+        let v = *p;
+        libc::free(p as *mut c_void);
+        v
+    };
+    Ok(cp)
+}
+
+/// The metalayer `name` of a super-chunk (from its C mirror, like c-blosc2's header-inline
+/// `blosc2_meta_get`).
+pub(super) fn meta_get(sc: *mut blosc2_schunk, name: &str) -> Option<Vec<u8>> {
+    // SAFETY: live schunk; its mirrored metalayers are valid C strings and buffers.
+    unsafe {
+        let s = &*sc;
+        for i in 0..usize::from(s.nmetalayers).min(16) {
+            let m = s.metalayers[i];
+            if m.is_null() || (*m).name.is_null() {
+                continue;
+            }
+            if CStr::from_ptr((*m).name).to_bytes() == name.as_bytes() {
+                let len = usize::try_from((*m).content_len).ok()?;
+                if len == 0 || (*m).content.is_null() {
+                    return Some(Vec::new());
+                }
+                return Some(std::slice::from_raw_parts((*m).content, len).to_vec());
+            }
+        }
+    }
+    None
+}
+
+/// Names of the super-chunk's metalayers.
+pub(super) fn meta_names(sc: *mut blosc2_schunk) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    // SAFETY: live schunk; mirrored names are valid C strings.
+    unsafe {
+        let s = &*sc;
+        for i in 0..usize::from(s.nmetalayers).min(16) {
+            let m = s.metalayers[i];
+            if !m.is_null() && !(*m).name.is_null() {
+                v.push(CStr::from_ptr((*m).name).to_bytes().to_vec());
+            }
+        }
+    }
+    v
+}
+
+/// Copies every vlmetalayer of `from` to `to`.
+pub(super) fn copy_vlmeta(from: *mut blosc2_schunk, to: *mut blosc2_schunk) -> Result<()> {
+    let mut names = Vec::new();
+    // SAFETY: live schunk; mirrored names are valid C strings.
+    unsafe {
+        let s = &*from;
+        for i in 0..usize::try_from(s.nvlmetalayers)
+            .unwrap_or(0)
+            .min(s.vlmetalayers.len())
+        {
+            let m = s.vlmetalayers[i];
+            if !m.is_null() && !(*m).name.is_null() {
+                names.push(CStr::from_ptr((*m).name).to_owned());
+            }
+        }
+    }
+    for n in names {
+        let (mut c, mut len): (*mut u8, i32) = (std::ptr::null_mut(), 0);
+        // SAFETY: live schunks; out-pointers valid; `c` is malloc'ed by the call and freed.
+        unsafe {
+            code(blosc2_vlmeta_get(from, n.as_ptr(), &mut c, &mut len).into())?;
+            let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+            let rc = blosc2_vlmeta_add(to, n.as_ptr(), c, len, &mut cp);
+            libc::free(c as *mut c_void);
+            code(rc.into())?;
+        }
+    }
+    Ok(())
+}
