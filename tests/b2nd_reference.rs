@@ -63,6 +63,14 @@ struct Api {
         *mut i64,
         i64,
     ) -> c_int,
+    concatenate: unsafe extern "C" fn(
+        Ctx,
+        *const b2nd_array_t,
+        *const b2nd_array_t,
+        i8,
+        bool,
+        *mut Arr,
+    ) -> c_int,
     /// Frees what this library allocated (on Windows the reference's C runtime is another).
     free_mem: unsafe fn(*mut c_void),
 }
@@ -86,6 +94,7 @@ fn ours() -> Api {
         delete: b2nd_delete,
         get_sparse: b2nd_get_sparse_cbuffer,
         get_orthogonal: b2nd_get_orthogonal_selection,
+        concatenate: b2nd_concatenate,
         free_mem: common::reference::free_ours,
     }
 }
@@ -112,6 +121,7 @@ fn theirs() -> Api {
             delete: std::mem::transmute(r.sym("b2nd_delete")),
             get_sparse: std::mem::transmute(r.sym("b2nd_get_sparse_cbuffer")),
             get_orthogonal: std::mem::transmute(r.sym("b2nd_get_orthogonal_selection")),
+            concatenate: std::mem::transmute(r.sym("b2nd_concatenate")),
             free_mem: common::reference::free_ref,
         }
     }
@@ -479,6 +489,86 @@ fn set_slices_and_shape_changes_match_the_reference() {
         unsafe {
             for (api, arr) in [(&us, a), (&them, b), (&them, ra), (&us, rb)] {
                 assert_eq!((api.free)(arr), 0);
+            }
+        }
+    }
+}
+
+/// `b2nd_concatenate` into `src1` (in memory, in a cframe file and in an sframe), with
+/// `src1` ending on a chunk boundary along the axis (chunks copied as stored) and not.
+#[test]
+fn concatenations_match_the_reference() {
+    let (us, them) = (ours(), theirs());
+    let dir = common::scratch::dir("b2f-b2nd-concat-");
+    for (k, c) in cases().iter().enumerate().take(6) {
+        for ax in 0..c.shape.len() {
+            for aligned in [true, false] {
+                let mut c1 = Case {
+                    shape: c.shape.clone(),
+                    chunks: c.chunks.clone(),
+                    blocks: c.blocks.clone(),
+                    typesize: c.typesize,
+                    dtype: c.dtype,
+                };
+                let ch = i64::from(c.chunks[ax]);
+                c1.shape[ax] = if aligned { 2 * ch } else { 2 * ch - 1 };
+                let (d1, d2) = (data(&c1, 300 + k as u64), data(c, 400 + k as u64));
+                for (si, (path, contiguous)) in [(false, false), (true, true), (true, false)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let mut got = Vec::new();
+                    for (who, api) in [("ours", &us), ("ref", &them)] {
+                        let p = dir.join(format!("{who}-{k}-{ax}-{aligned}-{si}.b2nd"));
+                        let ps = p.to_str().unwrap();
+                        let a = build(api, &c1, &d1, path.then_some(ps), contiguous);
+                        let b = build(api, c, &d2, None, false);
+                        let st = storage(c.typesize, None, false);
+                        let dt = CString::new(c.dtype).unwrap();
+                        let mut out: Arr = std::ptr::null_mut();
+                        // SAFETY: live arrays; ctx built from valid arrays and strings.
+                        let shape = unsafe {
+                            let ctx = (api.create_ctx)(
+                                &st.st,
+                                c1.shape.len() as i8,
+                                c1.shape.as_ptr(),
+                                c1.chunks.as_ptr(),
+                                c1.blocks.as_ptr(),
+                                dt.as_ptr(),
+                                0,
+                                std::ptr::null(),
+                                0,
+                            );
+                            assert!(!ctx.is_null());
+                            let rc = (api.concatenate)(ctx, a, b, ax as i8, false, &mut out);
+                            assert_eq!(rc, 0, "{who} case {k} axis {ax} aligned {aligned}");
+                            assert_eq!(out, a);
+                            assert_eq!((api.free_ctx)(ctx), 0);
+                            (&(*a).shape)[..c.shape.len()].to_vec()
+                        };
+                        let n = shape.iter().product::<i64>() as usize * c.typesize as usize;
+                        got.push((shape, to_vec(api, a, n)));
+                        // SAFETY: live arrays, freed once.
+                        unsafe {
+                            (api.free)(a);
+                            (api.free)(b);
+                        }
+                        if path {
+                            let cp = CString::new(ps).unwrap();
+                            let mut r: Arr = std::ptr::null_mut();
+                            // SAFETY: path NUL-terminated; out-pointer valid.
+                            assert_eq!(unsafe { (api.open)(cp.as_ptr(), &mut r) }, 0);
+                            assert_eq!(to_vec(api, r, n), got.last().unwrap().1, "{who} reopened");
+                            // SAFETY: live array.
+                            unsafe { (api.free)(r) };
+                        }
+                    }
+                    assert_eq!(got[0].0, got[1].0, "shape: case {k} axis {ax} storage {si}");
+                    assert!(
+                        got[0].1 == got[1].1,
+                        "items differ: case {k} axis {ax} aligned {aligned} storage {si}"
+                    );
+                }
             }
         }
     }

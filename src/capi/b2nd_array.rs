@@ -29,10 +29,10 @@ use super::schunk::decode_blocks;
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
     blosc2_schunk_delete_chunk, blosc2_schunk_fill_special, blosc2_schunk_free,
-    blosc2_schunk_from_buffer, blosc2_schunk_get_cparams, blosc2_schunk_get_sparse_buffer,
-    blosc2_schunk_insert_chunk, blosc2_schunk_lock, blosc2_schunk_new, blosc2_schunk_open,
-    blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer,
-    blosc2_schunk_unlock, blosc2_schunk_update_chunk,
+    blosc2_schunk_from_buffer, blosc2_schunk_get_chunk, blosc2_schunk_get_cparams,
+    blosc2_schunk_get_sparse_buffer, blosc2_schunk_insert_chunk, blosc2_schunk_lock,
+    blosc2_schunk_new, blosc2_schunk_open, blosc2_schunk_open_offset, blosc2_schunk_refresh,
+    blosc2_schunk_to_buffer, blosc2_schunk_unlock, blosc2_schunk_update_chunk,
 };
 use super::types::*;
 use crate::b2nd::array::{self as core, ChunkStore};
@@ -1684,6 +1684,22 @@ pub unsafe extern "C" fn b2nd_concatenate(
             // Copy src2's items chunk by chunk of src2 into the shifted region.
             let zero = vec![0i64; n];
             let ts = store(a2)?.typesize();
+            // Chunks that line up (same chunk and block shapes, src1 ending on a chunk
+            // boundary along `axis`) are copied as they are stored: each src2 chunk is one
+            // destination chunk with the same items and the same padding.
+            let aligned = g2.chunkshape() == ng.chunkshape()
+                && g2.blockshape() == ng.blockshape()
+                && off % i64::from(ng.chunkshape()[ax]) == 0;
+            if aligned {
+                for c in chunks_touched(&g2, &zero, g2.shape())? {
+                    let target = chunks_touched(&ng, &shift(&c.start), &shift(&c.stop))?;
+                    let [t] = target.as_slice() else {
+                        return Err(Error::Failure);
+                    };
+                    copy_stored_chunk(a2.sc, c.nchunk, d.sc, t.nchunk)?;
+                }
+                return Ok(());
+            }
             let mut buf = Vec::new();
             for c in chunks_touched(&g2, &zero, g2.shape())? {
                 let shape: Vec<i64> = c.start.iter().zip(&c.stop).map(|(x, y)| y - x).collect();
@@ -1710,6 +1726,30 @@ pub unsafe extern "C" fn b2nd_concatenate(
         unsafe { *array = dst };
         Ok(0)
     })
+}
+
+/// Stores chunk `from` of `src` (its compressed bytes, as stored) as chunk `to` of `dst`.
+fn copy_stored_chunk(
+    src: *mut blosc2_schunk,
+    from: i64,
+    dst: *mut blosc2_schunk,
+    to: i64,
+) -> Result<()> {
+    let mut chunk: *mut u8 = std::ptr::null_mut();
+    let mut needs_free = false;
+    // SAFETY: `src` is a live array's super-chunk; both out-pointers are valid.
+    let rc = unsafe { blosc2_schunk_get_chunk(src, from, &mut chunk, &mut needs_free) };
+    if rc < 0 || chunk.is_null() {
+        return Err(Error::Failure);
+    }
+    // SAFETY: `dst` is a live array's super-chunk; `chunk` holds a whole chunk (`rc` bytes,
+    // checked by the update), copied (copy=true).
+    let up = unsafe { blosc2_schunk_update_chunk(dst, to, chunk, true) };
+    if needs_free {
+        // SAFETY: malloc'ed by `blosc2_schunk_get_chunk`, ours to free.
+        unsafe { libc::free(chunk as *mut c_void) };
+    }
+    code(up).map(|_| ()).map_err(|_| Error::Failure)
 }
 
 /// Prints the `b2nd` metalayer to stdout, in c-blosc2's format.

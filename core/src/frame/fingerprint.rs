@@ -984,6 +984,18 @@ impl Frame {
     /// transaction may lie in the bytes read, or the chunk is not covered by itself alone (named
     /// twice, or overlapping another: only hostile frames).
     pub(super) fn split_data_at(&self, at: u64, staged: bool) -> Option<(Piece, Piece)> {
+        self.split_data_at_known(at, staged, None)
+    }
+
+    /// [`Frame::split_data_at`], taking the bytes of the data section from `known`
+    /// (`(section position, bytes)`, read by the caller already) where it holds them, and
+    /// those of an in-memory frame in place: no copy of the data after the chunk.
+    pub(super) fn split_data_at_known(
+        &self,
+        at: u64,
+        staged: bool,
+        known: Option<(u64, &[u8])>,
+    ) -> Option<(Piece, Piece)> {
         let d = self.fp.data?;
         let Backing::Contiguous(store) = &self.backing else {
             return None;
@@ -992,7 +1004,27 @@ impl Frame {
             return None;
         }
         let section = self.header.cbytes as u64;
-        let mut read = store_reader(store, u64::from(self.header.header_len));
+        let base = u64::from(self.header.header_len);
+        // Bytes in `known` (or in memory) are not read again: the chunk headers of the data
+        // after the chunk are one small read each otherwise.
+        let held = move |s: u64, e: u64| -> Option<&[u8]> {
+            known
+                .and_then(|(k, b)| {
+                    let from = usize::try_from(s.checked_sub(k)?).ok()?;
+                    b.get(from..from.checked_add(usize::try_from(e.checked_sub(s)?).ok()?)?)
+                })
+                .or_else(|| store.slice(base.checked_add(s)?, e.checked_sub(s)?))
+        };
+        let mut file_read = store_reader(store, base);
+        let mut read = |pos: u64, dst: &mut [u8]| -> Result<()> {
+            match held(pos, pos.saturating_add(dst.len() as u64)) {
+                Some(b) => {
+                    dst.copy_from_slice(b);
+                    Ok(())
+                }
+                None => file_read(pos, dst),
+            }
+        };
         let named = |v: u64| {
             self.locs
                 .iter()
@@ -1027,8 +1059,18 @@ impl Frame {
         if rest.first().is_some_and(|&(r, _)| r < e) {
             return None;
         }
-        let c = piece_of_ranges(&[(s, e)], &mut read).ok()?;
-        let tail = piece_of_ranges(&rest, &mut read).ok()?;
+        let mut piece = |ranges: &[(u64, u64)]| -> Option<Piece> {
+            let mut p = Piece::EMPTY;
+            for &(s, e) in ranges {
+                match held(s, e) {
+                    Some(bytes) => p.extend(bytes),
+                    None => p = p.then(piece_of_ranges(&[(s, e)], &mut read).ok()?),
+                }
+            }
+            Some(p)
+        };
+        let c = piece(&[(s, e)])?;
+        let tail = piece(&rest)?;
         let p = d.strip_suffix(c.then(tail))?;
         Some((p, tail))
     }

@@ -211,7 +211,15 @@ impl Store {
                 }
                 Ok(())
             }
-            Store::Memory(_) | Store::User(_) => {
+            Store::Memory(v) => {
+                let src = usize::try_from(end)
+                    .ok()
+                    .and_then(|e| v.get(pos as usize..e))
+                    .ok_or(Error::ReadBuffer)?;
+                dst.copy_from_slice(src);
+                Ok(())
+            }
+            Store::User(_) => {
                 let got = self.read_at(pos, dst.len() as u64)?;
                 dst.copy_from_slice(&got);
                 Ok(())

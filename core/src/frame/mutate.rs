@@ -104,8 +104,14 @@ impl Frame {
         // trailer first, then moved to where c-blosc2 puts them (`compact_to`).
         let mut compact_to = None;
         if undo.staged.is_some() {
-            let unshifted = undo.staged.clone().unwrap_or_default();
             let old_empty = old_locs.get(&self.locs).is_empty();
+            // Only a frame without chunks can be shifted: no copy of an update's staged
+            // writes (an update in the middle of a large frame stages the whole data tail).
+            let unshifted = if old_empty {
+                undo.staged.clone().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             let shift = self.shift_past_empty_trailer(&old.0, old_empty, undo);
             if shift > 0 {
                 compact_to = Some((shift, unshifted));
@@ -744,22 +750,41 @@ impl Frame {
         undo: &mut Undo,
     ) -> Result<()> {
         let delta = new.len() as i64 - old_cbytes;
+        let old_end = at + old_cbytes as u64;
+        // A file frame's writes are staged: the data after the chunk, which moves by `delta`,
+        // is read once, for the data part and for the staged write (when no write is staged
+        // yet, none can lie in it).
+        let tail_bytes = match &self.backing {
+            Backing::Contiguous(store)
+                if delta != 0 && undo.staged.as_ref().is_some_and(|w| w.is_empty()) =>
+            {
+                let tail = (self.header.cbytes as u64)
+                    .checked_sub(old_end)
+                    .ok_or(Error::Data)?;
+                Some(store.read_at(u64::from(self.header.header_len) + old_end, tail)?)
+            }
+            _ => None,
+        };
         // Read before the writes: the chunk and what follows it, for the data part.
         let split = match self.backing {
-            Backing::Contiguous(_) => {
-                self.split_data_at(at, undo.staged.as_ref().is_some_and(|w| !w.is_empty()))
-            }
+            Backing::Contiguous(_) => self.split_data_at_known(
+                at,
+                undo.staged.as_ref().is_some_and(|w| !w.is_empty()),
+                tail_bytes.as_deref().map(|b| (old_end, b)),
+            ),
             Backing::Sparse(_) => None,
         };
         match &mut self.backing {
             Backing::Contiguous(store) => {
                 let hl = u64::from(self.header.header_len);
-                let old_end = at + old_cbytes as u64;
                 let tail = (self.header.cbytes as u64)
                     .checked_sub(old_end)
                     .ok_or(Error::Data)?;
                 let new_end = at + new.len() as u64;
-                undo.move_within(store, hl + old_end, hl + new_end, tail)?;
+                match tail_bytes {
+                    Some(bytes) => undo.stage_read(hl + new_end, bytes)?,
+                    None => undo.move_within(store, hl + old_end, hl + new_end, tail)?,
+                }
                 undo.write_at(store, hl + at, new)?;
                 // The data part with the new chunk in the old one's place, by CRC arithmetic.
                 let updated = split.map(|(p, s)| {

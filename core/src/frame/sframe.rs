@@ -93,7 +93,7 @@ impl SparseDir {
     /// (`renameat2(RENAME_EXCHANGE)`), or renamed over it where the system cannot exchange, so
     /// that a crash leaves the old index or the new one, never a mix (docs/durability.md). After
     /// an exchange the old index, now under the temporary name, is kept as the handle's spare
-    /// ([`Spare`]): the next commit overwrites it (one write from byte 0, then a truncation when
+    /// (`Spare`): the next commit overwrites it (one write from byte 0, then a truncation when
     /// it was longer) instead of creating a file. In durable mode the file and the directory are
     /// synced before the exchange (making the new chunk files' names durable too) and the
     /// directory after it. A user backend has no rename: it gets c-blosc2's calls, `"rb+"` (or

@@ -37,8 +37,11 @@ pub(in crate::frame) struct Undo {
     /// cframe: the store length when the transaction began, and the length now.
     len0: u64,
     len: u64,
-    /// cframe: `(position, bytes before the write)`, oldest first.
-    ranges: Vec<(u64, Vec<u8>)>,
+    /// cframe: the bytes below this the rollback reads or restores: the original length, or
+    /// the end of a move past it (which the reverse move reads back).
+    needed: u64,
+    /// cframe: what each write destroyed, oldest first.
+    ranges: Vec<Saved>,
     /// sframe: chunk files written, with their first saved content (`None`: did not exist).
     chunk_files: Vec<(u64, Option<Vec<u8>>)>,
     /// sframe: the index file before its first rewrite (`None`: not saved yet).
@@ -90,6 +93,15 @@ impl OldLocs {
     }
 }
 
+/// One undo record of a cframe in memory.
+enum Saved {
+    /// `(position, bytes before the write)`.
+    Bytes(u64, Vec<u8>),
+    /// A move of `len` bytes from `from` to `to`, undone by the reverse move (the bytes it
+    /// overwrote outside its source are a [`Saved::Bytes`] record just before it).
+    Moved { from: u64, to: u64, len: u64 },
+}
+
 impl Undo {
     /// An empty log for a transaction on `backing`.
     pub fn new(backing: &Backing) -> Result<Undo> {
@@ -104,6 +116,7 @@ impl Undo {
             old_data: None,
             len0,
             len: len0,
+            needed: len0,
             ranges: Vec::new(),
             chunk_files: Vec::new(),
             index_file: None,
@@ -121,11 +134,13 @@ impl Undo {
         }
     }
 
-    /// Keeps the bytes of `[pos, pos + len)` that belong to the original store and still exist.
+    /// Keeps the bytes of `[pos, pos + len)` that belong to the original store (or that the
+    /// rollback of a move reads back) and still exist.
     fn save(&mut self, store: &Store, pos: u64, len: u64) -> Result<()> {
-        let end = pos.saturating_add(len).min(self.len0).min(self.len);
+        let end = pos.saturating_add(len).min(self.needed).min(self.len);
         if pos < end {
-            self.ranges.push((pos, store.read_at(pos, end - pos)?));
+            self.ranges
+                .push(Saved::Bytes(pos, store.read_at(pos, end - pos)?));
         }
         Ok(())
     }
@@ -140,6 +155,16 @@ impl Undo {
         // The length may have grown even if the write fails part way; assume it did.
         self.len = self.len.max(pos.saturating_add(data.len() as u64));
         store.write_at(pos, data)
+    }
+
+    /// Stages the write of `data` at `pos`: bytes the caller read from the file, e.g. the
+    /// source of a move no staged write lies in (file frames only: `Failure` otherwise).
+    pub fn stage_read(&mut self, pos: u64, data: Vec<u8>) -> Result<()> {
+        let w = self.staged.as_mut().ok_or(crate::error::Error::Failure)?;
+        if !data.is_empty() {
+            w.push((pos, data));
+        }
+        Ok(())
     }
 
     /// [`Store::move_within`], keeping what it overwrites.
@@ -157,8 +182,23 @@ impl Undo {
             w.push((to, bytes));
             return Ok(());
         }
-        self.save(store, to, len)?;
-        self.len = self.len.max(to.saturating_add(len));
+        // Only the overwritten bytes the source does not cover are copied (the reverse move
+        // restores the rest): a data tail shifted by a few bytes costs a few bytes of log,
+        // not a copy of the tail.
+        let (from_end, to_end) = (
+            from.checked_add(len).ok_or(crate::error::Error::Failure)?,
+            to.checked_add(len).ok_or(crate::error::Error::Failure)?,
+        );
+        if to_end <= from || from_end <= to {
+            self.save(store, to, len)?;
+        } else if to < from {
+            self.save(store, to, from - to)?;
+        } else {
+            self.save(store, from_end, to_end - from_end)?;
+        }
+        self.ranges.push(Saved::Moved { from, to, len });
+        self.needed = self.needed.max(to_end);
+        self.len = self.len.max(to_end);
         store.move_within(from, to, len)
     }
 
@@ -220,8 +260,11 @@ impl Undo {
             // header on disk describes), nothing to put back.
             Backing::Contiguous(_) if self.staged.is_some() => {}
             Backing::Contiguous(store) => {
-                for (pos, bytes) in self.ranges.iter().rev() {
-                    let _ = store.write_at(*pos, bytes);
+                for r in self.ranges.iter().rev() {
+                    let _ = match r {
+                        Saved::Bytes(pos, bytes) => store.write_at(*pos, bytes),
+                        Saved::Moved { from, to, len } => store.move_within(*to, *from, *len),
+                    };
                 }
                 let _ = store.truncate(self.len0);
             }
@@ -318,6 +361,28 @@ mod tests {
         assert_eq!(r, Err(Error::Failure));
         assert_eq!(snapshot(&f), before, "failed in-place update");
         assert_eq!((&f.header, &f.locs), (&header, &locs));
+
+        // A single growing and a single shrinking in-place update (the tail moves one way;
+        // in memory the rollback moves it back), then a failure.
+        for grow in [true, false] {
+            let r: crate::error::Result<()> = f.transaction(|f, undo| {
+                let Some(at) = f.locs[0].stored() else {
+                    panic!("chunk 0 is stored")
+                };
+                let old = i64::from(f.chunk_info(0)?.cbytes);
+                // A shift shorter than the tail: the move's source and target overlap.
+                let new = vec![7u8; if grow { old + 8 } else { old - 8 } as usize];
+                f.replace_payload(at, old, &new, undo)?;
+                Err(Error::Failure)
+            });
+            assert_eq!(r, Err(Error::Failure));
+            assert_eq!(
+                snapshot(&f),
+                before,
+                "failed in-place update (grow: {grow})"
+            );
+            assert_eq!((&f.header, &f.locs), (&header, &locs));
+        }
 
         f.add_vlmetalayer_raw("v", b"abc").unwrap();
         let g = reopen(&f);
