@@ -123,14 +123,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn x_pow_8n_matches_repeated_multiplication() {
-        let x8 = gf2::mul(0x0080_0000, 0x8000_0000);
-        let mut r = 0x8000_0000u32;
-        for n in 0..300u64 {
-            assert_eq!(gf2::x_pow_8n(n), r, "{n}");
-            r = gf2::mul(r, x8);
+    fn nibble_multiplication_matches_the_bitwise_one() {
+        let mut s = 0x9E37_79B9u32;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        };
+        let edges = [
+            0u32,
+            1,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0xEDB8_8320,
+            0x0000_000F,
+            0xF000_0000,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                assert_eq!(gf2::mul(a, b), gf2::mul_bitwise(a, b), "{a:#x} {b:#x}");
+            }
         }
-        for n in [1u64 << 20, 20_000_123, u64::from(u32::MAX) * 3 + 7] {
+        for _ in 0..100_000 {
+            let (a, b) = (next(), next());
+            assert_eq!(gf2::mul(a, b), gf2::mul_bitwise(a, b), "{a:#x} {b:#x}");
+        }
+    }
+
+    #[test]
+    fn x_pow_8n_matches_repeated_multiplication() {
+        let x8 = gf2::mul_bitwise(0x0080_0000, 0x8000_0000);
+        let mut r = 0x8000_0000u32;
+        for n in 0..70_000u64 {
+            assert_eq!(gf2::x_pow_8n(n), r, "{n}");
+            r = gf2::mul_bitwise(r, x8);
+        }
+        for n in [
+            1u64 << 20,
+            20_000_123,
+            u64::from(u32::MAX) * 3 + 7,
+            u64::MAX,
+            0x0100_0000_0000_0000,
+        ] {
             let (a, b) = (n / 3, n - n / 3);
             assert_eq!(
                 gf2::x_pow_8n(n),

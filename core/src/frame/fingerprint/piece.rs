@@ -43,9 +43,9 @@ impl Piece {
     }
 
     /// The piece of `self`'s bytes followed by `next`'s: `crc(A B) = crc(A) x^(8|B|) +
-    /// crc(B)` (the CRC's initial and final inversions cancel). A table of `x^(8 v 16^k)` makes
-    /// it at most one multiplication per hex digit of `|B|` (crc32fast's `combine` squares its
-    /// way up, some 2 us for a length of 20 MB: per commit, more than the bytes it hashes).
+    /// crc(B)` (the CRC's initial and final inversions cancel). A table of `x^(8 v 256^k)` makes
+    /// it at most one multiplication per non-zero byte of `|B|` (crc32fast's `combine` squares
+    /// its way up, some 2 us for a length of 20 MB: per commit, more than the bytes it hashes).
     pub fn then(self, next: Piece) -> Piece {
         Piece {
             crc: gf2::mul(self.crc, gf2::x_pow_8n(next.len)) ^ next.crc,
@@ -61,34 +61,83 @@ pub(super) mod gf2 {
     const POLY: u32 = 0xEDB8_8320;
     /// `x^-1`: `x^31 + (P - x^32 - 1) / x`, reflected.
     const X_INV: u32 = (POLY << 1) | 1;
+    /// `1` (reflected: bit 31).
+    const ONE: u32 = 0x8000_0000;
 
-    /// `a * b` modulo the polynomial (branch-free: the bits of `a` are data).
-    pub const fn mul(a: u32, mut b: u32) -> u32 {
+    /// `b * x` modulo the polynomial.
+    const fn times_x(b: u32) -> u32 {
+        (b >> 1) ^ ((b & 1).wrapping_neg() & POLY)
+    }
+
+    /// `a * b` modulo the polynomial, one bit of `a` at a time (the definition: tables and
+    /// tests use it; branch-free, the bits of `a` are data).
+    pub const fn mul_bitwise(a: u32, mut b: u32) -> u32 {
         let mut p = 0;
         let mut i = 0;
         while i < 32 {
             p ^= b & ((a >> (31 - i)) & 1).wrapping_neg();
-            b = (b >> 1) ^ ((b & 1).wrapping_neg() & POLY);
+            b = times_x(b);
             i += 1;
         }
         p
     }
 
-    /// `X8[k][v]` = `x^(8 v 16^k)`: `x^(8 n)` is the product of one entry per non-zero hex
-    /// digit of `n`.
-    const X8: [[u32; 16]; 16] = {
-        let mut t = [[0x8000_0000u32; 16]; 16];
+    /// `OVERFLOW[w]`: `w x^4` for the `w` whose bits are the coefficients of `x^28..x^31`
+    /// (bits 3..0): what multiplying by `x^4` folds back into the low degrees.
+    const OVERFLOW: [u32; 16] = {
+        let mut t = [0u32; 16];
+        let mut w = 0;
+        while w < 16 {
+            t[w] = times_x(times_x(times_x(times_x(w as u32))));
+            w += 1;
+        }
+        t
+    };
+
+    /// `a * b` modulo the polynomial, four bits of `a` at a time (Horner's rule over the
+    /// nibbles of `a`, highest degrees first, with the 16 multiples of `b` by the polynomials
+    /// of degree below 4): a quarter of [`mul_bitwise`]'s dependent steps. Per commit a
+    /// fingerprint makes some ten of these (the CRC concatenations), which cost more than
+    /// hashing the header, index block and trailer did with the bitwise multiplication.
+    pub fn mul(a: u32, b: u32) -> u32 {
+        // Nibble value v: bit 3 is the coefficient of x^0, bit 0 that of x^3 (reflected).
+        let b1 = times_x(b);
+        let b2 = times_x(b1);
+        let b3 = times_x(b2);
+        let mut m = [0u32; 16];
+        let mut v = 1;
+        while v < 16 {
+            m[v] = (b3 & (v as u32 & 1).wrapping_neg())
+                ^ (b2 & ((v as u32 >> 1) & 1).wrapping_neg())
+                ^ (b1 & ((v as u32 >> 2) & 1).wrapping_neg())
+                ^ (b & ((v as u32 >> 3) & 1).wrapping_neg());
+            v += 1;
+        }
+        // Degrees 28..31 of `a` sit in its bits 3..0: the first nibble taken.
+        let mut p = 0u32;
+        let mut k = 0;
+        while k < 8 {
+            p = (p >> 4) ^ OVERFLOW[(p & 15) as usize] ^ m[((a >> (4 * k)) & 15) as usize];
+            k += 1;
+        }
+        p
+    }
+
+    /// `X8[k][v]` = `x^(8 v 256^k)`: `x^(8 n)` is the product of one entry per non-zero byte
+    /// of `n` (at most four multiplications below 4 GiB).
+    const X8: [[u32; 256]; 8] = {
+        let mut t = [[ONE; 256]; 8];
         // x^8 (reflected: bit 31 - 8).
         let mut step = 0x0080_0000u32;
         let mut k = 0;
-        while k < 16 {
+        while k < 8 {
             let mut v = 1;
-            while v < 16 {
-                t[k][v] = mul(t[k][v - 1], step);
+            while v < 256 {
+                t[k][v] = mul_bitwise(t[k][v - 1], step);
                 v += 1;
             }
-            // x^(8 16^(k+1)) = (x^(8 16^k))^16.
-            step = mul(t[k][15], step);
+            // x^(8 256^(k+1)) = x^(8 255 256^k) x^(8 256^k).
+            step = mul_bitwise(t[k][255], step);
             k += 1;
         }
         t
@@ -96,18 +145,14 @@ pub(super) mod gf2 {
 
     /// `x^(8 n)` modulo the polynomial: multiplying a CRC by it appends `n` zero bytes.
     pub fn x_pow_8n(n: u64) -> u32 {
-        let mut r = 0x8000_0000u32;
-        let mut k = 0;
-        let mut n = n;
-        while n != 0 {
-            let v = (n & 15) as usize;
+        let mut r: Option<u32> = None;
+        for (k, row) in X8.iter().enumerate() {
+            let v = ((n >> (8 * k)) & 255) as usize;
             if v != 0 {
-                r = mul(r, X8[k][v]);
+                r = Some(r.map_or(row[v], |r| mul(r, row[v])));
             }
-            n >>= 4;
-            k += 1;
         }
-        r
+        r.unwrap_or(ONE)
     }
 
     /// `x^(-8 n)` modulo the polynomial.
@@ -117,7 +162,7 @@ pub(super) mod gf2 {
         for _ in 0..3 {
             base = mul(base, base);
         }
-        let (mut r, mut n) = (0x8000_0000u32, n);
+        let (mut r, mut n) = (ONE, n);
         while n > 0 {
             if n & 1 != 0 {
                 r = mul(r, base);
