@@ -433,6 +433,17 @@ impl Frame {
             Backing::Sparse(_) => self.compacted(),
         }
     }
+
+    /// The frame as contiguous cframe bytes, borrowed when the frame is a cframe in memory
+    /// (then whole-frame writers such as `to_file` pass its bytes on without copying the
+    /// whole frame first), copied as by [`Frame::to_cframe`] otherwise.
+    pub fn cframe_bytes(&self) -> Result<Cow<'_, [u8]>> {
+        if let Backing::Contiguous(Store::Memory(v)) = &self.backing {
+            let len = usize::try_from(self.header.frame_len).map_err(|_| Error::ReadBuffer)?;
+            return v.get(..len).map(Cow::Borrowed).ok_or(Error::ReadBuffer);
+        }
+        self.to_cframe().map(Cow::Owned)
+    }
 }
 
 // Frames reached through a user I/O backend ([`udio`]), and re-reading a frame that another
