@@ -18,6 +18,7 @@ mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
+pub use mutate::MOVED_TAIL_MAX;
 pub mod offsets;
 pub mod record;
 pub mod recover;

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 mod chunks;
+pub use chunks::MOVED_TAIL_MAX;
 mod commit;
 mod compact;
 mod metalayers;
