@@ -283,10 +283,11 @@ impl Frame {
                             > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
                 {
                     f.abandon_payload(at, undo)?;
-                    f.locs[i] = match new_special {
+                    let loc = match new_special {
                         Some(k) => ChunkLoc::Special(k),
                         None => f.store_payload(chunk, undo)?,
                     };
+                    f.locs.set(i, loc);
                 }
                 Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
