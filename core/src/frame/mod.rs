@@ -33,7 +33,7 @@ use cframe::Fetched;
 use chunkinfo::ChunkInfo;
 use header::{FrameHeader, FrameType, HEADER_MINLEN};
 use io::Store;
-use offsets::{ChunkLoc, Loc};
+use offsets::{ChunkLoc, Loc, Locs};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -128,7 +128,7 @@ impl Target<'_> {
 #[derive(Debug)]
 pub struct Frame {
     header: FrameHeader,
-    locs: Vec<ChunkLoc>,
+    locs: Locs,
     vlmeta: Vec<(String, Vec<u8>)>,
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
@@ -221,7 +221,7 @@ impl Frame {
         let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header: new_header(ft, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
@@ -248,7 +248,7 @@ impl Frame {
         let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header,
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
@@ -274,8 +274,8 @@ impl Frame {
         self.locs.len() as i64
     }
 
-    /// The offsets index, decoded.
-    pub fn locs(&self) -> &[ChunkLoc] {
+    /// The offsets index, decoded (runs of one special entry kept as runs: see [`Locs`]).
+    pub fn locs(&self) -> &Locs {
         &self.locs
     }
 
@@ -308,7 +308,7 @@ impl Frame {
     fn loc(&self, i: i64) -> Result<ChunkLoc> {
         usize::try_from(i)
             .ok()
-            .and_then(|i| self.locs.get(i).copied())
+            .and_then(|i| self.locs.get(i))
             .ok_or(Error::InvalidIndex)
     }
 
@@ -460,7 +460,7 @@ impl Frame {
         let store = UdioStore::create(io, path)?;
         let mut f = Frame {
             header: new_header(FrameType::Contiguous, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
@@ -500,7 +500,7 @@ impl Frame {
         drop(io.open(&sframe::join_slash(dir, sframe::INDEX_FILE), "wb")?);
         let mut f = Frame {
             header: new_header(FrameType::Sparse, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),

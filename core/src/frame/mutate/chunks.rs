@@ -110,7 +110,7 @@ impl Frame {
                 let nbytes = self.special_nbytes(i as i64)?;
                 let c = offsets::regular_equivalent(kind, self.header.typesize, nbytes)?;
                 let loc = self.store_payload(&c, undo)?;
-                self.locs[i] = loc;
+                self.locs.set(i, loc);
             }
         }
         self.header.chunksize = 0;
@@ -129,12 +129,7 @@ impl Frame {
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
-                let id = self
-                    .locs
-                    .iter()
-                    .filter_map(|l| l.stored().map(|v| v + 1))
-                    .max()
-                    .unwrap_or(0);
+                let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
                 undo.write_chunk(dir, id, chunk)?;
                 self.fp.wrote_chunk_file(id, chunk);
                 ChunkLoc::Stored(id)
@@ -199,7 +194,7 @@ impl Frame {
             return Err(Error::InvalidParam);
         }
         self.transaction_with(Index::Repeated, |f, _| {
-            f.locs = vec![ChunkLoc::Special(kind); n];
+            f.locs = Locs::repeated(ChunkLoc::Special(kind), n);
             f.header.chunksize = chunksize;
             f.header.blocksize = blocksize;
             f.header.nbytes = nbytes;
@@ -272,10 +267,11 @@ impl Frame {
             };
             match old_loc.get() {
                 Loc::Special(_) => {
-                    f.locs[i] = match new_special {
+                    let loc = match new_special {
                         Some(k) => ChunkLoc::Special(k),
                         None => f.store_payload(chunk, undo)?,
                     };
+                    f.locs.set(i, loc);
                 }
                 // A cframe in a file with more data after the chunk than moving it is worth:
                 // the new payload goes to the end of the data section, like an append, and the
@@ -287,16 +283,17 @@ impl Frame {
                             > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
                 {
                     f.abandon_payload(at, undo)?;
-                    f.locs[i] = match new_special {
+                    let loc = match new_special {
                         Some(k) => ChunkLoc::Special(k),
                         None => f.store_payload(chunk, undo)?,
                     };
+                    f.locs.set(i, loc);
                 }
                 Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
                     f.replace_payload(at, old_cbytes, new_payload, undo)?;
                     if let Some(k) = new_special {
-                        f.locs[i] = ChunkLoc::Special(k);
+                        f.locs.set(i, ChunkLoc::Special(k));
                     }
                 }
             }
@@ -388,13 +385,13 @@ impl Frame {
                     p.then(s)
                 });
                 self.set_data_piece(updated);
-                for l in self.locs.iter_mut() {
-                    if let Loc::Stored(v) = l.get() {
-                        if v >= old_end {
-                            *l = ChunkLoc::Stored((v as i64 + delta) as u64);
-                        }
+                self.locs.map_stored(|v| {
+                    if v >= old_end {
+                        (v as i64 + delta) as u64
+                    } else {
+                        v
                     }
-                }
+                });
             }
             Backing::Sparse(dir) => {
                 // Never rewritten in place: the new content gets a new chunk file (a crash
@@ -402,19 +399,10 @@ impl Frame {
                 // commit succeeded.
                 undo.remove_chunk_later(at);
                 if !new.is_empty() {
-                    let id = self
-                        .locs
-                        .iter()
-                        .filter_map(|l| l.stored().map(|v| v + 1))
-                        .max()
-                        .unwrap_or(0);
+                    let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
                     undo.write_chunk(dir, id, new)?;
                     self.fp.wrote_chunk_file(id, new);
-                    for l in self.locs.iter_mut() {
-                        if *l == ChunkLoc::Stored(at) {
-                            *l = ChunkLoc::Stored(id);
-                        }
-                    }
+                    self.locs.map_stored(|v| if v == at { id } else { v });
                     undo.moved_ids.push((id, at));
                 }
             }
@@ -474,7 +462,7 @@ impl Frame {
             if short_last && order[n - 1] as usize != n - 1 {
                 f.switch_to_variable(undo)?;
             }
-            let old = f.locs.clone();
+            let old = std::mem::take(&mut f.locs);
             f.locs = order.iter().map(|&o| old[o as usize]).collect();
             Ok(())
         })

@@ -28,7 +28,7 @@ use super::chunkinfo::ChunkInfo;
 use super::fingerprint::{self, Piece};
 use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
-use super::offsets::{self, ChunkLoc, Loc, SpecialKind};
+use super::offsets::{self, ChunkLoc, Loc, Locs, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
