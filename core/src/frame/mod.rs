@@ -135,6 +135,9 @@ pub struct Frame {
     /// The encoded blocks of the committed index, kept between commits (built by the first
     /// commit, dropped by a failed one).
     index_blocks: offsets::IndexBlocks,
+    /// What a transaction leaves for the next (reused buffers, the next chunk-file id; boxed:
+    /// a frame stays small).
+    carry: Box<mutate::Carry>,
 }
 
 impl Frame {
@@ -192,6 +195,7 @@ impl Frame {
             backing: Backing::Contiguous(store),
             fp: fingerprint::Tracker::default(),
             index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         }
         .check_on_open()
     }
@@ -225,6 +229,7 @@ impl Frame {
             backing,
             fp: fingerprint::Tracker::empty(),
             index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -252,6 +257,7 @@ impl Frame {
             backing,
             fp: fingerprint::Tracker::empty(),
             index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -464,6 +470,7 @@ impl Frame {
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
             index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         f.commit(true)?;
         Ok(f)
@@ -504,6 +511,7 @@ impl Frame {
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),
             index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         f.commit(true)?;
         Ok(f)

@@ -52,10 +52,11 @@ impl Tracker {
         self.data
     }
 
-    /// sframe chunk file `id` now holds `chunk`.
-    pub(in crate::frame) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8]) {
+    /// sframe chunk file `id` now holds `chunk`. `fresh`: the caller knows `id` is none of
+    /// the chunk files the data part covers (an append's new file; not searched for).
+    pub(in crate::frame) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8], fresh: bool) {
         self.sparse.chunks.insert(id, Piece::of(chunk));
-        if self.sparse.ids.contains(&id) {
+        if !fresh && self.sparse.ids.contains(&id) {
             self.data = None;
         }
     }
@@ -444,12 +445,15 @@ impl Frame {
 
     /// The data part for the commit writing `header` (with header length `header_len`):
     /// what the tracker knows, or one pass over the stored data (for a cframe in a file, as
-    /// it will be once the `staged` writes are made).
+    /// it will be once the `staged` writes are made). `unchanged`: how many leading offsets
+    /// the transaction left as they were (an append: all the old ones), so that an sframe's
+    /// covered ids are extended by the new entries' instead of listed and compared again.
     pub(in crate::frame) fn data_piece_for_commit(
         &mut self,
         header: &FrameHeader,
         header_len: u64,
         staged: Option<&[(u64, Vec<u8>)]>,
+        unchanged: Option<usize>,
     ) -> Result<Piece> {
         let piece = match &self.backing {
             Backing::Contiguous(_) if self.locs.is_empty() => Piece::EMPTY,
@@ -462,25 +466,49 @@ impl Frame {
                 )?,
                 (None, None) => self.stored_data_piece(header, header_len)?,
             },
-            Backing::Sparse(_) => {
-                let ids = stored_ids(&self.locs);
-                let known = match self.fp.data {
-                    Some(p) if ids.starts_with(&self.fp.sparse.ids) => {
-                        let rest: Option<Vec<Piece>> = ids[self.fp.sparse.ids.len()..]
-                            .iter()
-                            .map(|id| self.fp.sparse.chunks.get(id).copied())
-                            .collect();
-                        rest.map(|r| r.into_iter().fold(p, Piece::then))
+            // A known data part covers the ids of the offsets the transaction started from
+            // (see `prime_fingerprint`); after an append those are the first `n` entries,
+            // unchanged, and only the new entries' ids are added.
+            Backing::Sparse(_) => match (self.fp.data, unchanged) {
+                (Some(p), Some(n)) if n <= self.locs.len() => {
+                    debug_assert_eq!(self.fp.sparse.ids, stored_ids(&self.locs[..n]));
+                    let new = stored_ids(&self.locs[n..]);
+                    let rest: Option<Vec<Piece>> = new
+                        .iter()
+                        .map(|id| self.fp.sparse.chunks.get(id).copied())
+                        .collect();
+                    match rest {
+                        Some(r) => {
+                            self.fp.sparse.ids.extend_from_slice(&new);
+                            r.into_iter().fold(p, Piece::then)
+                        }
+                        None => {
+                            let p = self.stored_data_piece(header, header_len)?;
+                            self.fp.sparse.ids = stored_ids(&self.locs);
+                            p
+                        }
                     }
-                    _ => None,
-                };
-                let p = match known {
-                    Some(p) => p,
-                    None => self.stored_data_piece(header, header_len)?,
-                };
-                self.fp.sparse.ids = ids;
-                p
-            }
+                }
+                _ => {
+                    let ids = stored_ids(&self.locs);
+                    let known = match self.fp.data {
+                        Some(p) if ids.starts_with(&self.fp.sparse.ids) => {
+                            let rest: Option<Vec<Piece>> = ids[self.fp.sparse.ids.len()..]
+                                .iter()
+                                .map(|id| self.fp.sparse.chunks.get(id).copied())
+                                .collect();
+                            rest.map(|r| r.into_iter().fold(p, Piece::then))
+                        }
+                        _ => None,
+                    };
+                    let p = match known {
+                        Some(p) => p,
+                        None => self.stored_data_piece(header, header_len)?,
+                    };
+                    self.fp.sparse.ids = ids;
+                    p
+                }
+            },
         };
         self.fp.data = Some(piece);
         Ok(piece)

@@ -124,14 +124,13 @@ impl Frame {
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
-                let id = self
-                    .locs
-                    .iter()
-                    .filter_map(|l| l.stored().map(|v| v + 1))
-                    .max()
-                    .unwrap_or(0);
+                // One past the largest id named (an append scans only the new entries).
+                let unchanged = undo.old_locs.same_prefix();
+                let id = self.carry.next_file_id(&self.locs, unchanged);
                 undo.write_chunk(dir, id, chunk)?;
-                self.fp.wrote_chunk_file(id, chunk);
+                // Past every id the entries at the transaction's start named when they are
+                // known unchanged: not a chunk file the fingerprint covers.
+                self.fp.wrote_chunk_file(id, chunk, unchanged.is_some());
                 ChunkLoc::Stored(id)
             }
         };
@@ -366,7 +365,7 @@ impl Frame {
                         .max()
                         .unwrap_or(0);
                     undo.write_chunk(dir, id, new)?;
-                    self.fp.wrote_chunk_file(id, new);
+                    self.fp.wrote_chunk_file(id, new, false);
                     for l in self.locs.iter_mut() {
                         if *l == ChunkLoc::Stored(at) {
                             *l = ChunkLoc::Stored(id);
