@@ -18,6 +18,7 @@ mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
+pub use mutate::MOVED_TAIL_MAX;
 pub mod offsets;
 pub mod record;
 pub mod recover;
@@ -32,7 +33,7 @@ use cframe::Fetched;
 use chunkinfo::ChunkInfo;
 use header::{FrameHeader, FrameType, HEADER_MINLEN};
 use io::Store;
-use offsets::{ChunkLoc, Loc};
+use offsets::{ChunkLoc, Loc, Locs};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -127,16 +128,13 @@ impl Target<'_> {
 #[derive(Debug)]
 pub struct Frame {
     header: FrameHeader,
-    locs: Vec<ChunkLoc>,
+    locs: Locs,
     vlmeta: Vec<(String, Vec<u8>)>,
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
     fp: fingerprint::Tracker,
-    /// The encoded blocks of the committed index, kept between commits (built by the first
-    /// commit, dropped by a failed one).
-    index_blocks: offsets::IndexBlocks,
-    /// What a transaction leaves for the next (reused buffers, the next chunk-file id; boxed:
-    /// a frame stays small).
+    /// What a transaction leaves for the next: the encoded blocks of the committed index,
+    /// reused buffers, the next chunk-file id (boxed: a frame stays small).
     carry: Box<mutate::Carry>,
 }
 
@@ -194,7 +192,6 @@ impl Frame {
             vlmeta,
             backing: Backing::Contiguous(store),
             fp: fingerprint::Tracker::default(),
-            index_blocks: offsets::IndexBlocks::default(),
             carry: Box::default(),
         }
         .check_on_open()
@@ -224,11 +221,10 @@ impl Frame {
         let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header: new_header(ft, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
             carry: Box::default(),
         };
         let written = f.commit(true);
@@ -252,11 +248,10 @@ impl Frame {
         let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header,
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
             carry: Box::default(),
         };
         let written = f.commit(true);
@@ -279,8 +274,8 @@ impl Frame {
         self.locs.len() as i64
     }
 
-    /// The offsets index, decoded.
-    pub fn locs(&self) -> &[ChunkLoc] {
+    /// The offsets index, decoded (runs of one special entry kept as runs: see [`Locs`]).
+    pub fn locs(&self) -> &Locs {
         &self.locs
     }
 
@@ -313,7 +308,7 @@ impl Frame {
     fn loc(&self, i: i64) -> Result<ChunkLoc> {
         usize::try_from(i)
             .ok()
-            .and_then(|i| self.locs.get(i).copied())
+            .and_then(|i| self.locs.get(i))
             .ok_or(Error::InvalidIndex)
     }
 
@@ -465,11 +460,10 @@ impl Frame {
         let store = UdioStore::create(io, path)?;
         let mut f = Frame {
             header: new_header(FrameType::Contiguous, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
             carry: Box::default(),
         };
         f.commit(true)?;
@@ -506,11 +500,10 @@ impl Frame {
         drop(io.open(&sframe::join_slash(dir, sframe::INDEX_FILE), "wb")?);
         let mut f = Frame {
             header: new_header(FrameType::Sparse, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
             carry: Box::default(),
         };
         f.commit(true)?;

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 mod chunks;
+pub use chunks::MOVED_TAIL_MAX;
 mod commit;
 mod compact;
 mod metalayers;
@@ -27,7 +28,7 @@ use super::chunkinfo::ChunkInfo;
 use super::fingerprint::{self, Piece};
 use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
-use super::offsets::{self, ChunkLoc, Loc, SpecialKind};
+use super::offsets::{self, ChunkLoc, Loc, Locs, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};
@@ -68,11 +69,15 @@ enum Edit {
 }
 
 /// What one transaction leaves for the next, so that appends to a large frame do not redo work
-/// over all its chunks: the next free chunk-file id of an sframe and buffers to reuse (an
+/// over all its chunks: the kept index blocks, the next free chunk-file id of an sframe and
+/// buffers to reuse (an
 /// in-memory frame's undo copies of the old index: allocated afresh on every append, they cost
 /// page faults and heap trims that grew with the index).
 #[derive(Debug, Default)]
 pub(in crate::frame) struct Carry {
+    /// The encoded blocks of the committed index (built by the first commit, dropped by a
+    /// failed one).
+    pub blocks: offsets::IndexBlocks,
     /// sframe: `(n, m)`: the first `n` offsets name no chunk file id at or above `m` (and `m`
     /// is one past the largest they name, 0 if none). Valid while those entries are unchanged:
     /// used only by append transactions ([`undo::OldLocs::Prefix`] of at least `n`), dropped
@@ -107,14 +112,14 @@ impl Carry {
     /// sframe: one past the largest chunk-file id `locs` name (0 if none), scanning only the
     /// entries past the known prefix when the transaction has left at least `unchanged`
     /// leading entries as they were.
-    pub fn next_file_id(&self, locs: &[ChunkLoc], unchanged: Option<usize>) -> u64 {
+    pub fn next_file_id(&self, locs: &offsets::Locs, unchanged: Option<usize>) -> u64 {
         let (n, m) = match (self.file_ids, unchanged) {
             (Some((n, m)), Some(p)) if n <= p && n <= locs.len() => (n, m),
             _ => (0, 0),
         };
-        locs[n..]
-            .iter()
-            .filter_map(|l| l.stored().map(|v| v.saturating_add(1)))
+        locs.view()
+            .stored_range(n, locs.len())
+            .map(|v| v.saturating_add(1))
             .max()
             .unwrap_or(0)
             .max(m)
@@ -123,7 +128,12 @@ impl Carry {
     /// After a transaction on an sframe: `unchanged` leading entries of `locs` are as they
     /// were when it began (`None`: any may have changed). Keeps the next-id bookkeeping
     /// valid for the next append.
-    pub fn after_transaction(&mut self, locs: &[ChunkLoc], unchanged: Option<usize>, sparse: bool) {
+    pub fn after_transaction(
+        &mut self,
+        locs: &offsets::Locs,
+        unchanged: Option<usize>,
+        sparse: bool,
+    ) {
         self.file_ids = match unchanged {
             Some(_) if sparse => Some((locs.len(), self.next_file_id(locs, unchanged))),
             _ => None,
