@@ -86,7 +86,12 @@ fn encode_whole(locs: LocsRef<'_>, extra_room: usize) -> Result<Vec<u8>> {
         return Ok(c);
     }
     let mut comp = chunk::Compressor::new(index_cparams(), chunk::no_hooks())?;
-    comp.set_pool(index_pool()?)?;
+    // One block (up to 2048 entries) is compressed on the caller's thread: the shared pool's
+    // four workers are started only for an index that uses them (started, they spin in
+    // `sched_yield` for a while before they sleep).
+    if raw.len() > BLOCK_ENTRIES * 8 {
+        comp.set_pool(index_pool()?)?;
+    }
     let mut dst = vec![0u8; raw.len() + EXTENDED_HEADER_LEN + extra_room];
     let n = comp.compress(&raw, &mut dst)?;
     if n == 0 {
