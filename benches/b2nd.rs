@@ -1,4 +1,5 @@
-//! `b2nd_get_slice_cbuffer` and `b2nd_set_slice_cbuffer`: ours (`b2frame::capi`) against
+//! `b2nd_get_slice_cbuffer`, `b2nd_set_slice_cbuffer`, `b2nd_append`, `b2nd_insert` and
+//! `b2nd_delete`: ours (`b2frame::capi`) against
 //! c-blosc2 3.3.5 (the pinned wheel's libblosc2.so.9, dlopened) in the same process.
 //!
 //! Arrays: f64, 256 MiB (`B2_BENCH_MIB`), blosclz/5 + shuffle, holding a smooth ramp:
@@ -13,6 +14,13 @@
 //! - `small unaligned`: one block's extent shifted by half a block (2^ndim blocks touched);
 //! - `large aligned`: 8 whole chunks (32 MiB);
 //! - `large unaligned`: ~30 MiB starting inside a chunk and a block, touching 15 or 18 chunks.
+//!
+//! Then, per array, shape changes along axis 0 (a second table): `b2nd_append` of one chunk's
+//! extent of rows ("append aligned": whole new chunks) and of 100 (2-D) or 10 (3-D) rows
+//! ("append unaligned": the last chunk stays partial and the next append updates it); on disk
+//! also `b2nd_insert` of one chunk's extent at the third chunk row followed by `b2nd_delete`
+//! of the same rows ("insert+delete"; c-blosc2 inserts and deletes only whole chunks inside
+//! an array). Each row then checks the rows each library appended (or kept).
 //!
 //! `set` writes new values (what `get` read plus 0.5) and the old ones alternately, so that
 //! every call changes the chunks it touches (and their compressed sizes, usually). Timing: the
@@ -66,6 +74,9 @@ struct Api {
         i64,
     ) -> c_int,
     set: unsafe extern "C" fn(*const c_void, *const i64, i64, *const i64, *const i64, Arr) -> c_int,
+    append: unsafe extern "C" fn(Arr, *const c_void, i64, i8) -> c_int,
+    insert: unsafe extern "C" fn(Arr, *const c_void, i64, i8, i64) -> c_int,
+    delete: unsafe extern "C" fn(Arr, i8, i64, i64) -> c_int,
 }
 
 fn ours() -> Api {
@@ -77,6 +88,9 @@ fn ours() -> Api {
         free: b2nd_free,
         get: b2nd_get_slice_cbuffer,
         set: b2nd_set_slice_cbuffer,
+        append: b2nd_append,
+        insert: b2nd_insert,
+        delete: b2nd_delete,
     }
 }
 
@@ -93,6 +107,9 @@ fn theirs() -> Api {
             free: std::mem::transmute(r.sym("b2nd_free")),
             get: std::mem::transmute(r.sym("b2nd_get_slice_cbuffer")),
             set: std::mem::transmute(r.sym("b2nd_set_slice_cbuffer")),
+            append: std::mem::transmute(r.sym("b2nd_append")),
+            insert: std::mem::transmute(r.sym("b2nd_insert")),
+            delete: std::mem::transmute(r.sym("b2nd_delete")),
         }
     }
 }
@@ -244,6 +261,44 @@ fn set(api: &Api, a: Arr, sl: &Slice, buf: &[u8]) {
     assert_eq!(rc, 0, "set_slice_cbuffer");
 }
 
+/// Appends `rows` leading-axis rows of `data` (the array's first rows) to `a` along axis 0.
+fn append(api: &Api, a: Arr, data: &[u8], row_bytes: usize, rows: i64) {
+    let n = row_bytes * rows as usize;
+    // SAFETY: `data` holds at least `n` bytes: `rows` rows of the array's other extents.
+    let rc = unsafe { (api.append)(a, data.as_ptr() as _, n as i64, 0) };
+    assert_eq!(rc, 0, "b2nd_append");
+}
+
+/// Inserts `rows` rows of `data` at leading-axis row `at`, then deletes them again.
+fn insert_delete(api: &Api, a: Arr, data: &[u8], row_bytes: usize, rows: i64, at: i64) {
+    let n = row_bytes * rows as usize;
+    // SAFETY: `data` holds at least `n` bytes; `at` lies inside the array.
+    unsafe {
+        assert_eq!(
+            (api.insert)(a, data.as_ptr() as _, n as i64, 0, at),
+            0,
+            "b2nd_insert"
+        );
+        assert_eq!((api.delete)(a, 0, at, rows), 0, "b2nd_delete");
+    }
+}
+
+/// Reads the leading-axis rows `[from, to)` of `a` (whose shape is `shape`).
+fn rows(api: &Api, a: Arr, shape: &[i64], from: i64, to: i64) -> Vec<u8> {
+    let mut start = vec![0i64; shape.len()];
+    start[0] = from;
+    let mut stop = shape.to_vec();
+    stop[0] = to;
+    let sl = Slice {
+        name: "",
+        start,
+        stop,
+    };
+    let mut b = vec![0u8; sl.nbytes()];
+    get(api, a, &sl, &mut b);
+    b
+}
+
 fn main() {
     let mib: i64 = env_or("B2_BENCH_MIB", 256);
     let rounds: usize = env_or("B2_BENCH_ROUNDS", 3);
@@ -277,6 +332,7 @@ fn main() {
          set ours MB/s | set c-blosc2 MB/s | set ratio |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut op_rows: Vec<String> = Vec::new();
     for s in &shapes {
         let n: i64 = s.shape.iter().product();
         let data: Vec<u8> = (0..n)
@@ -286,10 +342,13 @@ fn main() {
             for nthreads in [1i16, 2] {
                 let storage = if disk { "disk" } else { "memory" };
                 let prefix = format!("{} {} {}", s.name, storage, nthreads);
+                let names = ["append aligned", "append unaligned", "insert+delete"];
                 if !only.is_empty()
                     && !slices(s)
                         .iter()
-                        .any(|sl| format!("{prefix} {}", sl.name).contains(&only))
+                        .map(|sl| sl.name)
+                        .chain(names)
+                        .any(|n| format!("{prefix} {n}").contains(&only))
                 {
                     continue;
                 }
@@ -305,7 +364,7 @@ fn main() {
                     wall_secs
                 };
                 let ao = build(&a_ours, s, &data, nthreads, disk.then_some(&p_ours));
-                let at = build(&a_theirs, s, &data, nthreads, disk.then_some(&p_theirs));
+                let at_ = build(&a_theirs, s, &data, nthreads, disk.then_some(&p_theirs));
                 for sl in slices(s) {
                     if !only.is_empty() && !format!("{prefix} {}", sl.name).contains(&only) {
                         continue;
@@ -314,7 +373,7 @@ fn main() {
                     let mut bo = vec![0u8; nb];
                     let mut bt = vec![0u8; nb];
                     get(&a_ours, ao, &sl, &mut bo);
-                    get(&a_theirs, at, &sl, &mut bt);
+                    get(&a_theirs, at_, &sl, &mut bt);
                     assert!(
                         bo == bt,
                         "{prefix} {}: the libraries read different bytes",
@@ -325,7 +384,7 @@ fn main() {
                         rounds,
                         batch,
                         || get(&a_ours, ao, &sl, &mut bo),
-                        || get(&a_theirs, at, &sl, &mut bt),
+                        || get(&a_theirs, at_, &sl, &mut bt),
                     );
                     // New values (what was read, plus 0.5) and the old ones, alternately.
                     let bn: Vec<u8> = bo
@@ -345,7 +404,7 @@ fn main() {
                         },
                         || {
                             kt += 1;
-                            set(&a_theirs, at, &sl, if kt % 2 == 1 { &bn } else { &bt })
+                            set(&a_theirs, at_, &sl, if kt % 2 == 1 { &bn } else { &bt })
                         },
                     );
                     // Back to the old values on both sides.
@@ -353,7 +412,7 @@ fn main() {
                         set(&a_ours, ao, &sl, &bo);
                     }
                     if kt % 2 == 1 {
-                        set(&a_theirs, at, &sl, &bt);
+                        set(&a_theirs, at_, &sl, &bt);
                     }
                     let mbs = |t: f64| nb as f64 / t / 1e6;
                     println!(
@@ -371,13 +430,94 @@ fn main() {
                         stt / so,
                     );
                 }
+                // Shape changes along axis 0, with data rows of the array: one chunk's extent
+                // ("aligned": whole new chunks), 100 (2-D) or 10 (3-D) rows ("unaligned": the
+                // last chunk is partial and the next append updates it), and on disk an insert
+                // of one chunk's extent at the third chunk row followed by its delete.
+                let row_bytes: usize = s.shape[1..].iter().product::<i64>() as usize * 8;
+                let unaligned = if s.shape.len() == 2 { 100 } else { 10 };
+                let mut ops: Vec<(&str, i64)> = vec![
+                    ("append aligned", i64::from(s.chunks[0])),
+                    ("append unaligned", unaligned),
+                ];
+                if disk {
+                    ops.push(("insert+delete", i64::from(s.chunks[0])));
+                }
+                for (op, rows) in ops {
+                    if !only.is_empty() && !format!("{prefix} {op}").contains(&only) {
+                        continue;
+                    }
+                    // c-blosc2 inserts and deletes only whole chunks inside an array.
+                    let c0 = i64::from(s.chunks[0]);
+                    let at = (2 * c0).min((s.shape[0] / c0 - 1).max(0) * c0);
+                    // SAFETY: live arrays.
+                    let before = unsafe { [(*ao).shape[0], (*at_).shape[0]] };
+                    let (to, tt) = best_secs_pair(
+                        clock,
+                        rounds,
+                        batch,
+                        || match op {
+                            "insert+delete" => {
+                                insert_delete(&a_ours, ao, &data, row_bytes, rows, at)
+                            }
+                            _ => append(&a_ours, ao, &data, row_bytes, rows),
+                        },
+                        || match op {
+                            "insert+delete" => {
+                                insert_delete(&a_theirs, at_, &data, row_bytes, rows, at)
+                            }
+                            _ => append(&a_theirs, at_, &data, row_bytes, rows),
+                        },
+                    );
+                    // Both arrays end with the rows appended last, or (insert+delete) hold
+                    // their original rows.
+                    let nd = s.shape.len();
+                    for (k, (api, a)) in [(&a_ours, ao), (&a_theirs, at_)].into_iter().enumerate() {
+                        // SAFETY: a live array; `shape` has ndim values.
+                        let sh = unsafe { (*a).shape };
+                        let (from, want) = match op {
+                            "insert+delete" => {
+                                assert_eq!(sh[0], before[k], "{prefix} {op}: shape");
+                                (
+                                    at,
+                                    &data[at as usize * row_bytes..][..rows as usize * row_bytes],
+                                )
+                            }
+                            _ => (sh[0] - rows, &data[..rows as usize * row_bytes]),
+                        };
+                        let got = self::rows(api, a, &sh[..nd], from, from + rows);
+                        assert!(got == want, "{prefix} {op}: wrong rows");
+                    }
+                    let mb = (rows as usize * row_bytes) as f64;
+                    op_rows.push(format!(
+                        "| {} | {} | {} | {} | {:.3} | {:.0} | {:.0} | {:.2} |",
+                        s.name,
+                        storage,
+                        nthreads,
+                        op,
+                        mb / (1 << 20) as f64,
+                        mb / to / 1e6,
+                        mb / tt / 1e6,
+                        tt / to,
+                    ));
+                }
                 // SAFETY: arrays built above, freed once.
                 unsafe {
                     (a_ours.free)(ao);
-                    (a_theirs.free)(at);
+                    (a_theirs.free)(at_);
                 }
             }
         }
+    }
+    println!();
+    println!(
+        "b2nd shape changes along axis 0 (b2nd_append; on disk b2nd_insert inside the array then \
+         b2nd_delete of the same rows), MB/s of the rows' bytes"
+    );
+    println!("| array | storage | threads | op | MiB | ours MB/s | c-blosc2 MB/s | ratio |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &op_rows {
+        println!("{r}");
     }
     println!("load average at end {}", load_average());
     let _ = std::fs::remove_dir_all(&dir);

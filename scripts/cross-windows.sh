@@ -47,15 +47,9 @@ bad() { echo "FAIL windows: $1"; failed=$((failed + 1)); keep_work=1; }
 # chunk_unit_fork is POSIX only (#![cfg(unix)]: no fork() on Windows) and runs no test here.
 # B2FRAME_WINDOWS_SKIP names test binaries to leave out (none by default).
 WIN_SKIP=(${B2FRAME_WINDOWS_SKIP-})
-# Test functions left out by name (`--skip`; B2FRAME_WINDOWS_SKIP_TESTS replaces the list):
-#  * readers_see_only_committed_sframe_appends_without_locking (capi reference_readers): its
-#    writer process fails under wine while the readers poll (they saw no state; its error
-#    text was empty). Each sframe append commits its index by renaming a new index file over
-#    chunks.b2frame, and wine refuses to rename over a file another handle holds open (Windows
-#    10 and later allow it for handles opened with FILE_SHARE_DELETE, as std opens files, not
-#    for c-blosc2's fopen handles): the likely cause, not confirmed. Not fixed: an sframe
-#    writer on Windows needs a commit that tolerates open readers.
-WIN_SKIP_TESTS=(${B2FRAME_WINDOWS_SKIP_TESTS-readers_see_only_committed_sframe_appends_without_locking})
+# Test functions left out by name (`--skip`; B2FRAME_WINDOWS_SKIP_TESTS names them; none by
+# default).
+WIN_SKIP_TESTS=(${B2FRAME_WINDOWS_SKIP_TESTS-})
 
 # 1. Tools, target, the reference wheel and a wine prefix.
 need_apt=()

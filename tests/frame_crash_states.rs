@@ -66,6 +66,17 @@ fn setup_three(sc: &mut SChunk) {
     sc.vlmeta_add("v", b"hello", None).unwrap();
 }
 
+/// Chunk 0 is followed by more data than a cframe update moves (`MOVED_TAIL_MAX`): its update
+/// goes to the end of the data section (docs/mutation.md#update).
+fn setup_long(sc: &mut SChunk) {
+    sc.add_metalayer("m", b"abc").unwrap();
+    const { assert!(19 * 4000 > b2frame::frame::MOVED_TAIL_MAX) };
+    for i in 0..20 {
+        sc.append_buffer(&data(4000, 20 + i, true)).unwrap();
+    }
+    sc.vlmeta_add("v", b"hello", None).unwrap();
+}
+
 fn setup_one(sc: &mut SChunk) {
     sc.add_metalayer("m", b"abc").unwrap();
     sc.append_buffer(&data(4000, 1, true)).unwrap();
@@ -103,6 +114,13 @@ fn cases() -> Vec<(&'static str, Step, Step)> {
         ("update_shrinks", setup_three, |sc| {
             sc.update_chunk(0, &compress(&data(4000, 8, false)))
                 .unwrap();
+        }),
+        ("update_far_goes_to_the_end", setup_long, |sc| {
+            sc.update_chunk(0, &compress(&data(4000, 13, false)))
+                .unwrap();
+        }),
+        ("update_far_to_special", setup_long, |sc| {
+            sc.update_chunk(0, &zeros_chunk(4000)).unwrap();
         }),
         ("update_to_special", setup_three, |sc| {
             sc.update_chunk(0, &zeros_chunk(4000)).unwrap();

@@ -309,14 +309,21 @@ fn run(sparse: bool, locking: bool) {
     let exe = std::env::current_exe().unwrap();
     let writer = common::test_name(module_path!(), "readers_writer_child");
     let mut cmd = common::target_command(&exe);
-    cmd.args(["--ignored", "--exact", writer.as_str(), "--test-threads=1"])
-        .env("B2F_READERS_PATH", &path)
-        .env("B2F_READERS_ACK", &ack)
-        .env("B2F_READERS_GO", &go)
-        .env("B2F_READERS_ROUNDS", &rounds)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(dir.join("writer.err")).unwrap());
+    // --nocapture: the harness would print a failing writer's panic to its stdout (discarded).
+    cmd.args([
+        "--ignored",
+        "--exact",
+        writer.as_str(),
+        "--test-threads=1",
+        "--nocapture",
+    ])
+    .env("B2F_READERS_PATH", &path)
+    .env("B2F_READERS_ACK", &ack)
+    .env("B2F_READERS_GO", &go)
+    .env("B2F_READERS_ROUNDS", &rounds)
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(std::fs::File::create(dir.join("writer.err")).unwrap());
     if locking {
         cmd.env("B2F_READERS_LOCKING", "1");
     }
@@ -369,7 +376,10 @@ fn run(sparse: bool, locking: bool) {
         assert_eq!(unsafe { (r.api.free)(r.sc) }, 0);
     }
     drop((io, params));
-    assert!(status.success(), "{what}: the writer failed: {err}");
+    assert!(
+        status.success(),
+        "{what}: the writer failed ({status:?}): {err}"
+    );
     assert_eq!(acked(), APPENDS as i64, "{what}: writer acknowledgements");
     assert!(failures.is_empty(), "{what}:\n{}", failures.join("\n"));
     // The final read saw the final state, and, with locking (no read fails), every state was

@@ -9,6 +9,7 @@ use crate::common;
 use b2frame::capi::types::{blosc2_metalayer, blosc2_schunk};
 use b2frame::chunk::{self, CParams, DParams};
 use b2frame::frame::chunkinfo::special;
+use b2frame::frame::fingerprint::Verdict;
 use b2frame::frame::{meta, Frame, Target};
 use common::{data_kind, Rng};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -371,4 +372,99 @@ fn reference_and_we_mutate_our_files_identically() {
         unsafe { (api.free)(s) };
     }
     assert_eq!(steps, 30 * 12);
+}
+
+/// An update with more than `MOVED_TAIL_MAX` bytes of data after the chunk in a cframe file
+/// writes the new payload at the end of the data section and leaves the old one as dead bytes
+/// (docs/mutation.md#update), where c-blosc2 moves the data after the chunk. The frame stays
+/// readable by c-blosc2, which can go on updating it in its own way; the fingerprint matches;
+/// a compacted copy drops the dead bytes. Updates near the end keep c-blosc2's layout.
+#[test]
+fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
+    let api = api();
+    let r = common::reference::reference();
+    // SAFETY: the symbol has exactly the C signature declared by blosc2.h 3.3.5.
+    let update = unsafe {
+        std::mem::transmute::<*mut c_void, PosChunk>(r.sym("blosc2_schunk_update_chunk"))
+    };
+    let dir = common::scratch::dir("b2frame-farupd-");
+    let path = dir.join("f.b2frame");
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let chunk_of = |seed: u64| chunk::compress_vec(&cp, &data_kind("random", 4000, seed)).unwrap();
+    let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
+    let n = 40;
+    for i in 0..n {
+        f.append_chunk(&chunk_of(i)).unwrap();
+    }
+    let mut expected: Vec<Vec<u8>> = (0..n)
+        .map(|i| f.chunk(i as i64).unwrap().into_owned())
+        .collect();
+    let old_cbytes = f.header().cbytes as u64;
+    let tail = old_cbytes - f.locs()[1].stored().unwrap();
+    assert!(tail > b2frame::frame::MOVED_TAIL_MAX);
+    let before = std::fs::read(&path).unwrap();
+    let hl = f.header().header_len as usize;
+    // Chunk 0 (shorter: 2000 bytes of data) goes to the end; its old bytes stay in place.
+    let new0 = chunk::compress_vec(&cp, &data_kind("random", 2000, 77)).unwrap();
+    f.update_chunk(0, &new0).unwrap();
+    expected[0] = new0.clone();
+    assert_eq!(f.header().cbytes as u64, old_cbytes + new0.len() as u64);
+    assert_eq!(f.locs()[0].stored(), Some(old_cbytes));
+    let after = std::fs::read(&path).unwrap();
+    let section = hl + old_cbytes as usize;
+    assert!(
+        after[hl..section] == before[hl..section],
+        "old data section changed"
+    );
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    // The last chunk has nothing after it: updated in place, as c-blosc2 does.
+    let last = chunk_of(500);
+    let last_at = f.locs()[n as usize - 1].stored().unwrap();
+    f.update_chunk(n as i64 - 1, &last).unwrap();
+    expected[n as usize - 1] = last;
+    assert_eq!(f.locs()[n as usize - 1].stored(), Some(last_at));
+    drop(f);
+    let c = CString::new(path.to_str().unwrap()).unwrap();
+    let f = Frame::open(&path).unwrap();
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    for (i, e) in expected.iter().enumerate() {
+        assert_eq!(&f.chunk(i as i64).unwrap()[..], &e[..], "chunk {i}");
+    }
+    // SAFETY: a NUL-terminated path.
+    let s = unsafe { (api.open)(c.as_ptr()) };
+    check_against_reference(&api, s, &f, "after our far update", true);
+    // c-blosc2 updates chunk 3 of that frame (moving what follows it, our dead bytes and the
+    // chunk at the end included): we read the result.
+    let mut new3 = chunk::compress_vec(&cp, &data_kind("small_int", 4000, 3)).unwrap();
+    // SAFETY: a NUL-terminated path; `new3` outlives the call (copy = true); freed once.
+    unsafe {
+        let s = (api.open)(c.as_ptr());
+        assert!(!s.is_null());
+        assert!(update(s, 3, new3.as_mut_ptr(), true) >= 0);
+        (api.free)(s);
+    }
+    expected[3] = new3;
+    let f = Frame::open(&path).unwrap();
+    for (i, e) in expected.iter().enumerate() {
+        assert_eq!(
+            &f.chunk(i as i64).unwrap()[..],
+            &e[..],
+            "chunk {i} after c-blosc2's update"
+        );
+    }
+    // A compacted copy holds the chunks back to back.
+    let compact = Frame::from_bytes(&f.compacted().unwrap()).unwrap();
+    let live: u64 = expected.iter().map(|e| e.len() as u64).sum();
+    assert_eq!(compact.header().cbytes as u64, live);
+    assert!((f.header().cbytes as u64) > live);
+    for (i, e) in expected.iter().enumerate() {
+        assert_eq!(
+            &compact.chunk(i as i64).unwrap()[..],
+            &e[..],
+            "compacted chunk {i}"
+        );
+    }
 }

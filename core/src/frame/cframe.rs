@@ -5,7 +5,7 @@
 use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
 use super::header::{self, FrameHeader, FrameType, HEADER_MINLEN, TRAILER_MINLEN};
 use super::io::Store;
-use super::offsets::{self, ChunkLoc};
+use super::offsets::{self, Locs, LocsRef};
 use super::trailer;
 use crate::error::{Error, Result};
 use std::borrow::Cow;
@@ -34,7 +34,7 @@ fn check_min_frame_len(frame_len: u64) -> Result<()> {
 }
 
 /// Validated contents of a frame (or sframe index file): header, chunk locations, vlmetalayers.
-pub type FrameParts = (FrameHeader, Vec<ChunkLoc>, Vec<(String, Vec<u8>)>);
+pub type FrameParts = (FrameHeader, Locs, Vec<(String, Vec<u8>)>);
 
 /// What [`read_frame`] reads a frame from: a [`Store`], or a frame being built whose chunk data
 /// is not materialised ([`Skeleton`]).
@@ -175,7 +175,7 @@ pub fn read_frame<S: FrameBytes + ?Sized>(store: &S, expect: FrameType) -> Resul
         return Err(Error::InvalidHeader);
     }
     let locs = match header.fixed_nchunks()? {
-        Some(0) => Vec::new(),
+        Some(0) => Locs::new(),
         fixed => {
             let region = store.read_at(index_pos, trailer_start - index_pos)?;
             // Bound the index size before expanding it: exactly nchunks entries for fixed
@@ -219,13 +219,16 @@ pub fn max_stored(header: &FrameHeader) -> Option<u64> {
 }
 
 /// Every stored location must be readable (see [`max_stored`]).
-pub fn validate_locs(locs: &[ChunkLoc], header: &FrameHeader) -> Result<()> {
+pub fn validate_locs(locs: LocsRef<'_>, header: &FrameHeader) -> Result<()> {
+    validate_locs_from(locs, 0, header)
+}
+
+/// [`validate_locs`] for the entries from `start` on.
+pub fn validate_locs_from(locs: LocsRef<'_>, start: usize, header: &FrameHeader) -> Result<()> {
     let limit = max_stored(header);
-    for l in locs {
-        if let Some(v) = l.stored() {
-            if limit.is_none_or(|m| v > m) {
-                return Err(Error::Data);
-            }
+    for v in locs.stored_range(start, locs.len()) {
+        if limit.is_none_or(|m| v > m) {
+            return Err(Error::Data);
         }
     }
     Ok(())

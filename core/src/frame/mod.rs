@@ -18,6 +18,7 @@ mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
+pub use mutate::MOVED_TAIL_MAX;
 pub mod offsets;
 pub mod record;
 pub mod recover;
@@ -32,7 +33,7 @@ use cframe::Fetched;
 use chunkinfo::ChunkInfo;
 use header::{FrameHeader, FrameType, HEADER_MINLEN};
 use io::Store;
-use offsets::{ChunkLoc, Loc};
+use offsets::{ChunkLoc, Loc, Locs};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -127,7 +128,7 @@ impl Target<'_> {
 #[derive(Debug)]
 pub struct Frame {
     header: FrameHeader,
-    locs: Vec<ChunkLoc>,
+    locs: Locs,
     vlmeta: Vec<(String, Vec<u8>)>,
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
@@ -220,7 +221,7 @@ impl Frame {
         let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header: new_header(ft, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
@@ -247,7 +248,7 @@ impl Frame {
         let (backing, tmp) = target.create()?;
         let mut f = Frame {
             header,
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
@@ -273,8 +274,8 @@ impl Frame {
         self.locs.len() as i64
     }
 
-    /// The offsets index, decoded.
-    pub fn locs(&self) -> &[ChunkLoc] {
+    /// The offsets index, decoded (runs of one special entry kept as runs: see [`Locs`]).
+    pub fn locs(&self) -> &Locs {
         &self.locs
     }
 
@@ -307,7 +308,7 @@ impl Frame {
     fn loc(&self, i: i64) -> Result<ChunkLoc> {
         usize::try_from(i)
             .ok()
-            .and_then(|i| self.locs.get(i).copied())
+            .and_then(|i| self.locs.get(i))
             .ok_or(Error::InvalidIndex)
     }
 
@@ -433,6 +434,17 @@ impl Frame {
             Backing::Sparse(_) => self.compacted(),
         }
     }
+
+    /// The frame as contiguous cframe bytes, borrowed when the frame is a cframe in memory
+    /// (then whole-frame writers such as `to_file` pass its bytes on without copying the
+    /// whole frame first), copied as by [`Frame::to_cframe`] otherwise.
+    pub fn cframe_bytes(&self) -> Result<Cow<'_, [u8]>> {
+        if let Backing::Contiguous(Store::Memory(v)) = &self.backing {
+            let len = usize::try_from(self.header.frame_len).map_err(|_| Error::ReadBuffer)?;
+            return v.get(..len).map(Cow::Borrowed).ok_or(Error::ReadBuffer);
+        }
+        self.to_cframe().map(Cow::Owned)
+    }
 }
 
 // Frames reached through a user I/O backend ([`udio`]), and re-reading a frame that another
@@ -448,7 +460,7 @@ impl Frame {
         let store = UdioStore::create(io, path)?;
         let mut f = Frame {
             header: new_header(FrameType::Contiguous, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
@@ -488,7 +500,7 @@ impl Frame {
         drop(io.open(&sframe::join_slash(dir, sframe::INDEX_FILE), "wb")?);
         let mut f = Frame {
             header: new_header(FrameType::Sparse, cparams, dparams),
-            locs: Vec::new(),
+            locs: Locs::new(),
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),

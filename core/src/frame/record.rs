@@ -241,10 +241,11 @@ pub fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// Renames `from` over `to` (atomic replacement), recorded; in durable mode `from` was synced
-/// by the caller and the directory is synced after.
+/// by the caller and the directory is synced after. On Windows the rename waits (bounded) for
+/// readers that hold `to` open without sharing deletion (`crate::sys::rename_replacing`).
 pub fn rename_now(from: &Path, to: &Path) -> std::io::Result<()> {
     rename(from, to);
-    std::fs::rename(from, to)?;
+    crate::sys::rename_replacing(from, to)?;
     sync_dir_now(&parent_dir(to))
 }
 

@@ -372,7 +372,7 @@ impl SChunk {
     /// The raw offsets index of a frame (special values included); `None` for plain storage.
     pub fn frame_offsets(&self) -> Option<Vec<i64>> {
         self.frame()
-            .map(|f| f.locs().iter().map(|l| ChunkLoc::to_entry(*l)).collect())
+            .map(|f| f.locs().iter().map(ChunkLoc::to_entry).collect())
     }
 
     fn engines(&mut self) -> Result<Engines> {

@@ -291,10 +291,11 @@ impl SChunk {
         }
     }
 
-    /// An in-memory frame's own bytes (what c-blosc2's `to_buffer` returns for one).
-    fn own_bytes(&self) -> Option<Result<Vec<u8>>> {
+    /// An in-memory frame's own bytes (what c-blosc2's `to_buffer` returns for one),
+    /// borrowed: the callers write or copy them once.
+    fn own_bytes(&self) -> Option<Result<Cow<'_, [u8]>>> {
         match (&self.location, self.frame()) {
-            (Location::Memory, Some(f)) => Some(f.to_cframe()),
+            (Location::Memory, Some(f)) => Some(f.cframe_bytes()),
             _ => None,
         }
     }
@@ -304,7 +305,7 @@ impl SChunk {
     /// (chunks stored unchanged).
     pub fn to_cframe_as(&self, tpl: &HeaderTemplate) -> Result<Vec<u8>> {
         if let Some(b) = self.own_bytes() {
-            return b;
+            return b.map(Cow::into_owned);
         }
         self.check_frame_storable()?;
         let plan = self.cframe_plan(tpl, None)?;

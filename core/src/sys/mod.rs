@@ -33,6 +33,23 @@ pub fn exchange(a: &std::path::Path, b: &std::path::Path) -> io::Result<bool> {
     imp::exchange(a, b)
 }
 
+/// How long [`rename_replacing`] keeps retrying on Windows while another handle blocks the
+/// replacement (far above the time c-blosc2 holds an index file open: one read).
+pub const REPLACE_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Renames `from` over `to`, replacing `to` atomically when it exists (std's `rename`: on
+/// Windows `FileRenameInfoEx` with POSIX semantics where the system offers them, else
+/// `MoveFileExW`-like replacement). On Unix one `rename`. On Windows a file that another handle
+/// holds open without `FILE_SHARE_DELETE` cannot be replaced until that handle is closed
+/// (`ERROR_ACCESS_DENIED`, or `ERROR_SHARING_VIOLATION`): c-blosc2 opens files with `fopen`,
+/// which does not share deletion, for the length of one read of an sframe's index, and wine
+/// (8) refuses the replacement while any handle is open. There the rename is retried, with
+/// sleeps of 0.5 to 20 ms, until it succeeds or [`REPLACE_RETRY`] has passed; then its error
+/// is returned and `to` is untouched. See docs/durability.md#windows.
+pub fn rename_replacing(from: &std::path::Path, to: &std::path::Path) -> io::Result<()> {
+    imp::rename_replacing(from, to)
+}
+
 /// Writes up to `buf.len()` bytes at byte `pos` of `file`; returns how many.
 pub fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     imp::write_at(file, buf, pos)

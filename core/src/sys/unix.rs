@@ -11,6 +11,10 @@ pub fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     file.read_at(buf, pos)
 }
 
+pub fn rename_replacing(from: &Path, to: &Path) -> io::Result<()> {
+    std::fs::rename(from, to)
+}
+
 pub fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     file.write_at(buf, pos)
 }

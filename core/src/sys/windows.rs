@@ -24,6 +24,23 @@ pub fn exchange(_a: &std::path::Path, _b: &std::path::Path) -> io::Result<bool> 
     Ok(false)
 }
 
+pub fn rename_replacing(from: &Path, to: &Path) -> io::Result<()> {
+    // ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION: another handle on
+    // `to` (or `from`) blocks the rename for now.
+    let blocked = |e: &io::Error| matches!(e.raw_os_error(), Some(5 | 32 | 33));
+    let deadline = std::time::Instant::now() + super::REPLACE_RETRY;
+    let mut pause = std::time::Duration::from_micros(500);
+    loop {
+        match std::fs::rename(from, to) {
+            Err(e) if blocked(&e) && std::time::Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(20));
+            }
+            r => return r,
+        }
+    }
+}
+
 pub fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     file.seek_write(buf, pos)
 }

@@ -38,13 +38,12 @@ pub fn index_part_len(head: &[u8], region_len: u64) -> u64 {
 /// cbytes)` clipped to the section; a chunk whose 16-byte header does not fit covers the rest
 /// of the section), each byte once, in file order; dead bytes are left out. Sorted, disjoint.
 pub(crate) fn live_ranges(
-    locs: &[ChunkLoc],
+    stored: impl IntoIterator<Item = u64>,
     section_len: u64,
     read: &mut SectionRead<'_>,
 ) -> Result<Vec<(u64, u64)>> {
     let mut r = Vec::new();
-    for l in locs {
-        let Some(v) = l.stored() else { continue };
+    for v in stored {
         if v >= section_len {
             continue;
         }
@@ -92,11 +91,11 @@ pub(crate) fn piece_of_ranges(ranges: &[(u64, u64)], read: &mut SectionRead<'_>)
 
 /// The piece of a cframe data section's covered bytes, `read` giving its bytes.
 pub(crate) fn data_piece(
-    locs: &[ChunkLoc],
+    stored: impl IntoIterator<Item = u64>,
     section_len: u64,
     read: &mut SectionRead<'_>,
 ) -> Result<Piece> {
-    let ranges = live_ranges(locs, section_len, read)?;
+    let ranges = live_ranges(stored, section_len, read)?;
     piece_of_ranges(&ranges, read)
 }
 

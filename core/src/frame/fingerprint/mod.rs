@@ -41,7 +41,7 @@ pub use tracker::*;
 
 use super::header::FrameHeader;
 use super::io::Store;
-use super::offsets::ChunkLoc;
+use super::offsets::Locs;
 use super::{trailer, Backing, Frame};
 use crate::error::{Error, Result};
 use std::collections::HashMap;

@@ -254,8 +254,8 @@ pub fn verify_cframe_bytes(buf: &[u8], header: &FrameHeader) -> Result<Verdict> 
         let locs =
             crate::frame::offsets::decode_index(region, crate::frame::cframe::max_stored(header))
                 .ok();
-        let data =
-            locs.and_then(|l| data_piece(&l, cbytes as u64, &mut slice_reader(buf, hl)).ok());
+        let data = locs
+            .and_then(|l| data_piece(l.stored(), cbytes as u64, &mut slice_reader(buf, hl)).ok());
         (data, de)
     };
     let ilen = index_part_len(&buf[index_pos..ts], (ts - index_pos) as u64) as usize;

@@ -68,7 +68,7 @@ impl Tracker {
 impl Tracker {
     /// sframe chunk files moved from `new id` back to `old id` (same bytes); `locs` are the
     /// offsets that now name them.
-    pub(in crate::frame) fn moved_chunk_files(&mut self, moved: &[(u64, u64)], locs: &[ChunkLoc]) {
+    pub(in crate::frame) fn moved_chunk_files(&mut self, moved: &[(u64, u64)], locs: &Locs) {
         for &(new_id, old_id) in moved {
             match self.sparse.chunks.remove(&new_id) {
                 Some(p) => {
@@ -84,8 +84,8 @@ impl Tracker {
 }
 
 /// The ids of the stored chunks, in index order.
-pub(super) fn stored_ids(locs: &[ChunkLoc]) -> Vec<u64> {
-    locs.iter().filter_map(|l| l.stored()).collect()
+pub(super) fn stored_ids(locs: &Locs) -> Vec<u64> {
+    locs.stored().collect()
 }
 
 /// The piece of `len` bytes of `store` from `pos`, read in blocks (lent when in memory).
@@ -179,7 +179,7 @@ impl Frame {
         } = self;
         match backing {
             Backing::Contiguous(store) => data_piece(
-                locs,
+                locs.stored(),
                 header.cbytes as u64,
                 &mut store_reader(store, header_len),
             ),
@@ -224,7 +224,7 @@ impl Frame {
         let data = match &self.backing {
             _ if self.locs.is_empty() => Some(Piece::EMPTY),
             Backing::Contiguous(s) => data_piece(
-                &self.locs,
+                self.locs.stored(),
                 self.header.cbytes as u64,
                 &mut store_reader(s, at.header_len),
             )
@@ -288,7 +288,7 @@ impl Frame {
             Backing::Contiguous(_) => Vec::new(),
             Backing::Sparse(_) => stored_ids(&self.locs),
         };
-        let empty = !self.locs.iter().any(|l| l.is_stored());
+        let empty = !self.locs.any_stored();
         if empty {
             self.fp.data = Some(Piece::EMPTY);
             self.fp.sparse.ids = ids;
@@ -298,7 +298,7 @@ impl Frame {
             Ok(Some(d)) => Some(d),
             _ => match &self.backing {
                 Backing::Contiguous(store) => data_piece(
-                    &self.locs,
+                    self.locs.stored(),
                     self.header.cbytes as u64,
                     &mut store_reader(store, u64::from(self.header.header_len)),
                 )
@@ -360,34 +360,20 @@ impl Frame {
                 None => file_read(pos, dst),
             }
         };
-        let named = |v: u64| {
-            self.locs
-                .iter()
-                .filter(|l| **l == ChunkLoc::Stored(v))
-                .count()
-        };
+        let named = |v: u64| self.locs.stored().filter(|&x| x == v).count();
         if named(at) != 1 {
             return None;
         }
-        let before = self
-            .locs
-            .iter()
-            .filter_map(|l| l.stored().filter(|&v| v < at))
-            .max();
+        let before = self.locs.stored().filter(|&v| v < at).max();
         if let Some(v) = before {
-            let r = live_ranges(&[ChunkLoc::Stored(v)], section, &mut read).ok()?;
+            let r = live_ranges([v], section, &mut read).ok()?;
             if r.iter().any(|&(_, e)| e > at) {
                 return None;
             }
         }
-        let after: Vec<ChunkLoc> = self
-            .locs
-            .iter()
-            .copied()
-            .filter(|l| l.stored().is_some_and(|v| v > at))
-            .collect();
-        let own = live_ranges(&[ChunkLoc::Stored(at)], section, &mut read).ok()?;
-        let rest = live_ranges(&after, section, &mut read).ok()?;
+        let after: Vec<u64> = self.locs.stored().filter(|&v| v > at).collect();
+        let own = live_ranges([at], section, &mut read).ok()?;
+        let rest = live_ranges(after, section, &mut read).ok()?;
         let &[(s, e)] = own.as_slice() else {
             return None;
         };
@@ -427,7 +413,7 @@ impl Frame {
             Backing::Contiguous(s) => {
                 let cbytes = self.header.cbytes as u64;
                 ranges_len(&live_ranges(
-                    &self.locs,
+                    self.locs.stored(),
                     cbytes,
                     &mut store_reader(s, at.header_len),
                 )?)
@@ -467,7 +453,7 @@ impl Frame {
             Backing::Contiguous(store) => match (self.fp.data, staged) {
                 (Some(p), _) => p,
                 (None, Some(w)) => data_piece(
-                    &self.locs,
+                    self.locs.stored(),
                     header.cbytes as u64,
                     &mut overlay_reader(store, header_len, w),
                 )?,

@@ -6,6 +6,11 @@
 
 use super::*;
 
+/// The most data after an updated chunk that a cframe file update moves, as c-blosc2 does,
+/// when the new payload is shorter: past it (and past the new payload's length), the payload
+/// goes to the end of the data section instead (docs/mutation.md#update).
+pub const MOVED_TAIL_MAX: u64 = 64 * 1024;
+
 impl Frame {
     pub(super) fn nbytes_at(&self, i: usize) -> Result<i64> {
         Ok(i64::from(self.chunk_info(i as i64)?.nbytes))
@@ -105,7 +110,7 @@ impl Frame {
                 let nbytes = self.special_nbytes(i as i64)?;
                 let c = offsets::regular_equivalent(kind, self.header.typesize, nbytes)?;
                 let loc = self.store_payload(&c, undo)?;
-                self.locs[i] = loc;
+                self.locs.set(i, loc);
             }
         }
         self.header.chunksize = 0;
@@ -134,12 +139,7 @@ impl Frame {
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
-                let id = self
-                    .locs
-                    .iter()
-                    .filter_map(|l| l.stored().map(|v| v + 1))
-                    .max()
-                    .unwrap_or(0);
+                let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
                 undo.write_chunk(dir, id, chunk)?;
                 self.fp.wrote_chunk_file(id, chunk);
                 ChunkLoc::Stored(id)
@@ -204,7 +204,7 @@ impl Frame {
             return Err(Error::InvalidParam);
         }
         self.transaction_with(Index::Repeated, |f, _| {
-            f.locs = vec![ChunkLoc::Special(kind); n];
+            f.locs = Locs::repeated(ChunkLoc::Special(kind), n);
             f.header.chunksize = chunksize;
             f.header.blocksize = blocksize;
             f.header.nbytes = nbytes;
@@ -245,8 +245,10 @@ impl Frame {
         })
     }
 
-    /// Replaces chunk `i`. cframes compact in place: the tail of the data section moves by the
-    /// size difference (docs/mutation.md#update). Returns nchunks.
+    /// Replaces chunk `i`. An in-memory cframe compacts in place: the tail of the data section
+    /// moves by the size difference, as in c-blosc2; a cframe in a file gets the new payload at
+    /// the end of its data section and keeps the old one as dead bytes (docs/mutation.md#update).
+    /// Returns nchunks.
     pub fn update_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
         let old_loc = self.loc(i)?;
         let i = i as usize;
@@ -275,16 +277,33 @@ impl Frame {
             };
             match old_loc.get() {
                 Loc::Special(_) => {
-                    f.locs[i] = match new_special {
+                    let loc = match new_special {
                         Some(k) => ChunkLoc::Special(k),
                         None => f.store_payload(chunk, undo)?,
                     };
+                    f.locs.set(i, loc);
+                }
+                // A cframe in a file with more data after the chunk than moving it is worth:
+                // the new payload goes to the end of the data section, like an append, and the
+                // old one stays as dead bytes (docs/mutation.md#update).
+                Loc::Stored(at)
+                    if undo.staged.is_some()
+                        && f.header.cbytes as u64 > at + old_cbytes as u64
+                        && f.header.cbytes as u64 - (at + old_cbytes as u64)
+                            > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
+                {
+                    f.abandon_payload(at, undo)?;
+                    let loc = match new_special {
+                        Some(k) => ChunkLoc::Special(k),
+                        None => f.store_payload(chunk, undo)?,
+                    };
+                    f.locs.set(i, loc);
                 }
                 Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
                     f.replace_payload(at, old_cbytes, new_payload, undo)?;
                     if let Some(k) = new_special {
-                        f.locs[i] = ChunkLoc::Special(k);
+                        f.locs.set(i, ChunkLoc::Special(k));
                     }
                 }
             }
@@ -300,6 +319,27 @@ impl Frame {
                 .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// The stored payload at data offset `at` of a cframe in a file stops being used (its
+    /// bytes stay, dead): the fingerprint's data part without it, from one read of the chunk
+    /// and the data after it (CRC arithmetic for the data before it).
+    pub(super) fn abandon_payload(&mut self, at: u64, undo: &Undo) -> Result<()> {
+        let staged = undo.staged.as_ref().is_some_and(|w| !w.is_empty());
+        let known = match &self.backing {
+            Backing::Contiguous(store) if !staged && self.fp.data().is_some() => {
+                let len = (self.header.cbytes as u64)
+                    .checked_sub(at)
+                    .ok_or(Error::Data)?;
+                Some(store.read_at(u64::from(self.header.header_len) + at, len)?)
+            }
+            _ => None,
+        };
+        let rest = self
+            .split_data_at_known(at, staged, known.as_deref().map(|b| (at, b)))
+            .map(|(p, s)| p.then(s));
+        self.set_data_piece(rest);
+        Ok(())
     }
 
     /// Replaces the payload of stored chunk `i` (at `at`, `old_cbytes` long) by `new`
@@ -355,13 +395,13 @@ impl Frame {
                     p.then(s)
                 });
                 self.set_data_piece(updated);
-                for l in self.locs.iter_mut() {
-                    if let Loc::Stored(v) = l.get() {
-                        if v >= old_end {
-                            *l = ChunkLoc::Stored((v as i64 + delta) as u64);
-                        }
+                self.locs.map_stored(|v| {
+                    if v >= old_end {
+                        (v as i64 + delta) as u64
+                    } else {
+                        v
                     }
-                }
+                });
             }
             Backing::Sparse(dir) => {
                 // Never rewritten in place: the new content gets a new chunk file (a crash
@@ -369,19 +409,10 @@ impl Frame {
                 // commit succeeded.
                 undo.remove_chunk_later(at);
                 if !new.is_empty() {
-                    let id = self
-                        .locs
-                        .iter()
-                        .filter_map(|l| l.stored().map(|v| v + 1))
-                        .max()
-                        .unwrap_or(0);
+                    let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
                     undo.write_chunk(dir, id, new)?;
                     self.fp.wrote_chunk_file(id, new);
-                    for l in self.locs.iter_mut() {
-                        if *l == ChunkLoc::Stored(at) {
-                            *l = ChunkLoc::Stored(id);
-                        }
-                    }
+                    self.locs.map_stored(|v| if v == at { id } else { v });
                     undo.moved_ids.push((id, at));
                 }
             }
@@ -441,7 +472,7 @@ impl Frame {
             if short_last && order[n - 1] as usize != n - 1 {
                 f.switch_to_variable(undo)?;
             }
-            let old = f.locs.clone();
+            let old = std::mem::take(&mut f.locs);
             f.locs = order.iter().map(|&o| old[o as usize]).collect();
             Ok(())
         })

@@ -21,7 +21,7 @@
 use super::super::fingerprint::{self, Piece};
 use super::super::header::FrameHeader;
 use super::super::io::Store;
-use super::super::offsets::{self, ChunkLoc};
+use super::super::offsets::{self, LocsRef};
 use super::super::trailer;
 use super::undo::Undo;
 use crate::error::{Error, Result};
@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 /// The committed state a transaction started from.
 pub(in crate::frame) struct Old<'a> {
     pub header: &'a FrameHeader,
-    pub locs: &'a [ChunkLoc],
+    pub locs: LocsRef<'a>,
     pub vlmeta: &'a [(String, Vec<u8>)],
 }
 
@@ -136,14 +136,8 @@ fn relocate(
         let index = if low == data_end {
             store.read_at(data_end, index_len)?
         } else {
-            let mut shifted = old.locs.to_vec();
-            for l in shifted.iter_mut() {
-                if let Some(v) = l.stored() {
-                    if hl + v >= low {
-                        *l = ChunkLoc::Stored(v + shift);
-                    }
-                }
-            }
+            let mut shifted = old.locs.to_locs();
+            shifted.map_stored(|v| if hl + v >= low { v + shift } else { v });
             let index = offsets::encode_index(&shifted)?;
             locs = Some(shifted);
             index

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 mod chunks;
+pub use chunks::MOVED_TAIL_MAX;
 mod commit;
 mod compact;
 mod metalayers;
@@ -27,7 +28,7 @@ use super::chunkinfo::ChunkInfo;
 use super::fingerprint::{self, Piece};
 use super::header::{self, FrameType, MAX_METALAYERS, MAX_NCHUNKS};
 use super::io::Store;
-use super::offsets::{self, ChunkLoc, Loc, SpecialKind};
+use super::offsets::{self, ChunkLoc, Loc, Locs, SpecialKind};
 use super::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use super::{meta, Backing, Frame};
 use crate::chunk::{CParams, DParams};

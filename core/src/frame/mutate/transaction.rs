@@ -90,7 +90,7 @@ impl Frame {
             }
             _ => 0,
         };
-        crate::frame::cframe::validate_locs(&self.locs[checked..], &header)?;
+        crate::frame::cframe::validate_locs_from(self.locs.view(), checked, &header)?;
         // The kept index blocks describe `old.1`; they come back only when the commit
         // succeeds with the entries they were last updated for.
         let mut blocks = std::mem::take(&mut self.index_blocks);
@@ -101,7 +101,7 @@ impl Frame {
             Index::Encode(room) => {
                 let (c, piece) = blocks.encode_with_piece(
                     old_locs.get(&self.locs),
-                    &self.locs,
+                    self.locs.view(),
                     old_locs.same_prefix(),
                     room,
                 )?;
@@ -173,14 +173,8 @@ impl Frame {
                     let committed = (header.clone(), self.locs.clone(), self.vlmeta.clone());
                     let mut h = header.clone();
                     h.cbytes -= shift as i64;
-                    let locs: Vec<ChunkLoc> = self
-                        .locs
-                        .iter()
-                        .map(|l| match l.get() {
-                            Loc::Stored(v) => ChunkLoc::Stored(v - shift),
-                            Loc::Special(_) => *l,
-                        })
-                        .collect();
+                    let mut locs = self.locs.clone();
+                    locs.map_stored(|v| v - shift);
                     let index = match index_mode {
                         Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
                         Index::Repeated => offsets::encode_repeated_index(locs[0], locs.len())?,
@@ -200,7 +194,7 @@ impl Frame {
                     writes.push((data_end + index_len_of(&writes), trailer));
                     let before = commit::Old {
                         header: &committed.0,
-                        locs: &committed.1,
+                        locs: committed.1.view(),
                         vlmeta: &committed.2,
                     };
                     undo.relocated = None;
@@ -244,11 +238,7 @@ impl Frame {
                         for &(new_id, old_id) in &moved {
                             let bytes = dir.read_chunk_file(new_id)?.ok_or(Error::FileRead)?;
                             dir.write_chunk(old_id, &bytes)?;
-                            for l in locs.iter_mut() {
-                                if *l == ChunkLoc::Stored(new_id) {
-                                    *l = ChunkLoc::Stored(old_id);
-                                }
-                            }
+                            locs.map_stored(|v| if v == new_id { old_id } else { v });
                         }
                         let index = match index_mode {
                             Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
@@ -394,13 +384,9 @@ impl Frame {
                 *pos += shift;
             }
         }
-        for l in self.locs.iter_mut() {
-            if let Loc::Stored(v) = l.get() {
-                if v >= oh.cbytes as u64 {
-                    *l = ChunkLoc::Stored(v + shift);
-                }
-            }
-        }
+        let cb = oh.cbytes as u64;
+        self.locs
+            .map_stored(|v| if v >= cb { v + shift } else { v });
         self.header.cbytes += shift as i64;
         shift
     }

@@ -10,7 +10,7 @@
 
 use crate::error::Result;
 use crate::frame::io::Store;
-use crate::frame::offsets::ChunkLoc;
+use crate::frame::offsets::{Locs, LocsRef};
 use crate::frame::sframe::{SparseDir, INDEX_FILE};
 use crate::frame::Backing;
 
@@ -27,10 +27,7 @@ pub(in crate::frame) struct Undo {
     /// `(header, offsets)`: what the frame holds on disk if the second step then fails
     /// (offsets `None`: the old ones, unchanged; only an update's relocation shifts them, and
     /// copying a large frame's offsets on every append cost as much as the append).
-    pub relocated: Option<(
-        super::super::header::FrameHeader,
-        Option<Vec<super::super::offsets::ChunkLoc>>,
-    )>,
+    pub relocated: Option<(super::super::header::FrameHeader, Option<Locs>)>,
     /// The fingerprint's data part of the state the transaction started from, when known
     /// (seals the old state's copy made by a relocating commit).
     pub old_data: Option<crate::frame::fingerprint::Piece>,
@@ -61,17 +58,17 @@ pub(in crate::frame) struct Undo {
 /// such a transaction calls [`Undo::keep_old_locs`] first.
 pub(in crate::frame) enum OldLocs {
     /// A copy of all of them.
-    Full(Vec<ChunkLoc>),
+    Full(Locs),
     /// The first `n` entries of the frame's offsets, unchanged so far.
     Prefix(usize),
 }
 
 impl OldLocs {
     /// The old offsets, given the frame's current ones.
-    pub fn get<'a>(&'a self, now: &'a [ChunkLoc]) -> &'a [ChunkLoc] {
+    pub fn get<'a>(&'a self, now: &'a Locs) -> LocsRef<'a> {
         match self {
-            OldLocs::Full(v) => v,
-            OldLocs::Prefix(n) => &now[..(*n).min(now.len())],
+            OldLocs::Full(v) => v.view(),
+            OldLocs::Prefix(n) => now.prefix(*n),
         }
     }
 
@@ -85,7 +82,7 @@ impl OldLocs {
     }
 
     /// The offsets a rollback restores, given the frame's current ones.
-    pub fn restore(self, now: &mut Vec<ChunkLoc>) {
+    pub fn restore(self, now: &mut Locs) {
         match self {
             OldLocs::Full(v) => *now = v,
             OldLocs::Prefix(n) => now.truncate(n),
@@ -122,15 +119,15 @@ impl Undo {
             index_file: None,
             removals: Vec::new(),
             moved_ids: Vec::new(),
-            old_locs: OldLocs::Full(Vec::new()),
+            old_locs: OldLocs::Full(Locs::new()),
         })
     }
 
     /// Before an existing entry of `now` (the frame's offsets) is edited: keeps a copy of the
     /// old offsets if only their count was kept.
-    pub fn keep_old_locs(&mut self, now: &[ChunkLoc]) {
+    pub fn keep_old_locs(&mut self, now: &Locs) {
         if let OldLocs::Prefix(n) = self.old_locs {
-            self.old_locs = OldLocs::Full(now[..n.min(now.len())].to_vec());
+            self.old_locs = OldLocs::Full(now.prefix(n).to_locs());
         }
     }
 

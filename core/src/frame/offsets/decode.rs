@@ -55,7 +55,11 @@ pub fn decompress_index(chunk: &[u8]) -> Result<Vec<u8>> {
 /// decoded in place, and compressed ones block by block through one block-sized buffer instead
 /// of a zero-filled buffer for the whole index. Unusual layouts (small or unaligned blocks,
 /// dictionaries, special values) take [`decompress_index`].
-pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLoc>> {
+///
+/// Runs of one special entry stay runs ([`Locs`]): a repeated-entry index (what `fill_special`
+/// writes) is one run whatever its length, and a compressed index's blocks of one special entry
+/// extend a run, so that a frame of millions of special chunks opens in a few kilobytes.
+pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Locs> {
     let h = chunk::header::ChunkHeader::read(chunk, true)?;
     if h.cbytes < 0 || h.cbytes as usize > chunk.len() {
         return Err(Error::ReadBuffer);
@@ -79,7 +83,7 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
             &mut budget,
             &mut out,
         )?;
-        return Ok(out);
+        return Ok(out.into());
     }
     // One entry repeated: a ZERO index, or a VALUE index of one 8-byte entry, which is how
     // c-blosc2's `fill_special` stores frames of millions of special chunks (a 221-byte file
@@ -103,7 +107,15 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
             if repeated > 1 && first.iter().any(|l| l.is_stored()) {
                 return Err(Error::Data);
             }
-            let mut out = Vec::with_capacity(nbytes / 8);
+            if let [one] = first[..] {
+                return Ok(Locs::repeated(one, repeated));
+            }
+            // A value of several entries: no writer makes one (c-blosc2's `fill_special`
+            // repeats one entry), so it is expanded only as far as 16 KiB of entries.
+            if nbytes / 8 > BLOCK_ENTRIES {
+                return Err(Error::Data);
+            }
+            let mut out = Locs::new();
             for _ in 0..repeated {
                 out.extend_from_slice(&first);
             }
@@ -111,8 +123,10 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
         }
     }
     // Compressed indexes expand up to some 2000 times: reserve only what stored entries can
-    // justify; special entries beyond it grow the vector as they come.
-    let mut out = Vec::with_capacity((nbytes / 8).min(usize::try_from(budget).unwrap_or(0)));
+    // justify; special entries beyond it grow the lists as they come, and blocks of one
+    // special entry become runs.
+    let reserve = (nbytes / 8).min(usize::try_from(budget).unwrap_or(0));
+    let mut out = Locs::new();
     let bs = h.blocksize.max(0) as usize;
     let regular =
         extended && special == special::NONE && !h.is_memcpyed() && !h.is_lazy() && !h.is_vl();
@@ -132,19 +146,23 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Vec<ChunkLo
         {
             return Err(Error::Data);
         }
-        push_entries(&decompress_index(chunk)?, max_stored, &mut budget, &mut out)?;
-        return Ok(out);
+        let mut v = Vec::new();
+        push_entries(&decompress_index(chunk)?, max_stored, &mut budget, &mut v)?;
+        return Ok(v.into());
     }
     let mut d = chunk::Decompressor::new(chunk::DParams::default(), chunk::no_hooks())?;
     let mut block = vec![0u8; bs.min(nbytes)];
     let nblocks = i32::try_from(nbytes.div_ceil(bs)).map_err(|_| Error::Data)?;
     let mut done = 0usize;
+    let mut entries = Vec::with_capacity(block.len() / 8);
     for j in 0..nblocks {
         let n = d.decompress_block(chunk, j, &mut block)?;
         if n % 8 != 0 {
             return Err(Error::Data);
         }
-        push_entries(&block[..n], max_stored, &mut budget, &mut out)?;
+        entries.clear();
+        push_entries(&block[..n], max_stored, &mut budget, &mut entries)?;
+        out.extend_reserving(&entries, reserve);
         done += n;
     }
     if done != nbytes {

@@ -46,8 +46,31 @@ pub(super) fn index_pool() -> Result<std::sync::Arc<crate::pool::Pool>> {
 /// store memcpyed. Indexes under 32 bytes are below `BLOSC_MIN_BUFFERSIZE` and always memcpyed;
 /// that exact chunk is built here. Larger ones go through [`chunk::Compressor`] with
 /// [`index_cparams`].
-pub fn encode_index_with_room(locs: &[ChunkLoc], extra_room: usize) -> Result<Vec<u8>> {
-    let raw = encode_entries(locs);
+///
+/// Entries holding long runs (see [`Locs`]) are encoded block by block through
+/// [`IndexBlocks`], each distinct uniform block once: the same bytes, without expanding the
+/// runs (a frame of 100 million special chunks has an 800 MB index before compression).
+pub fn encode_index_with_room<'a>(
+    locs: impl Into<LocsRef<'a>>,
+    extra_room: usize,
+) -> Result<Vec<u8>> {
+    let locs = locs.into();
+    let has_runs = locs
+        .spans(0, locs.len())
+        .any(|s| matches!(s, Span::Run(..)));
+    if has_runs && locs.len() > BLOCK_ENTRIES {
+        let none: &[ChunkLoc] = &[];
+        return IndexBlocks::default().encode(none, locs, Some(0), extra_room);
+    }
+    encode_whole(locs, extra_room)
+}
+
+/// [`encode_index_with_room`] through the entries' bytes, compressed whole.
+fn encode_whole(locs: LocsRef<'_>, extra_room: usize) -> Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    raw.try_reserve_exact(locs.len().saturating_mul(8))
+        .map_err(|_| Error::MemoryAlloc)?;
+    locs.write_entries(0, locs.len(), &mut raw);
     if raw.len() > i32::MAX as usize - EXTENDED_HEADER_LEN - extra_room {
         return Err(Error::TwoGbLimit);
     }
@@ -63,7 +86,12 @@ pub fn encode_index_with_room(locs: &[ChunkLoc], extra_room: usize) -> Result<Ve
         return Ok(c);
     }
     let mut comp = chunk::Compressor::new(index_cparams(), chunk::no_hooks())?;
-    comp.set_pool(index_pool()?)?;
+    // One block (up to 2048 entries) is compressed on the caller's thread: the shared pool's
+    // four workers are started only for an index that uses them (started, they spin in
+    // `sched_yield` for a while before they sleep).
+    if raw.len() > BLOCK_ENTRIES * 8 {
+        comp.set_pool(index_pool()?)?;
+    }
     let mut dst = vec![0u8; raw.len() + EXTENDED_HEADER_LEN + extra_room];
     let n = comp.compress(&raw, &mut dst)?;
     if n == 0 {
@@ -88,7 +116,9 @@ pub struct IndexBlocks {
     /// Block `b` encodes entries `b * BLOCK_ENTRIES ..` of the committed index; with it the
     /// CRC piece of the bytes of blocks `0..=b`, so that the fingerprint's index part
     /// (docs/format/fingerprint.md) costs the changed blocks, not the whole index.
-    blocks: Vec<(chunk::LoneBlock, Piece)>,
+    /// Blocks of one repeated entry share their encoding (a run of 100 million special
+    /// entries is 48,829 blocks).
+    blocks: Vec<(std::sync::Arc<chunk::LoneBlock>, Piece)>,
 }
 
 impl IndexBlocks {
@@ -97,10 +127,10 @@ impl IndexBlocks {
     /// built for (the committed index); afterwards the kept blocks are those of `new`.
     /// `same_prefix`: how many leading entries the caller knows `old` and `new` share (an
     /// append: all of `old`); those are not compared.
-    pub fn encode(
+    pub fn encode<'a, 'b>(
         &mut self,
-        old: &[ChunkLoc],
-        new: &[ChunkLoc],
+        old: impl Into<LocsRef<'a>>,
+        new: impl Into<LocsRef<'b>>,
         same_prefix: Option<usize>,
         extra_room: usize,
     ) -> Result<Vec<u8>> {
@@ -109,15 +139,16 @@ impl IndexBlocks {
 
     /// [`IndexBlocks::encode`], with the CRC piece of the chunk when it was assembled from
     /// kept blocks (`None`: hash the chunk).
-    pub fn encode_with_piece(
+    pub fn encode_with_piece<'a, 'b>(
         &mut self,
-        old: &[ChunkLoc],
-        new: &[ChunkLoc],
+        old: impl Into<LocsRef<'a>>,
+        new: impl Into<LocsRef<'b>>,
         same_prefix: Option<usize>,
         extra_room: usize,
     ) -> Result<(Vec<u8>, Option<Piece>)> {
+        let (old, new) = (old.into(), new.into());
         let nbytes = new.len() * 8;
-        let whole = |new: &[ChunkLoc]| Ok((encode_index_with_room(new, extra_room)?, None));
+        let whole = |new: LocsRef<'_>| Ok((encode_whole(new, extra_room)?, None));
         // One block: nothing to keep, and the encoder runs it serially anyway.
         if nbytes <= BLOCK_ENTRIES * 8
             || nbytes > i32::MAX as usize - EXTENDED_HEADER_LEN - extra_room
@@ -129,10 +160,9 @@ impl IndexBlocks {
         let full = new.len() / BLOCK_ENTRIES;
         let mut keep = self.blocks.len().min(full).min(old.len() / BLOCK_ENTRIES);
         let known = same_prefix.map_or(0, |n| n.min(old.len()).min(new.len()) / BLOCK_ENTRIES);
-        if let Some(b) = (known.min(keep)..keep).find(|&b| {
-            let r = b * BLOCK_ENTRIES..(b + 1) * BLOCK_ENTRIES;
-            old[r.clone()] != new[r]
-        }) {
+        if let Some(b) = (known.min(keep)..keep)
+            .find(|&b| !old.range_eq(&new, b * BLOCK_ENTRIES, (b + 1) * BLOCK_ENTRIES))
+        {
             keep = b;
         }
         self.blocks.truncate(keep);
@@ -141,12 +171,33 @@ impl IndexBlocks {
             ..index_cparams()
         };
         let mut comp = chunk::Compressor::new(cp, chunk::no_hooks())?;
-        let mut lone = |j: usize, entries: &[ChunkLoc]| -> Result<Option<chunk::LoneBlock>> {
-            comp.encode_lone_block(nbytes, j, &encode_entries(entries))
+        let mut raw = Vec::with_capacity(BLOCK_ENTRIES * 8);
+        let mut lone = |j: usize, start: usize, end: usize| -> Result<Option<chunk::LoneBlock>> {
+            raw.clear();
+            new.write_entries(start, end, &mut raw);
+            comp.encode_lone_block(nbytes, j, &raw)
         };
+        // The last full block of one repeated entry, and its encoding (full blocks encode
+        // alike wherever they are).
+        let mut uniform: Option<(ChunkLoc, std::sync::Arc<chunk::LoneBlock>)> = None;
         for b in keep..full {
-            match lone(b, &new[b * BLOCK_ENTRIES..(b + 1) * BLOCK_ENTRIES])? {
+            let (start, end) = (b * BLOCK_ENTRIES, (b + 1) * BLOCK_ENTRIES);
+            let one = new.uniform(start, end);
+            if let (Some(l), Some((u, block))) = (one, &uniform) {
+                if l == *u {
+                    let block = block.clone();
+                    let before = self.blocks.last().map_or(Piece::EMPTY, |k| k.1);
+                    let piece = before.then(Piece::of(block.bytes()));
+                    self.blocks.push((block, piece));
+                    continue;
+                }
+            }
+            match lone(b, start, end)? {
                 Some(block) => {
+                    let block = std::sync::Arc::new(block);
+                    if let Some(l) = one {
+                        uniform = Some((l, block.clone()));
+                    }
                     let before = self.blocks.last().map_or(Piece::EMPTY, |k| k.1);
                     let piece = before.then(Piece::of(block.bytes()));
                     self.blocks.push((block, piece));
@@ -157,9 +208,9 @@ impl IndexBlocks {
                 }
             }
         }
-        let tail = match &new[full * BLOCK_ENTRIES..] {
-            [] => None,
-            t => match lone(full, t)? {
+        let tail = match full * BLOCK_ENTRIES {
+            t if t == new.len() => None,
+            t => match lone(full, t, new.len())? {
                 Some(block) => Some(block),
                 None => return whole(new),
             },
@@ -167,7 +218,7 @@ impl IndexBlocks {
         let all: Vec<&chunk::LoneBlock> = self
             .blocks
             .iter()
-            .map(|k| &k.0)
+            .map(|k| &*k.0)
             .chain(tail.as_ref())
             .collect();
         let dest = nbytes + EXTENDED_HEADER_LEN + extra_room;
@@ -211,7 +262,7 @@ pub fn encode_repeated_index(loc: ChunkLoc, n: usize) -> Result<Vec<u8>> {
 }
 
 /// Builds the index chunk for `locs` as append/insert/update/reorder write it.
-pub fn encode_index(locs: &[ChunkLoc]) -> Result<Vec<u8>> {
+pub fn encode_index<'a>(locs: impl Into<LocsRef<'a>>) -> Result<Vec<u8>> {
     encode_index_with_room(locs, 0)
 }
 
@@ -231,7 +282,7 @@ mod tests {
             |new: Vec<ChunkLoc>, room: usize, old: &mut Vec<ChunkLoc>, assembled: &mut usize| {
                 // Appends also tell the blocks that the old entries are unchanged.
                 let hint = new.starts_with(old).then_some(old.len());
-                let (got, piece) = blocks.encode_with_piece(old, &new, hint, room).unwrap();
+                let (got, piece) = blocks.encode_with_piece(&*old, &new, hint, room).unwrap();
                 assert_eq!(
                     got,
                     encode_index_with_room(&new, room).unwrap(),

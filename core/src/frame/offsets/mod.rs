@@ -11,10 +11,12 @@
 
 mod decode;
 mod encode;
+mod locs;
 mod specials;
 
 pub use decode::*;
 pub use encode::*;
+pub use locs::*;
 pub use specials::*;
 
 use super::chunkinfo::{special, EXTENDED_HEADER_LEN};
@@ -341,7 +343,11 @@ mod tests {
             }
             for c in std::iter::once(&zero).chain(&values) {
                 for max in [None, Some(0), Some(6), Some(7), Some(1000)] {
-                    assert_eq!(decode_index(c, max), expanded(c, max), "{nbytes} {max:?}");
+                    assert_eq!(
+                        decode_index(c, max).map(|l| l.to_vec()),
+                        expanded(c, max),
+                        "{nbytes} {max:?}"
+                    );
                 }
             }
         }
@@ -359,9 +365,11 @@ mod tests {
         .unwrap();
         let locs = decode_index(&buf[..n], None).unwrap();
         assert_eq!(locs.len(), 1 << 24);
-        assert!(locs
-            .iter()
-            .all(|l| *l == ChunkLoc::Special(SpecialKind::Zeros)));
+        assert_eq!(locs.segments(), 1, "one run, not 2^24 entries");
+        assert_eq!(
+            locs.view().uniform(0, 1 << 24),
+            Some(ChunkLoc::Special(SpecialKind::Zeros))
+        );
     }
 
     #[test]
