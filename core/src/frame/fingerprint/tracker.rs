@@ -27,7 +27,7 @@ pub(super) struct SparseTrack {
 
 impl Tracker {
     /// A new frame's tracker: an empty data part (unknown while fingerprints are off, so that
-    /// appends hash nothing; see [`Frame::prime_fingerprint`]).
+    /// appends hash nothing; see `Frame::prime_fingerprint`).
     pub fn empty() -> Tracker {
         Tracker {
             data: writes_enabled().then_some(Piece::EMPTY),
