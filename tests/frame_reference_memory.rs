@@ -86,10 +86,12 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 /// Chunks the large frames claim: 100 million chunks of one 8-byte item, an index of 800 MB.
 const NCHUNKS: i64 = 100_000_000;
-/// What working on such a frame may hold: the index as stored after an append (one encoded
-/// block per 2048 entries, shared by the blocks of the run) and the kept block list (about
-/// 6 MB).
-const BOUND: usize = 16 << 20;
+/// What working on such a frame may hold: the index as stored after an append (4 MB: one
+/// encoded block per 2048 entries, the blocks of the run sharing one encoding) and the kept
+/// block list. Measured: 6.4 MB for open + reads + append of a cframe file, 10.3 MB with an
+/// update and a delete, 19 MB for an in-memory frame (whose own bytes grow by the index, and
+/// the vector holding them doubles); an expanded index would be 800 MB.
+const BOUND: usize = 24 << 20;
 /// A frame whose appended index is also reopened and read by c-blosc2 (which decodes the
 /// whole index at open), small enough for an emulated run: 2 million chunks (16 MB of entries
 /// expanded), and its bound.
@@ -174,9 +176,9 @@ fn read(f: &Fns, sc: Sc, i: i64) -> f64 {
 }
 
 /// Opens the frame at `path` (of `n` chunks) with our library, reads chunks from the start,
-/// middle and end, appends one chunk and frees it: the heap this holds stays under `bound`.
-/// With `reopen`, the appended frame (a compressed index now) is opened again, with the same
-/// bound, and c-blosc2 reads it.
+/// middle and end, appends one chunk, updates one in the middle of the run, deletes one near
+/// its start and frees it: the heap this holds stays under `bound`. With `reopen`, the edited
+/// frame (a compressed index now) is opened again, with the same bound, and c-blosc2 reads it.
 fn open_read_append(path: &str, special: c_int, n: i64, bound: usize, reopen: bool) {
     let url = CString::new(path).unwrap();
     let (o, _) = ours();
@@ -194,6 +196,16 @@ fn open_read_append(path: &str, special: c_int, n: i64, bound: usize, reopen: bo
             assert_eq!((o.append_buffer)(sc, v.as_ptr() as *const c_void, 8), n + 1);
             assert_eq!(read(&o, sc, n), 2.5);
             assert!(expect(read(&o, sc, n - 1)));
+            // The appended chunk again, in the middle of the run; then chunk 3 goes.
+            let mut chunk: *mut u8 = std::ptr::null_mut();
+            let mut needs_free = false;
+            assert!(blosc2_schunk_get_chunk(sc, n, &mut chunk, &mut needs_free) > 0);
+            assert_eq!(blosc2_schunk_update_chunk(sc, n / 2, chunk, true), n + 1);
+            if needs_free {
+                common::reference::free_ours(chunk as *mut c_void);
+            }
+            assert_eq!(blosc2_schunk_delete_chunk(sc, 3), n);
+            check_edited(&o, sc, n, expect);
             (o.free)(sc);
         }
     });
@@ -207,9 +219,7 @@ fn open_read_append(path: &str, special: c_int, n: i64, bound: usize, reopen: bo
         unsafe {
             let sc = (o.open)(url.as_ptr());
             assert!(!sc.is_null(), "reopen {path}");
-            assert_eq!((*sc).nchunks, n + 1);
-            assert_eq!(read(&o, sc, n), 2.5);
-            assert!(expect(read(&o, sc, n / 3)));
+            check_edited(&o, sc, n, expect);
             (o.free)(sc);
         }
     });
@@ -223,10 +233,20 @@ fn open_read_append(path: &str, special: c_int, n: i64, bound: usize, reopen: bo
     unsafe {
         let sc = (r.open)(url.as_ptr());
         assert!(!sc.is_null());
-        assert_eq!((*sc).nchunks, n + 1);
-        assert_eq!(read(&r, sc, n), 2.5);
-        assert!(expect(read(&r, sc, 7)));
+        check_edited(&r, sc, n, expect);
         (r.free)(sc);
+    }
+}
+
+/// The frame of `n` special chunks after `open_read_append`'s edits: chunk `n / 2 - 1` (the
+/// updated one) and the last hold 2.5, the rest the special value.
+fn check_edited(f: &Fns, sc: Sc, n: i64, expect: impl Fn(f64) -> bool) {
+    // SAFETY: `sc` is live.
+    assert_eq!(unsafe { (*sc).nchunks }, n);
+    assert_eq!(read(f, sc, n / 2 - 1), 2.5);
+    assert_eq!(read(f, sc, n - 1), 2.5);
+    for i in [0, 2, 3, n / 2 - 2, n / 2, n - 2] {
+        assert!(expect(read(f, sc, i)), "chunk {i}");
     }
 }
 
@@ -238,8 +258,29 @@ fn our_fill_special_frame_of_100m_chunks_stays_small() {
     let dir = common::scratch::dir("b2f-memory-");
     let path = dir.join("ours.b2frame");
     let path = path.to_str().unwrap();
+    // 6.4 MB: the commit's crash-safe step re-encodes the intermediate state's index (the
+    // run, compressed block by block) for its relocated copy.
     let ((), peak) = peak_of(|| fill(path, 1, ours(), NCHUNKS));
     assert!(peak < BOUND, "fill_special: {peak} bytes of heap at peak");
+    // The same bytes as an in-memory frame (`from_buffer` without a copy: with one, c-blosc2
+    // and b2frame make a plain super-chunk holding every chunk), read and appended to.
+    let mut bytes = std::fs::read(path).unwrap();
+    let (o, _) = ours();
+    let ((), peak) = peak_of(|| {
+        // SAFETY: C calls on a super-chunk made from `bytes` (lent: they outlive it) and freed
+        // here.
+        unsafe {
+            let sc = blosc2_schunk_from_buffer(bytes.as_mut_ptr(), bytes.len() as i64, false);
+            assert!(!sc.is_null());
+            assert_eq!(read(&o, sc, NCHUNKS / 2), 0.0);
+            let v = 2.5f64.to_le_bytes();
+            let n = (o.append_buffer)(sc, v.as_ptr() as *const c_void, 8);
+            assert_eq!(n, NCHUNKS + 1);
+            assert_eq!(read(&o, sc, NCHUNKS), 2.5);
+            (o.free)(sc);
+        }
+    });
+    assert!(peak < BOUND, "from_buffer: {peak} bytes of heap at peak");
     open_read_append(path, 1, NCHUNKS, BOUND, false);
     fill(path, 1, ours(), SMALL.0);
     open_read_append(path, 1, SMALL.0, SMALL.1, true);

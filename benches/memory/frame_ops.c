@@ -12,6 +12,11 @@
  *                                         from_buffer (SRC read into memory, copy=true)
  *                                         to_file_mem (SRC read into an in-memory frame)
  *                                         open slice (1000 chunks from the middle)
+ *                                         append1 (open, append one chunk of chunksize
+ *                                         bytes, free)
+ *   frame_ops fill N DST                  write a cframe file of N special zero chunks of one
+ *                                         float64 each with blosc2_schunk_fill_special (a
+ *                                         few hundred bytes whatever N)
  */
 #include <blosc2.h>
 #include <stdio.h>
@@ -96,6 +101,20 @@ int main(int argc, char **argv) {
     if (r < 0) die("to_file", r);
     blosc2_schunk_free(sc);
     free(buf);
+  } else if (!strcmp(op, "fill")) {
+    int64_t n = atoll(argv[2]);
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 8;
+    blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+    st.contiguous = true;
+    st.urlpath = argv[3];
+    st.cparams = &cp;
+    remove(argv[3]);
+    blosc2_schunk *sc = blosc2_schunk_new(&st);
+    if (!sc) die("schunk_new", 0);
+    int64_t r = blosc2_schunk_fill_special(sc, n, BLOSC2_SPECIAL_ZERO, 8);
+    if (r != n) die("fill_special", r);
+    blosc2_schunk_free(sc);
   } else if (!strcmp(op, "from_buffer") || !strcmp(op, "to_file_mem")) {
     int64_t len;
     uint8_t *buf = read_file(argv[2], &len);
@@ -139,6 +158,11 @@ int main(int argc, char **argv) {
       int contiguous = !strcmp(k, "memory") || !strcmp(k, "cframe");
       int on_disk = !strcmp(k, "cframe") || !strcmp(k, "sframe");
       blosc2_schunk_free(copy_to(sc, contiguous, on_disk ? dst : NULL));
+    } else if (!strcmp(op, "append1")) {
+      void *one = calloc(1, sc->chunksize);
+      int64_t r = blosc2_schunk_append_buffer(sc, one, sc->chunksize);
+      if (r != sc->nchunks) die("append_buffer", r);
+      free(one);
     } else if (!strcmp(op, "slice")) {
       int64_t n = sc->nchunks, cs = sc->chunksize;
       int64_t start = (n / 2) * cs / sc->typesize;

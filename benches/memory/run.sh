@@ -6,7 +6,8 @@
 #
 #   bash benches/memory/run.sh [WORKDIR]
 #
-# Env: B2_MEM_REPEAT (runs per row, median time and median RSS; default 3), B2_MEM_BIG_CHUNKS
+# Env: B2_MEM_REPEAT (runs per row, median time and median RSS; default 3), B2_MEM_FILL (chunks of
+# the fill_special frame, default 200000000), B2_MEM_BIG_CHUNKS
 # (chunks of 4 MiB in the large frame, default 256: 1 GiB of data), B2_MEM_1M (chunks of the
 # 1M-chunk frame, default 1048576), B2_MEM_FILTER (only rows whose op contains it),
 # CARGO_TARGET_DIR. `b2frame convert` / `compact` rows need the CLI binary (target/release/b2frame,
@@ -95,3 +96,18 @@ desc="1M chunks ($(du -m "$src" | cut -f1) MiB file)"
 for op in open slice; do
   row "$op" "$desc" "$work/ops_ours" "$op" "$src" "$work/out" -- "$work/ops_ref" "$op" "$src" "$work/out"
 done
+
+# A fill_special frame (c-blosc2's, a few hundred bytes) claiming B2_MEM_FILL chunks (default 200M,
+# one float64 each): open, slice, and an append to a fresh copy (c-blosc2 decodes and re-encodes
+# the whole index: 1.6 GB and seconds at 200M).
+nfill="${B2_MEM_FILL:-200000000}"
+src="$work/fill.b2frame"
+[ -f "$src" ] || "$work/ops_ref" fill "$nfill" "$src" >/dev/null
+desc="fill_special, $nfill chunks ($(wc -c <"$src") bytes)"
+for op in open slice; do
+  row "$op" "$desc" "$work/ops_ours" "$op" "$src" "$work/out" -- "$work/ops_ref" "$op" "$src" "$work/out"
+done
+append_copy() { cp "$src" "$work/fill-append.b2frame" && "$work/ops_$1" append1 "$work/fill-append.b2frame" "$work/out"; }
+export -f append_copy
+export src work
+row append1 "$desc" bash -c 'append_copy ours' -- bash -c 'append_copy ref'

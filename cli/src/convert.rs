@@ -151,7 +151,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
         let chunk = src.chunk(i).map_err(err)?;
         // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
         // compressed data: they are copied as they are.
-        let special = !src.locs()[i as usize].is_stored()
+        let special = !src.locs().get(i as usize).is_some_and(|l| l.is_stored())
             || ChunkHeader::parse(&chunk).map_err(err)?.special_code() != 0;
         match cp {
             Some(c) if !special => {

@@ -246,7 +246,10 @@ pub fn info(path: &Path, offset: u64, as_json: bool) -> CliResult<()> {
 
 /// One `chunks` line; `None` fields print as `-`.
 pub fn chunk_line(f: &Frame, i: i64) -> Result<String, String> {
-    let loc = f.locs()[i as usize];
+    let loc = f
+        .locs()
+        .get(i as usize)
+        .ok_or_else(|| format!("chunk {i}: no such chunk"))?;
     let sparse = matches!(f.backing(), Backing::Sparse(_));
     let where_ = match loc.get() {
         Loc::Special(_) => "-".to_string(),

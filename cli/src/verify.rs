@@ -30,7 +30,10 @@ impl Report {
 }
 
 fn where_of(f: &Frame, i: i64) -> String {
-    match f.locs()[i as usize].get() {
+    let Some(loc) = f.locs().get(i as usize) else {
+        return format!("chunk {i}");
+    };
+    match loc.get() {
         Loc::Special(k) => format!("chunk {i} (special offset {})", special_offset_name(k)),
         Loc::Stored(v) => match f.backing() {
             Backing::Sparse(_) => format!("chunk {i} (file {v:08X}.chunk)"),
@@ -48,7 +51,7 @@ fn where_of(f: &Frame, i: i64) -> String {
 /// Why stored chunk `i` cannot be read: the bytes it occupies against what its header claims.
 fn unreadable_detail(f: &Frame, src: (&Path, u64), i: i64) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let v = f.locs()[i as usize].stored()?;
+    let v = f.locs().get(i as usize)?.stored()?;
     let (file, at, room, what) = match f.backing() {
         Backing::Sparse(dir) => {
             let p = dir.path().join(format!("{v:08X}.chunk"));
@@ -140,7 +143,11 @@ fn check_chunk(
             h.typesize, hd.typesize
         ));
     }
-    let extent = f.locs()[i as usize].stored().map(|v| (v, h.cbytes as u64));
+    let extent = f
+        .locs()
+        .get(i as usize)
+        .and_then(|l| l.stored())
+        .map(|v| (v, h.cbytes as u64));
     Some((i64::from(h.nbytes), extent))
 }
 

@@ -159,9 +159,9 @@ fn s(p: &Path) -> &str {
 
 /// Where chunk `i` of `f` is stored (its offset in the chunks section); it must not be special.
 fn stored_offset(f: &Frame, i: usize) -> usize {
-    match f.locs()[i].stored() {
+    match f.locs().at(i).stored() {
         Some(o) => o as usize,
-        None => panic!("chunk {i} is not stored: {:?}", f.locs()[i]),
+        None => panic!("chunk {i} is not stored: {:?}", f.locs().at(i)),
     }
 }
 
@@ -878,8 +878,8 @@ fn convert_recompresses_regular_frames_chunk_by_chunk() {
                 );
                 // Special offsets stay special offsets.
                 assert_eq!(
-                    sf.locs()[i as usize].is_stored(),
-                    df.locs()[i as usize].is_stored(),
+                    sf.locs().at(i as usize).is_stored(),
+                    df.locs().at(i as usize).is_stored(),
                     "{what}: chunk {i}"
                 );
             }

@@ -403,7 +403,7 @@ fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
         .map(|i| f.chunk(i as i64).unwrap().into_owned())
         .collect();
     let old_cbytes = f.header().cbytes as u64;
-    let tail = old_cbytes - f.locs()[1].stored().unwrap();
+    let tail = old_cbytes - f.locs().at(1).stored().unwrap();
     assert!(tail > b2frame::frame::MOVED_TAIL_MAX);
     let before = std::fs::read(&path).unwrap();
     let hl = f.header().header_len as usize;
@@ -412,7 +412,7 @@ fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
     f.update_chunk(0, &new0).unwrap();
     expected[0] = new0.clone();
     assert_eq!(f.header().cbytes as u64, old_cbytes + new0.len() as u64);
-    assert_eq!(f.locs()[0].stored(), Some(old_cbytes));
+    assert_eq!(f.locs().at(0).stored(), Some(old_cbytes));
     let after = std::fs::read(&path).unwrap();
     let section = hl + old_cbytes as usize;
     assert!(
@@ -422,10 +422,10 @@ fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
     assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
     // The last chunk has nothing after it: updated in place, as c-blosc2 does.
     let last = chunk_of(500);
-    let last_at = f.locs()[n as usize - 1].stored().unwrap();
+    let last_at = f.locs().at(n as usize - 1).stored().unwrap();
     f.update_chunk(n as i64 - 1, &last).unwrap();
     expected[n as usize - 1] = last;
-    assert_eq!(f.locs()[n as usize - 1].stored(), Some(last_at));
+    assert_eq!(f.locs().at(n as usize - 1).stored(), Some(last_at));
     drop(f);
     let c = CString::new(path.to_str().unwrap()).unwrap();
     let f = Frame::open(&path).unwrap();

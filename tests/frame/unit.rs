@@ -110,7 +110,7 @@ fn append_and_read_back() {
     for (i, c) in chunks.iter().enumerate() {
         assert_eq!(&g.chunk(i as i64).unwrap()[..], &c[..]);
     }
-    assert_eq!(g.locs()[1], ChunkLoc::Stored(1032));
+    assert_eq!(g.locs().at(1), ChunkLoc::Stored(1032));
     assert_eq!(g.chunk(3).unwrap_err(), Error::InvalidIndex);
     assert_eq!(g.chunk(-1).unwrap_err(), Error::InvalidIndex);
     // A fourth chunk after a short one switches to variable sizes (version 3, bit 6);
@@ -127,8 +127,8 @@ fn special_chunks_become_offsets_and_are_synthesised() {
     assert_eq!(f.header().cbytes, 832);
     assert_eq!(f.header().nbytes, 2400);
     let g = Frame::from_bytes(&f.to_cframe().unwrap()).unwrap();
-    assert_eq!(g.locs()[1], ChunkLoc::Special(SpecialKind::Zeros));
-    assert_eq!(g.locs()[2], ChunkLoc::Special(SpecialKind::Nan));
+    assert_eq!(g.locs().at(1), ChunkLoc::Special(SpecialKind::Zeros));
+    assert_eq!(g.locs().at(2), ChunkLoc::Special(SpecialKind::Nan));
     assert_eq!(&g.chunk(1).unwrap()[..], &z[..]);
     assert_eq!(g.chunk_info(2).unwrap().nbytes, 800);
 }
@@ -150,7 +150,7 @@ fn update_compacts_the_data_section() {
     // Regular -> special: the payload disappears and later chunks move left.
     f.update_chunk(1, &special(1, 100, 1, 100)).unwrap();
     assert_eq!(f.header().cbytes, before - 132);
-    assert_eq!(f.locs()[2], ChunkLoc::Stored(132));
+    assert_eq!(f.locs().at(2), ChunkLoc::Stored(132));
     // Last chunk shorter than before (still <= chunksize).
     let c2 = memcpyed(&data(40, 4), 1);
     f.update_chunk(2, &c2).unwrap();
@@ -203,7 +203,7 @@ fn special_offsets_are_materialised_in_variable_frames() {
     f.append_chunk(&memcpyed(&data(10, 1), 1)).unwrap();
     f.append_chunk(&memcpyed(&data(20, 1), 1)).unwrap();
     assert!(f.header().variable_chunks);
-    assert!(f.locs()[0].is_stored());
+    assert!(f.locs().at(0).is_stored());
     let g = Frame::from_bytes(&f.to_cframe().unwrap()).unwrap();
     assert_eq!(g.chunk_info(0).unwrap().nbytes, 64);
     assert_eq!(g.header().nbytes, 94);

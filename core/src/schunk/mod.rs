@@ -286,7 +286,7 @@ impl SChunk {
         let n = locs.len() as i64;
         let chunk = |i: i64| -> Result<Cow<'_, [u8]>> {
             use crate::frame::cframe;
-            match locs[i as usize].get() {
+            match locs.get(i as usize).ok_or(Error::InvalidIndex)?.get() {
                 Loc::Stored(at) => cframe::lend_chunk(buf, &h, at).map(Cow::Borrowed),
                 Loc::Special(kind) => Ok(Cow::Owned(crate::frame::offsets::synthesise_special(
                     kind,

@@ -260,7 +260,7 @@ mod tests {
         for c in &chunks {
             f.append_chunk(c).unwrap();
         }
-        let at = |i: usize| f.locs[i].stored().expect("stored");
+        let at = |i: usize| f.locs.at(i).stored().expect("stored");
         let (p, s) = f.split_data_at(at(1), false).unwrap();
         assert_eq!((p, s), (Piece::of(&chunks[0]), Piece::of(&chunks[2])));
         let (p, s) = f.split_data_at(at(2), false).unwrap();

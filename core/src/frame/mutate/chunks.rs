@@ -106,7 +106,7 @@ impl Frame {
     pub(super) fn switch_to_variable(&mut self, undo: &mut Undo) -> Result<()> {
         undo.keep_old_locs(&self.locs);
         for i in 0..self.locs.len() {
-            if let Loc::Special(kind) = self.locs[i].get() {
+            if let Loc::Special(kind) = self.locs.at(i).get() {
                 let nbytes = self.special_nbytes(i as i64)?;
                 let c = offsets::regular_equivalent(kind, self.header.typesize, nbytes)?;
                 let loc = self.store_payload(&c, undo)?;
@@ -473,7 +473,7 @@ impl Frame {
                 f.switch_to_variable(undo)?;
             }
             let old = std::mem::take(&mut f.locs);
-            f.locs = order.iter().map(|&o| old[o as usize]).collect();
+            f.locs = order.iter().map(|&o| old.at(o as usize)).collect();
             Ok(())
         })
     }

@@ -108,7 +108,10 @@ impl Frame {
                 index_piece = piece;
                 c
             }
-            Index::Repeated => offsets::encode_repeated_index(self.locs[0], self.locs.len())?,
+            Index::Repeated => offsets::encode_repeated_index(
+                self.locs.get(0).ok_or(Error::Failure)?,
+                self.locs.len(),
+            )?,
         };
         // Only an encoded index leaves the blocks describing the new entries; a kept one
         // leaves them describing the same (unchanged) entries.
@@ -177,7 +180,10 @@ impl Frame {
                     locs.map_stored(|v| v - shift);
                     let index = match index_mode {
                         Index::Encode(room) => offsets::encode_index_with_room(&locs, room)?,
-                        Index::Repeated => offsets::encode_repeated_index(locs[0], locs.len())?,
+                        Index::Repeated => offsets::encode_repeated_index(
+                            locs.get(0).ok_or(Error::Failure)?,
+                            locs.len(),
+                        )?,
                         Index::Keep => return Err(Error::Failure),
                     };
                     let trailer = trailer::to_bytes(&self.vlmeta)?;

@@ -364,13 +364,13 @@ mod tests {
         // An in-place update of the first chunk (moves the tail of the data section), then
         // a failure.
         let r: crate::error::Result<()> = f.transaction(|f, undo| {
-            let Some(at) = f.locs[0].stored() else {
+            let Some(at) = f.locs.at(0).stored() else {
                 panic!("chunk 0 is stored")
             };
             let old = i64::from(f.chunk_info(0)?.cbytes);
             f.replace_payload(at, old, &big, undo)?;
             f.replace_payload(at, big.len() as i64, &big[..40], undo)?;
-            if let (Backing::Sparse(_), Some(id)) = (&f.backing, f.locs[2].stored()) {
+            if let (Backing::Sparse(_), Some(id)) = (&f.backing, f.locs.at(2).stored()) {
                 undo.remove_chunk_later(id);
             }
             Err(Error::Failure)
@@ -383,7 +383,7 @@ mod tests {
         // in memory the rollback moves it back), then a failure.
         for grow in [true, false] {
             let r: crate::error::Result<()> = f.transaction(|f, undo| {
-                let Some(at) = f.locs[0].stored() else {
+                let Some(at) = f.locs.at(0).stored() else {
                     panic!("chunk 0 is stored")
                 };
                 let old = i64::from(f.chunk_info(0)?.cbytes);
@@ -442,7 +442,7 @@ mod tests {
     fn sparse_delete_removes_the_chunk_file_after_commit() {
         let (_dir, p) = scratch("del.b2frame");
         let (mut f, chunks) = frame_at(Target::Sparse(&p));
-        let Some(id) = f.locs[0].stored() else {
+        let Some(id) = f.locs.at(0).stored() else {
             panic!("chunk 0 is stored")
         };
         let file = crate::frame::sframe::chunk_path(&p, id).unwrap();

@@ -8,8 +8,12 @@
 //! stored entries cost. Runs only split where an entry inside one is updated or inserted
 //! (deleting one only shortens it), and then only around that entry.
 //!
+//! Explicit entries take 4 bytes each while every stored location is below 2^32 - 16 (a cframe
+//! under 4 GiB, every sframe), 8 bytes otherwise: a frame of a million chunks holds 4 MB of
+//! offsets, half of c-blosc2's decoded index.
+//!
 //! Random access is O(1) for a frame of one segment (every frame without runs) and
-//! O(log segments) otherwise. Read the entries with [`Locs::get`], indexing (`locs[i]`),
+//! O(log segments) otherwise. Read the entries with [`Locs::get`] (or [`Locs::at`]),
 //! [`Locs::iter`], [`Locs::stored`] (the stored locations only, runs skipped) or
 //! [`LocsRef::spans`] (runs as runs); views of a prefix are [`LocsRef`]s.
 
@@ -25,7 +29,7 @@ const MIN_RUN: usize = 64;
 #[derive(Clone, Debug)]
 enum Seg {
     Run(ChunkLoc, usize),
-    List(Vec<ChunkLoc>),
+    List(List),
 }
 
 impl Seg {
@@ -33,6 +37,164 @@ impl Seg {
         match self {
             Seg::Run(_, n) => *n,
             Seg::List(v) => v.len(),
+        }
+    }
+}
+
+/// Narrow entries at or above this are special: `NARROW_SPECIAL | special id`.
+const NARROW_SPECIAL: u32 = 0xFFFF_FFF0;
+
+/// The 4-byte form of `l`, if it has one.
+fn narrow(l: ChunkLoc) -> Option<u32> {
+    match l.get() {
+        super::Loc::Stored(v) => u32::try_from(v).ok().filter(|&v| v < NARROW_SPECIAL),
+        super::Loc::Special(k) => Some(NARROW_SPECIAL | u32::from(k.special_id())),
+    }
+}
+
+/// The entry of a 4-byte form.
+fn widen(x: u32) -> ChunkLoc {
+    if x < NARROW_SPECIAL {
+        return ChunkLoc::Stored(u64::from(x));
+    }
+    match super::SpecialKind::from_special_id((x & 0xF) as u8) {
+        Some(k) => ChunkLoc::Special(k),
+        None => ChunkLoc::Stored(u64::from(x)),
+    }
+}
+
+/// Explicit entries: 4 bytes each while they all have a 4-byte form ([`narrow`]), else 8.
+#[derive(Clone, Debug)]
+enum List {
+    Narrow(Vec<u32>),
+    Wide(Vec<ChunkLoc>),
+}
+
+impl List {
+    /// `v`, narrow when every entry has a 4-byte form, with room for `reserve` entries.
+    fn of(v: &[ChunkLoc], reserve: usize) -> List {
+        let mut l = match v.iter().all(|&x| narrow(x).is_some()) {
+            true => List::Narrow(Vec::with_capacity(reserve.max(v.len()))),
+            false => List::Wide(Vec::with_capacity(reserve.max(v.len()))),
+        };
+        l.extend(v);
+        l
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            List::Narrow(v) => v.len(),
+            List::Wide(v) => v.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> ChunkLoc {
+        match self {
+            List::Narrow(v) => widen(v[i]),
+            List::Wide(v) => v[i],
+        }
+    }
+
+    /// Makes the entries 8 bytes each.
+    fn widened(&mut self) -> &mut Vec<ChunkLoc> {
+        if let List::Narrow(v) = self {
+            *self = List::Wide(v.iter().map(|&x| widen(x)).collect());
+        }
+        match self {
+            List::Wide(v) => v,
+            List::Narrow(_) => unreachable!("widened above"),
+        }
+    }
+
+    fn set(&mut self, i: usize, l: ChunkLoc) {
+        match (&mut *self, narrow(l)) {
+            (List::Narrow(v), Some(x)) => v[i] = x,
+            _ => self.widened()[i] = l,
+        }
+    }
+
+    fn insert(&mut self, i: usize, l: ChunkLoc) {
+        match (&mut *self, narrow(l)) {
+            (List::Narrow(v), Some(x)) => v.insert(i, x),
+            _ => self.widened().insert(i, l),
+        }
+    }
+
+    fn push(&mut self, l: ChunkLoc) {
+        let n = self.len();
+        self.insert(n, l);
+    }
+
+    fn remove(&mut self, i: usize) -> ChunkLoc {
+        match self {
+            List::Narrow(v) => widen(v.remove(i)),
+            List::Wide(v) => v.remove(i),
+        }
+    }
+
+    fn truncate(&mut self, n: usize) {
+        match self {
+            List::Narrow(v) => v.truncate(n),
+            List::Wide(v) => v.truncate(n),
+        }
+    }
+
+    fn extend(&mut self, more: &[ChunkLoc]) {
+        if let List::Narrow(v) = self {
+            let at = v.len();
+            v.extend(more.iter().map_while(|&l| narrow(l)));
+            if v.len() == at + more.len() {
+                return;
+            }
+            v.truncate(at);
+        }
+        self.widened().extend_from_slice(more);
+    }
+
+    /// Appends `other`'s entries.
+    fn append(&mut self, other: List) {
+        match (&mut *self, other) {
+            (List::Narrow(a), List::Narrow(b)) => a.extend_from_slice(&b),
+            (_, List::Wide(b)) => self.widened().extend_from_slice(&b),
+            (List::Wide(a), List::Narrow(b)) => a.extend(b.iter().map(|&x| widen(x))),
+        }
+    }
+
+    fn span(&self, a: usize, b: usize) -> Span<'_> {
+        match self {
+            List::Narrow(v) => Span::Narrow(&v[a..b]),
+            List::Wide(v) => Span::List(&v[a..b]),
+        }
+    }
+
+    fn map_stored(&mut self, f: &mut impl FnMut(u64) -> u64) {
+        let from = match self {
+            List::Narrow(v) => {
+                let mut failed = None;
+                for (i, x) in v.iter_mut().enumerate() {
+                    if *x < NARROW_SPECIAL {
+                        let y = f(u64::from(*x));
+                        match u32::try_from(y).ok().filter(|&y| y < NARROW_SPECIAL) {
+                            Some(y) => *x = y,
+                            None => {
+                                failed = Some((i, y));
+                                break;
+                            }
+                        }
+                    }
+                }
+                // Entry `i` maps to a location without a 4-byte form: the list widens, with
+                // the entries before it mapped already.
+                let Some((i, y)) = failed else { return };
+                self.widened()[i] = ChunkLoc::Stored(y);
+                i + 1
+            }
+            List::Wide(_) => 0,
+        };
+        for l in self.widened()[from..].iter_mut() {
+            if let Some(x) = l.stored() {
+                *l = ChunkLoc::Stored(f(x));
+            }
         }
     }
 }
@@ -53,6 +215,8 @@ pub enum Span<'a> {
     Run(ChunkLoc, usize),
     /// Explicit entries.
     List(&'a [ChunkLoc]),
+    /// Explicit entries in their 4-byte form (see the module documentation).
+    Narrow(&'a [u32]),
 }
 
 impl Span<'_> {
@@ -61,6 +225,16 @@ impl Span<'_> {
         match self {
             Span::Run(_, n) => *n,
             Span::List(v) => v.len(),
+            Span::Narrow(v) => v.len(),
+        }
+    }
+
+    /// Entry `i < len`.
+    pub fn get(&self, i: usize) -> ChunkLoc {
+        match self {
+            Span::Run(l, _) => *l,
+            Span::List(v) => v[i],
+            Span::Narrow(v) => widen(v[i]),
         }
     }
 
@@ -157,7 +331,7 @@ impl<'a> LocsRef<'a> {
                 let (a, b) = (start.max(s0) - s0, end.min(ends[k]) - s0);
                 Some(match s {
                     Seg::Run(l, _) => Span::Run(*l, b - a),
-                    Seg::List(v) => Span::List(&v[a..b]),
+                    Seg::List(v) => v.span(a, b),
                 })
             });
         from_slice.into_iter().chain(from_segs)
@@ -184,11 +358,16 @@ impl<'a> LocsRef<'a> {
     /// The stored locations among entries `start..end`.
     pub fn stored_range(&self, start: usize, end: usize) -> impl Iterator<Item = u64> + 'a {
         self.spans(start, end).flat_map(|s| {
-            match s {
-                Span::Run(..) => [].iter(),
-                Span::List(v) => v.iter(),
-            }
-            .filter_map(|l| l.stored())
+            let (wide, narrow): (&[ChunkLoc], &[u32]) = match s {
+                Span::Run(..) => (&[], &[]),
+                Span::List(v) => (v, &[]),
+                Span::Narrow(v) => (&[], v),
+            };
+            let narrow = narrow
+                .iter()
+                .filter(|&&x| x < NARROW_SPECIAL)
+                .map(|&x| u64::from(x));
+            wide.iter().filter_map(|l| l.stored()).chain(narrow)
         })
     }
 
@@ -204,6 +383,13 @@ impl<'a> LocsRef<'a> {
                         return None;
                     }
                     l
+                }
+                Span::Narrow(v) => {
+                    let l = v[0];
+                    if v.iter().any(|&x| x != l) {
+                        return None;
+                    }
+                    widen(l)
                 }
             };
             if one.is_some_and(|o| o != l) {
@@ -249,6 +435,11 @@ impl<'a> LocsRef<'a> {
                         out.extend_from_slice(&l.to_entry().to_le_bytes());
                     }
                 }
+                Span::Narrow(v) => {
+                    for &x in v {
+                        out.extend_from_slice(&widen(x).to_entry().to_le_bytes());
+                    }
+                }
             }
         }
     }
@@ -260,6 +451,11 @@ impl<'a> LocsRef<'a> {
             match s {
                 Span::Run(l, n) => out.push_run(l, n),
                 Span::List(v) => out.extend_from_slice(v),
+                Span::Narrow(v) => {
+                    for &x in v {
+                        out.push(widen(x));
+                    }
+                }
             }
         }
         out
@@ -289,6 +485,11 @@ impl Iterator for Iter<'_> {
                 }
                 Span::List(v) if !v.is_empty() => {
                     let l = v[0];
+                    *v = &v[1..];
+                    return Some(l);
+                }
+                Span::Narrow(v) if !v.is_empty() => {
+                    let l = widen(v[0]);
                     *v = &v[1..];
                     return Some(l);
                 }
@@ -368,8 +569,17 @@ impl Locs {
         let (k, at) = self.locate(i);
         Some(match &self.segs[k] {
             Seg::Run(l, _) => *l,
-            Seg::List(v) => v[at],
+            Seg::List(v) => v.get(at),
         })
+    }
+
+    /// Entry `i`, which the caller knows exists (panics otherwise: code that handles frames
+    /// uses [`Locs::get`]).
+    pub fn at(&self, i: usize) -> ChunkLoc {
+        match self.get(i) {
+            Some(l) => l,
+            None => panic!("entry {i} of {} offsets", self.len()),
+        }
     }
 
     /// The entries, in order.
@@ -412,9 +622,11 @@ impl Locs {
         for s in mid {
             match (merged.last_mut(), s) {
                 (Some(Seg::Run(a, n)), Seg::Run(b, m)) if *a == b => *n += m,
-                (Some(Seg::List(a)), Seg::List(b)) => a.extend_from_slice(&b),
+                (Some(Seg::List(a)), Seg::List(b)) => a.append(b),
                 (Some(Seg::List(a)), Seg::Run(b, m)) if m < MIN_RUN => {
-                    a.extend(std::iter::repeat_n(b, m))
+                    for _ in 0..m {
+                        a.push(b);
+                    }
                 }
                 (_, s) => merged.push(s),
             }
@@ -430,7 +642,7 @@ impl Locs {
             Some(Seg::List(v)) => v.push(loc),
             _ => {
                 let n = self.len();
-                self.segs.push(Seg::List(vec![loc]));
+                self.segs.push(Seg::List(List::of(&[loc], 0)));
                 self.ends.push(n);
             }
         }
@@ -475,11 +687,9 @@ impl Locs {
             return self.push_run(first, v.len());
         }
         match self.segs.last_mut() {
-            Some(Seg::List(l)) => l.extend_from_slice(v),
+            Some(Seg::List(l)) => l.extend(v),
             _ => {
-                let mut l = Vec::with_capacity(reserve.max(v.len()));
-                l.extend_from_slice(v);
-                self.segs.push(Seg::List(l));
+                self.segs.push(Seg::List(List::of(v, reserve)));
                 self.ends.push(self.len());
             }
         }
@@ -513,13 +723,13 @@ impl Locs {
     pub fn set(&mut self, i: usize, loc: ChunkLoc) {
         let (k, at) = self.locate(i);
         match &mut self.segs[k] {
-            Seg::List(v) => v[at] = loc,
+            Seg::List(v) => v.set(at, loc),
             Seg::Run(l, _) if *l == loc => {}
             Seg::Run(l, n) => {
                 let (l, n) = (*l, *n);
                 let parts = [
                     Seg::Run(l, at),
-                    Seg::List(vec![loc]),
+                    Seg::List(List::of(&[loc], 0)),
                     Seg::Run(l, n - at - 1),
                 ];
                 self.segs.splice(k..=k, parts);
@@ -539,7 +749,11 @@ impl Locs {
             Seg::Run(l, n) if *l == loc => *n += 1,
             Seg::Run(l, n) => {
                 let (l, n) = (*l, *n);
-                let parts = [Seg::Run(l, at), Seg::List(vec![loc]), Seg::Run(l, n - at)];
+                let parts = [
+                    Seg::Run(l, at),
+                    Seg::List(List::of(&[loc], 0)),
+                    Seg::Run(l, n - at),
+                ];
                 self.segs.splice(k..=k, parts);
                 return self.tidy(k, k + 3);
             }
@@ -553,7 +767,7 @@ impl Locs {
     pub fn remove(&mut self, i: usize) -> ChunkLoc {
         let (k, at) = self.locate(i);
         let (loc, emptied) = match &mut self.segs[k] {
-            Seg::List(v) => (v.remove(at), v.is_empty()),
+            Seg::List(v) => (v.remove(at), v.len() == 0),
             Seg::Run(l, n) => {
                 *n -= 1;
                 (*l, *n == 0)
@@ -574,11 +788,7 @@ impl Locs {
     pub fn map_stored(&mut self, mut f: impl FnMut(u64) -> u64) {
         for s in &mut self.segs {
             if let Seg::List(v) = s {
-                for l in v.iter_mut() {
-                    if let Some(x) = l.stored() {
-                        *l = ChunkLoc::Stored(f(x));
-                    }
-                }
+                v.map_stored(&mut f);
             }
         }
     }
@@ -589,7 +799,7 @@ impl From<Vec<ChunkLoc>> for Locs {
         let mut l = Locs::new();
         if !v.is_empty() {
             l.ends.push(v.len());
-            l.segs.push(Seg::List(v));
+            l.segs.push(Seg::List(List::of(&v, 0)));
         }
         l
     }
@@ -611,19 +821,6 @@ impl<'a> IntoIterator for &'a Locs {
 
     fn into_iter(self) -> Iter<'a> {
         self.iter()
-    }
-}
-
-impl std::ops::Index<usize> for Locs {
-    type Output = ChunkLoc;
-
-    fn index(&self, i: usize) -> &ChunkLoc {
-        assert!(i < self.len(), "index {i} out of {} offsets", self.len());
-        let (k, at) = self.locate(i);
-        match &self.segs[k] {
-            Seg::Run(l, _) => l,
-            Seg::List(v) => &v[at],
-        }
     }
 }
 
@@ -664,6 +861,9 @@ impl std::fmt::Debug for Locs {
                 Span::List(v) => {
                     l.entries(v);
                 }
+                Span::Narrow(v) => {
+                    l.entries(v.iter().map(|&x| widen(x)));
+                }
             }
         }
         l.finish()
@@ -686,7 +886,6 @@ mod tests {
         assert_eq!(l.to_vec(), model);
         for (i, m) in model.iter().enumerate() {
             assert_eq!(l.get(i), Some(*m), "{i}");
-            assert_eq!(l[i], *m, "{i}");
         }
         assert_eq!(l.get(model.len()), None);
         let stored: Vec<u64> = model.iter().filter_map(|x| x.stored()).collect();
@@ -793,5 +992,81 @@ mod tests {
         assert_eq!(l.get(99_999_999), Some(z));
         assert_eq!(l.stored().collect::<Vec<_>>(), [44, 0]);
         assert!(l.segments() <= 6, "{l:?}");
+    }
+
+    /// Lists hold 4-byte entries until an entry has no 4-byte form (a location at or above
+    /// 2^32 - 16), then widen; either way the entries are those of a `Vec`.
+    #[test]
+    fn narrow_lists_widen_when_an_entry_needs_8_bytes() {
+        let z = ChunkLoc::Special(SpecialKind::Zeros);
+        let u = ChunkLoc::Special(SpecialKind::Uninit);
+        let big = ChunkLoc::Stored(u64::from(NARROW_SPECIAL));
+        let edge = ChunkLoc::Stored(u64::from(NARROW_SPECIAL) - 1);
+        for (k, x) in [z, u, edge, ChunkLoc::Stored(0)].into_iter().enumerate() {
+            assert_eq!(narrow(x).map(widen), Some(x), "{k}");
+        }
+        assert_eq!(narrow(big), None);
+        let is_narrow = |l: &Locs| matches!(l.segs[..], [Seg::List(List::Narrow(_))]);
+        let mut m: Vec<ChunkLoc> = (0..100u64).map(|i| ChunkLoc::Stored(i * 40)).collect();
+        m[7] = u;
+        m[8] = edge;
+        let fresh = |m: &Vec<ChunkLoc>| Locs::from(m.clone());
+        let mut l = fresh(&m);
+        assert!(is_narrow(&l));
+        check(&l, &m);
+        // Each edit that stores a wide entry widens the list.
+        type Edit = fn(&mut Locs, &mut Vec<ChunkLoc>, ChunkLoc);
+        let edits: [Edit; 4] = [
+            |l, m, x| {
+                l.push(x);
+                m.push(x)
+            },
+            |l, m, x| {
+                l.set(3, x);
+                m[3] = x
+            },
+            |l, m, x| {
+                l.insert(5, x);
+                m.insert(5, x)
+            },
+            |l, m, x| {
+                let nan = ChunkLoc::Special(SpecialKind::Nan);
+                l.extend_from_slice(&[x, nan]);
+                m.extend([x, nan])
+            },
+        ];
+        for e in edits {
+            let (mut l2, mut m2) = (fresh(&m), m.clone());
+            e(&mut l2, &mut m2, edge);
+            assert!(is_narrow(&l2));
+            check(&l2, &m2);
+            e(&mut l2, &mut m2, big);
+            assert!(!is_narrow(&l2));
+            check(&l2, &m2);
+        }
+        // A shift past the 4-byte range widens midway, every entry shifted once.
+        let shift = u64::from(NARROW_SPECIAL) - 50 * 40;
+        l.map_stored(|v| v + shift);
+        for x in m.iter_mut() {
+            if let Some(v) = x.stored() {
+                *x = ChunkLoc::Stored(v + shift);
+            }
+        }
+        assert!(!is_narrow(&l));
+        check(&l, &m);
+        // Wide and narrow lists merge around a removed run.
+        let mut l = Locs::from(vec![big, ChunkLoc::Stored(1)]);
+        l.push_run(z, 100);
+        l.extend_from_slice(&[ChunkLoc::Stored(2), u]);
+        let mut m = vec![big, ChunkLoc::Stored(1)];
+        m.extend([z; 100]);
+        m.extend([ChunkLoc::Stored(2), u]);
+        check(&l, &m);
+        for _ in 0..100 {
+            l.remove(2);
+            m.remove(2);
+        }
+        check(&l, &m);
+        assert_eq!(l.segments(), 1);
     }
 }
