@@ -172,6 +172,10 @@ fi
 # aarch64 Linux under qemu-user (README "Platforms"): the cross toolchain, qemu and the aarch64
 # reference wheel are installed by the script itself.
 stage "aarch64 Linux under qemu" bash "$root/scripts/cross-aarch64.sh"
+# Windows x86-64 under wine (README "Platforms"): mingw-w64, wine, the rustup target and the
+# win_amd64 reference wheel are installed by the script itself; --ci runs a subset of the Rust
+# test binaries (the whole script is run by hand).
+stage "Windows x86-64 under wine" bash "$root/scripts/cross-windows.sh" --ci
 
 echo
 echo "=================== summary"

@@ -166,6 +166,36 @@ mod tests {
         assert_ne!(path_file_id(&p).unwrap(), id);
     }
 
+    /// A file held open without `FILE_SHARE_DELETE` (as c-blosc2's `fopen` holds it) blocks a
+    /// rename over it on Windows; `rename_replacing` waits for the handle to close.
+    #[cfg(windows)]
+    #[test]
+    fn a_rename_over_a_file_waits_for_a_handle_that_does_not_share_deletion() {
+        use std::os::windows::fs::OpenOptionsExt;
+        let d = crate::test_util::temp_dir("b2f-sys-replace-");
+        let (from, to) = (d.path().join("new"), d.path().join("index"));
+        std::fs::write(&from, b"new").unwrap();
+        std::fs::write(&to, b"old").unwrap();
+        // FILE_SHARE_READ | FILE_SHARE_WRITE: no FILE_SHARE_DELETE.
+        let held = std::fs::OpenOptions::new()
+            .read(true)
+            .share_mode(1 | 2)
+            .open(&to)
+            .unwrap();
+        assert!(
+            std::fs::rename(&from, &to).is_err(),
+            "the handle blocks a plain rename"
+        );
+        let closer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            drop(held);
+        });
+        rename_replacing(&from, &to).unwrap();
+        closer.join().unwrap();
+        assert_eq!(std::fs::read(&to).unwrap(), b"new");
+        assert!(!from.exists());
+    }
+
     #[test]
     fn paths_round_trip_through_bytes() {
         let p = path_from_bytes("dir/é.b2frame".as_bytes()).unwrap();

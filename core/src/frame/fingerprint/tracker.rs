@@ -26,10 +26,11 @@ pub(super) struct SparseTrack {
 }
 
 impl Tracker {
-    /// A new frame's tracker: an empty data part.
+    /// A new frame's tracker: an empty data part (unknown while fingerprints are off, so that
+    /// appends hash nothing; see `Frame::prime_fingerprint`).
     pub fn empty() -> Tracker {
         Tracker {
-            data: Some(Piece::EMPTY),
+            data: writes_enabled().then_some(Piece::EMPTY),
             ..Tracker::default()
         }
     }
@@ -39,12 +40,10 @@ impl Tracker {
         *self = Tracker::default();
     }
 
-    /// A cframe payload of `bytes` was written at the end of the data section (past every
-    /// covered byte, so it extends the data part).
-    pub(in crate::frame) fn appended_data(&mut self, bytes: &[u8]) {
-        if let Some(p) = &mut self.data {
-            p.extend(bytes);
-        }
+    /// The data part to extend with a cframe payload about to be written at the end of the
+    /// data section (past every covered byte), when it is known.
+    pub(in crate::frame) fn appended_data(&mut self) -> Option<&mut Piece> {
+        self.data.as_mut()
     }
 
     /// The data part as known now (`None`: unknown).
@@ -54,7 +53,12 @@ impl Tracker {
 
     /// sframe chunk file `id` now holds `chunk`.
     pub(in crate::frame) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8]) {
-        self.sparse.chunks.insert(id, Piece::of(chunk));
+        // Not hashed while fingerprints are off (a commit with them on reads it if needed).
+        if writes_enabled() {
+            self.sparse.chunks.insert(id, Piece::of(chunk));
+        } else {
+            self.sparse.chunks.remove(&id);
+        }
         if self.sparse.ids.contains(&id) {
             self.data = None;
         }
@@ -267,8 +271,15 @@ impl Frame {
     /// adds up (a cframe then reads only the 16-byte head of each stored chunk, for the
     /// length), else (cframes) by one pass over the stored chunks, so that the mutation can
     /// update it and its commit (and a relocated copy of the old state) can be sealed.
+    /// While fingerprints are off the data part is forgotten instead: nothing is sealed, so
+    /// hashing what the mutation writes would be wasted (a commit after they are switched on
+    /// again makes the one pass of an unknown data part).
     pub(in crate::frame) fn prime_fingerprint(&mut self) {
-        if self.fp.data.is_some() || !writes_enabled() {
+        if !writes_enabled() {
+            self.fp.data = None;
+            return;
+        }
+        if self.fp.data.is_some() {
             return;
         }
         // Only sframes track their chunk ids (listing the ids of a large cframe on every

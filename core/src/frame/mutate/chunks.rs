@@ -125,8 +125,18 @@ impl Frame {
         let loc = match &mut self.backing {
             Backing::Contiguous(store) => {
                 let at = self.header.cbytes as u64;
-                undo.write_at(store, u64::from(self.header.header_len) + at, chunk)?;
-                self.fp.appended_data(chunk);
+                let pos = u64::from(self.header.header_len) + at;
+                // The data part grows by the chunk, hashed as it is copied.
+                match self.fp.appended_data() {
+                    Some(p) => {
+                        let crc = undo.write_at_crc(store, pos, chunk, p.crc)?;
+                        *p = Piece {
+                            crc,
+                            len: p.len + chunk.len() as u64,
+                        };
+                    }
+                    None => undo.write_at(store, pos, chunk)?,
+                }
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {

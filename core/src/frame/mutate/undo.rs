@@ -154,6 +154,26 @@ impl Undo {
         store.write_at(pos, data)
     }
 
+    /// [`Undo::write_at`], returning `crc` extended with `data` ([`Store::write_at_crc`]; a
+    /// staged write hashes the bytes as it copies them into the log).
+    pub fn write_at_crc(
+        &mut self,
+        store: &mut Store,
+        pos: u64,
+        data: &[u8],
+        crc: u32,
+    ) -> Result<u32> {
+        if let Some(w) = self.staged.as_mut() {
+            let mut bytes = Vec::new();
+            let crc = crate::crc::extend_vec(&mut bytes, data, crc);
+            w.push((pos, bytes));
+            return Ok(crc);
+        }
+        self.save(store, pos, data.len() as u64)?;
+        self.len = self.len.max(pos.saturating_add(data.len() as u64));
+        store.write_at_crc(pos, data, crc)
+    }
+
     /// Stages the write of `data` at `pos`: bytes the caller read from the file, e.g. the
     /// source of a move no staged write lies in (file frames only: `Failure` otherwise).
     pub fn stage_read(&mut self, pos: u64, data: Vec<u8>) -> Result<()> {
