@@ -8,7 +8,8 @@ use super::*;
 
 /// The most data after an updated chunk that a cframe file update moves, as c-blosc2 does,
 /// when the new payload is shorter: past it (and past the new payload's length), the payload
-/// goes to the end of the data section instead (docs/mutation.md#update).
+/// goes to the end of the data section instead, while the dead bytes stay bounded
+/// (docs/mutation.md#update).
 pub const MOVED_TAIL_MAX: u64 = 64 * 1024;
 
 impl Frame {
@@ -289,12 +290,14 @@ impl Frame {
                 }
                 // A cframe in a file with more data after the chunk than moving it is worth:
                 // the new payload goes to the end of the data section, like an append, and the
-                // old one stays as dead bytes (docs/mutation.md#update).
+                // old one stays as dead bytes, as long as those stay at most the live bytes
+                // (docs/mutation.md#update).
                 Loc::Stored(at)
                     if undo.staged.is_some()
                         && f.header.cbytes as u64 > at + old_cbytes as u64
                         && f.header.cbytes as u64 - (at + old_cbytes as u64)
-                            > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
+                            > (chunk.len() as u64).max(MOVED_TAIL_MAX)
+                        && f.dead_bytes_stay_bounded(old_cbytes as u64, chunk.len() as u64) =>
                 {
                     f.abandon_payload(at, undo)?;
                     let loc = match new_special {
@@ -323,6 +326,34 @@ impl Frame {
                 .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// Whether a cframe in a file may leave an updated chunk's old payload (`old_len` bytes)
+    /// dead and write the new one (`new_len` bytes) at the end of its data section: only while
+    /// the dead bytes of the data section would stay at most as many as the live ones (the file
+    /// at most about twice its compacted size). Past that, the update moves the data after the
+    /// chunk as c-blosc2 does, which adds no dead bytes. The live bytes are the fingerprint's
+    /// data part when known, else one pass over the stored chunks' headers.
+    pub(super) fn dead_bytes_stay_bounded(&self, old_len: u64, new_len: u64) -> bool {
+        let section = self.header.cbytes as u64;
+        let live = match (self.fp.data(), &self.backing) {
+            (Some(d), _) => d.len,
+            (None, Backing::Contiguous(store)) => {
+                let base = u64::from(self.header.header_len);
+                match fingerprint::live_ranges(
+                    self.locs.stored(),
+                    section,
+                    &mut fingerprint::store_reader(store, base),
+                ) {
+                    Ok(r) => fingerprint::ranges_len(&r),
+                    Err(_) => return false,
+                }
+            }
+            (None, Backing::Sparse(_)) => return false,
+        };
+        let live_after = (live + new_len).saturating_sub(old_len);
+        let dead_after = (section + new_len).saturating_sub(live_after);
+        dead_after <= live_after
     }
 
     /// The stored payload at data offset `at` of a cframe in a file stops being used (its
