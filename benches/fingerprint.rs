@@ -11,7 +11,10 @@
 //! Every side runs the whole operation once per round, sides alternating (on, off, reference,
 //! on, ...) so that all see the same load; the best round counts, on the calling thread's CPU
 //! time and on wall-clock time. `cargo bench --bench fingerprint`. Env: `B2_BENCH_ROUNDS`
-//! (default 7), `B2_BENCH_FILTER` (rows whose label contains it).
+//! (default 7), `B2_BENCH_FILTER` (rows whose label contains it), `B2_BENCH_SIDES` (the sides
+//! that run and their order in a round, a comma-separated subset of `on,off,ref`, default
+//! `on,off,ref`; one side alone is for profiling it, e.g. under `valgrind --tool=callgrind`; the
+//! columns of a side left out read `-`).
 
 #![allow(clippy::missing_transmute_annotations)]
 
@@ -83,11 +86,16 @@ fn create(api: &Api, path: Option<&CString>, kind: Kind) -> Sc {
     sc
 }
 
-/// Best (CPU, wall) seconds of each side over `rounds` alternating rounds.
-fn race(rounds: usize, sides: &mut [&mut dyn FnMut()]) -> Vec<(f64, f64)> {
-    let mut best = vec![(f64::MAX, f64::MAX); sides.len()];
+/// Best (CPU, wall) seconds of each side over `rounds` alternating rounds. Runs the sides named in `order` (indexes into `sides`), in that order, every round; the
+/// sides not named read 0.
+fn race(rounds: usize, order: &[usize], sides: &mut [&mut dyn FnMut()]) -> Vec<(f64, f64)> {
+    let mut best = vec![(0.0, 0.0); sides.len()];
+    for &k in order {
+        best[k] = (f64::MAX, f64::MAX);
+    }
     for _ in 0..rounds {
-        for (k, f) in sides.iter_mut().enumerate() {
+        for &k in order {
+            let f = &mut sides[k];
             let (c0, w0) = (thread_cpu_secs(), wall_secs());
             f();
             let (c, w) = (thread_cpu_secs() - c0, wall_secs() - w0);
@@ -100,6 +108,15 @@ fn race(rounds: usize, sides: &mut [&mut dyn FnMut()]) -> Vec<(f64, f64)> {
 fn main() {
     let rounds: usize = env_or("B2_BENCH_ROUNDS", 7);
     let filter: String = env_or("B2_BENCH_FILTER", String::new());
+    let sides: String = env_or("B2_BENCH_SIDES", "on,off,ref".to_string());
+    let mut order: Vec<usize> = Vec::new();
+    for w in sides.split(',') {
+        let k = ["on", "off", "ref"].iter().position(|s| *s == w.trim());
+        let k = k.unwrap_or_else(|| panic!("B2_BENCH_SIDES: unknown side {w:?}"));
+        if !order.contains(&k) {
+            order.push(k);
+        }
+    }
     let dir: PathBuf =
         std::env::temp_dir().join(format!("b2f-bench-fingerprint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -124,16 +141,24 @@ fn main() {
             run(o)
         };
         let mut reference = || run(r);
-        let t = race(rounds, &mut [&mut on, &mut off, &mut reference]);
+        let t = race(rounds, &order, &mut [&mut on, &mut off, &mut reference]);
         b2frame_set_fingerprint(1);
+        let per = |s: f64| if s > 0.0 { per(s) } else { "-".to_string() };
+        let ratio = |a: f64, b: f64| {
+            if a > 0.0 && b > 0.0 {
+                format!("{:.3}", a / b)
+            } else {
+                "-".to_string()
+            }
+        };
         println!(
-            "| {label} | {} | {} | {:.3} | {} | {} | {:.3} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} | {} | {} | {} |",
             per(t[0].0),
             per(t[1].0),
-            t[0].0 / t[1].0,
+            ratio(t[0].0, t[1].0),
             per(t[0].1),
             per(t[1].1),
-            t[0].1 / t[1].1,
+            ratio(t[0].1, t[1].1),
             per(t[2].0),
             per(t[2].1),
         );
@@ -180,6 +205,9 @@ fn main() {
     }
     // to_file of an in-memory super-chunk of 64 MiB (1 MiB chunks).
     let label = "to_file | in-memory schunk, 64 x 1 MiB -> cframe file";
+    if !label.contains(&filter) {
+        return finish(&dir);
+    }
     let out = dir.join("out.b2frame");
     let cout = CString::new(out.to_str().unwrap()).unwrap();
     let scs: Vec<(Api, Sc)> = [o, r]
@@ -212,8 +240,12 @@ fn main() {
         // SAFETY: live super-chunk, freed once.
         unsafe { (api.free)(sc) };
     }
+    finish(&dir);
+}
+
+fn finish(dir: &Path) {
     println!();
     println!("load average at end: {}", load_average());
     println!("on/off = time with fingerprints / time without (< 1.05: within the 5% goal)");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -11,6 +11,6 @@ pub mod capi;
 mod test_util;
 
 pub use b2frame_core::{
-    b2nd, b2nd_meta, chunk, codecs, env, error, filters, frame, msgpack, pool, schunk, sys, Error,
-    Result,
+    b2nd, b2nd_meta, chunk, codecs, crc, env, error, filters, frame, msgpack, pool, schunk, sys,
+    Error, Result,
 };

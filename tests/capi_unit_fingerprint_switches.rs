@@ -37,6 +37,27 @@ fn switches() {
     let on = frame_bytes();
     assert_eq!(on[on.len() - 17], 1);
 
+    // Frames made with fingerprints on, to be appended to while off and then on again.
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let dp = DParams::default();
+    let chunk = |k: u32| {
+        // Long enough for the fused copy-and-CRC of in-memory appends (crc::extend_vec).
+        let d: Vec<u8> = (0..3000u32).flat_map(|i| (i * k).to_le_bytes()).collect();
+        b2frame::chunk::compress_vec(&cp, &d).unwrap()
+    };
+    let mut later = vec![
+        Frame::new_memory(&cp, &dp).unwrap(),
+        Frame::new_file(&dir.path().join("later.b2frame"), &cp, &dp).unwrap(),
+        Frame::new_sframe(&dir.path().join("later.b2frames"), &cp, &dp).unwrap(),
+    ];
+    for f in &mut later {
+        f.append_chunk(&chunk(3)).unwrap();
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    }
+
     // Off: fpt 0 and sixteen zero bytes, the rest identical.
     assert_eq!(b2frame_set_fingerprint(0), 1);
     let off = frame_bytes();
@@ -56,7 +77,18 @@ fn switches() {
     g.append_chunk(&Frame::from_bytes(&on).unwrap().chunk(0).unwrap())
         .unwrap();
     assert_eq!(g.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
+    // Appends while off hash nothing (the frame forgets its data part); the next change
+    // with fingerprints on learns it again by one pass and seals a matching fingerprint.
+    for f in &mut later {
+        f.append_chunk(&chunk(5)).unwrap();
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Unfingerprinted);
+    }
     assert_eq!(b2frame_set_fingerprint(1), 0);
+    for f in &mut later {
+        f.append_chunk(&chunk(7)).unwrap();
+        assert_eq!(f.nchunks(), 3);
+        assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    }
 
     // b2frame_schunk_verify, and verify-on-open.
     let path = dir.path().join("f.b2frame");

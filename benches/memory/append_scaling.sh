@@ -17,7 +17,8 @@
 #    had not finished 1M after 16 minutes): B2_AS_BLOCK appends (default 2000) to a copy of the file
 #    (opened with blosc2_schunk_open), to it in memory (blosc2_schunk_from_buffer, copy=false: an in-memory frame),
 #    and to an sframe converted from it with `b2frame convert --sparse` (sizes up to
-#    B2_AS_SFRAME_MAX, default 250000: one file per chunk).
+#    B2_AS_SFRAME_MAX, default 250000: one file per chunk; both libraries append to the same
+#    directory, restored in between).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -61,12 +62,16 @@ for size in ${B2_AS_SIZES:-250000 500000 1000000}; do
   done
   for lib in ours ref; do run "memory-prebuilt-$size" $lib "$block" "$block" "$pre" frombuf; done
   if [ "$size" -le "${B2_AS_SFRAME_MAX:-250000}" ]; then
+    # One sframe for both libraries (a copy of 1M chunk files is 4 GB more on disk): after
+    # each run its index file is put back and the new chunk files removed.
     rm -rf "$work/pre_s"
     "$cli" convert --sparse "$pre" "$work/pre_s" >/dev/null
+    cp "$work/pre_s/chunks.b2frame" "$work/pre_s.index"
     for lib in ours ref; do
-      rm -rf "$work/app_s"; cp -r "$work/pre_s" "$work/app_s"
-      run "sframe-prebuilt-$size" $lib "$block" "$block" "$work/app_s" open
+      run "sframe-prebuilt-$size" $lib "$block" "$block" "$work/pre_s" open
+      for ((i = size; i < size + block; i++)); do printf '%s/%08X.chunk\0' "$work/pre_s" "$i"; done | xargs -0 rm -f
+      cp "$work/pre_s.index" "$work/pre_s/chunks.b2frame"
     done
-    rm -rf "$work/pre_s" "$work/app_s"
+    rm -rf "$work/pre_s" "$work/pre_s.index"
   fi
 done

@@ -5,8 +5,8 @@
 //! Data flows one way, layered as super-chunk → frame → chunk → codecs/filters. Nothing here
 //! sees a raw pointer from C, and nothing here names the C facade (the crate boundary enforces
 //! it). `unsafe` is confined to the calls into the C codecs (`codecs::zstd`, `codecs::lz4`,
-//! `codecs::zfp`), the SIMD kernels of `filters` and the operating-system calls std does not
-//! wrap (`sys::unix`, `sys::windows`); every other module has `#![forbid(unsafe_code)]`.
+//! `codecs::zfp`), the SIMD kernels of `filters` and [`crc`] and the operating-system calls std
+//! does not wrap (`sys::unix`, `sys::windows`); every other module has `#![forbid(unsafe_code)]`.
 //!
 //! | module | format concept |
 //! |---|---|
@@ -14,6 +14,7 @@
 //! | [`codecs`] | BloscLZ (ours), LZ4/LZ4HC, zlib, Zstd, dictionaries |
 //! | [`filters`] | shuffle, bitshuffle (run-time SIMD), delta, trunc_prec, the 6-slot pipeline |
 //! | [`chunk`] | the chunk format: header, blocks, streams, special and VL-block chunks |
+//! | [`crc`] | a copy fused with the CRC-32 of the copied bytes (frame fingerprints) |
 //! | [`pool`] | persistent worker threads for block-parallel chunk work |
 //! | [`msgpack`] | the bounds-checked msgpack subset frame headers and trailers use |
 //! | [`frame`] | cframes and sframes: header, offsets index, trailer, I/O, locking |
@@ -27,6 +28,7 @@ pub mod b2nd;
 pub mod b2nd_meta;
 pub mod chunk;
 pub mod codecs;
+pub mod crc;
 pub mod env;
 pub mod error;
 pub mod filters;

@@ -467,4 +467,29 @@ fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
             "compacted chunk {i}"
         );
     }
+    // Rounds of updates of several chunks in order (each one far from the end when its turn
+    // comes): the dead bytes stay at most as many as the live ones, then updates move the data
+    // after the chunk as c-blosc2 does.
+    drop(f);
+    let mut f = Frame::open(&path).unwrap();
+    for round in 0..8u64 {
+        for i in 0..20usize {
+            let c = chunk_of(1000 + round * 20 + i as u64);
+            f.update_chunk(i as i64, &c).unwrap();
+            expected[i] = c;
+            let live: u64 = expected.iter().map(|e| e.len() as u64).sum();
+            let section = f.header().cbytes as u64;
+            assert!(
+                section <= 2 * live,
+                "round {round} chunk {i}: data section {section} for {live} live bytes"
+            );
+        }
+    }
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    drop(f);
+    let f = Frame::open(&path).unwrap();
+    assert!((f.header().cbytes as u64) > expected.iter().map(|e| e.len() as u64).sum::<u64>());
+    // SAFETY: a NUL-terminated path.
+    let s = unsafe { (api.open)(c.as_ptr()) };
+    check_against_reference(&api, s, &f, "after rounds of far updates", true);
 }

@@ -245,6 +245,13 @@ impl Store {
                 let v = v.to_mut();
                 let pos = usize::try_from(pos).map_err(|_| Error::WriteBuffer)?;
                 let end = pos.checked_add(data.len()).ok_or(Error::WriteBuffer)?;
+                if (pos..=end).contains(&v.len()) {
+                    // Past the end (an append; an in-memory cframe's index and trailer follow
+                    // its data, so a chunk append rewrites them): no zero fill to overwrite.
+                    v.truncate(pos);
+                    v.extend_from_slice(data);
+                    return Ok(());
+                }
                 if v.len() < end {
                     v.resize(end, 0);
                 }
@@ -273,6 +280,28 @@ impl Store {
             }
             Store::User(u) => u.write_at(pos, data),
         }
+    }
+
+    /// [`Store::write_at`], returning `crc` (a CRC-32 as `crc32fast` reports it) extended
+    /// with `data`: an append to an in-memory frame hashes the bytes as it copies them
+    /// ([`crate::crc::extend_vec`]); other writes hash them after writing.
+    pub fn write_at_crc(&mut self, pos: u64, data: &[u8], crc: u32) -> Result<u32> {
+        if let Store::Memory(v) = self {
+            let v = v.to_mut();
+            let pos = usize::try_from(pos).map_err(|_| Error::WriteBuffer)?;
+            let end = pos.checked_add(data.len()).ok_or(Error::WriteBuffer)?;
+            if (pos..=end).contains(&v.len()) {
+                v.truncate(pos);
+                return Ok(crate::crc::extend_vec(v, data, crc));
+            }
+            if end <= v.len() {
+                return Ok(crate::crc::copy(&mut v[pos..end], data, crc));
+            }
+        }
+        self.write_at(pos, data)?;
+        let mut h = crc32fast::Hasher::new_with_initial(crc);
+        h.update(data);
+        Ok(h.finalize())
     }
 
     /// Cuts the frame (and, for files, the file) at frame position `len`.

@@ -133,9 +133,9 @@ pub struct Frame {
     backing: Backing,
     /// What the frame knows about its fingerprint's data part.
     fp: fingerprint::Tracker,
-    /// The encoded blocks of the committed index, kept between commits (built by the first
-    /// commit, dropped by a failed one).
-    index_blocks: offsets::IndexBlocks,
+    /// What a transaction leaves for the next: the encoded blocks of the committed index,
+    /// reused buffers, the next chunk-file id (boxed: a frame stays small).
+    carry: Box<mutate::Carry>,
 }
 
 impl Frame {
@@ -192,7 +192,7 @@ impl Frame {
             vlmeta,
             backing: Backing::Contiguous(store),
             fp: fingerprint::Tracker::default(),
-            index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         }
         .check_on_open()
     }
@@ -225,7 +225,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -252,7 +252,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing,
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         let written = f.commit(true);
         target.publish(&f, tmp, written)?;
@@ -464,7 +464,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Contiguous(Store::User(store)),
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         f.commit(true)?;
         Ok(f)
@@ -504,7 +504,7 @@ impl Frame {
             vlmeta: Vec::new(),
             backing: Backing::Sparse(sframe::SparseDir::new(dir, Some(io))),
             fp: fingerprint::Tracker::empty(),
-            index_blocks: offsets::IndexBlocks::default(),
+            carry: Box::default(),
         };
         f.commit(true)?;
         Ok(f)

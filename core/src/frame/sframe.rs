@@ -418,7 +418,7 @@ pub fn open_dir(dir: SparseDir) -> Result<Frame> {
         vlmeta,
         backing: Backing::Sparse(dir),
         fp: super::fingerprint::Tracker::default(),
-        index_blocks: super::offsets::IndexBlocks::default(),
+        carry: Box::default(),
     }
     .check_on_open()
 }

@@ -113,11 +113,13 @@ impl Compressor {
     /// The chunk [`Compressor::compress`] writes for an input of `nbytes` into a destination of
     /// `destsize` bytes, built from the input's blocks encoded alone (in order); `None` when
     /// that chunk is not their plain concatenation (the caller then compresses the input).
+    /// The chunk is built in `out` (emptied first: a buffer to reuse, or a new one).
     pub fn assemble_blocks(
         &mut self,
         nbytes: usize,
         blocks: &[&LoneBlock],
         destsize: usize,
+        out: Vec<u8>,
     ) -> Result<Option<Vec<u8>>> {
         self.check_params(nbytes, destsize)?;
         if !self.blockwise_ok() || nbytes < MIN_BUFFERSIZE as usize {
@@ -179,7 +181,9 @@ impl Compressor {
             flags2: 0,
             blosc2_flags: 0,
         };
-        let mut out = Vec::with_capacity(nt);
+        let mut out = out;
+        out.clear();
+        out.reserve(nt);
         out.resize(bstarts_end, 0);
         h.write(&mut out);
         let mut at = bstarts_end;
@@ -265,7 +269,7 @@ mod tests {
                         let mut want = vec![0u8; dest];
                         let n = c.compress(&src, &mut want).unwrap();
                         want.truncate(n);
-                        match c.assemble_blocks(nbytes, &refs, dest).unwrap() {
+                        match c.assemble_blocks(nbytes, &refs, dest, Vec::new()).unwrap() {
                             Some(got) => {
                                 assert_eq!(got, want, "{compcode} {shape} {nbytes} {room}");
                                 assembled += 1;

@@ -9,10 +9,12 @@
 //! data and index parts (little-endian), which only serve to say where a mismatch is.
 //!
 //! Cost: writers never re-read what they wrote. An open frame keeps the CRC of its data part
-//! ([`Tracker`]) and extends it with each appended payload (`crc32fast::Hasher::combine`);
-//! header, index and trailer are hashed as they are written. The data part is computed by one
-//! pass over the stored chunks only when it is unknown: at the first mutation of a frame that
-//! is not fingerprinted (or whose slot does not add up), at the commit of a cframe chunk update
+//! ([`Tracker`]) and extends it with each appended payload, hashed as it is copied into the
+//! frame ([`crate::crc::extend_vec`]); header, index and trailer are hashed as they are written.
+//! While fingerprints are off nothing is hashed and the data part is forgotten. It is computed
+//! by one pass over the stored chunks only when it is unknown: at the first mutation of a frame
+//! that is not fingerprinted (or whose slot does not add up, or after fingerprints were switched
+//! back on), at the commit of a cframe chunk update
 //! or delete, after a failed mutation, and after a reload. The crash-consistent commit of a
 //! cframe file also seals the relocated copy of the old state (`mutate/commit.rs`), with the old
 //! state's data part: leaving dead bytes out is what makes that copy's fingerprint hold.
@@ -143,11 +145,22 @@ mod tests {
         for &a in &edges {
             for &b in &edges {
                 assert_eq!(gf2::mul(a, b), gf2::mul_bitwise(a, b), "{a:#x} {b:#x}");
+                assert_eq!(
+                    gf2::mul_nibbles(a, b),
+                    gf2::mul_bitwise(a, b),
+                    "{a:#x} {b:#x}"
+                );
             }
         }
         for _ in 0..100_000 {
             let (a, b) = (next(), next());
-            assert_eq!(gf2::mul(a, b), gf2::mul_bitwise(a, b), "{a:#x} {b:#x}");
+            let m = gf2::mul_bitwise(a, b);
+            assert_eq!(gf2::mul(a, b), m, "{a:#x} {b:#x}");
+            // Both ways the multiplication can go, whichever this CPU takes.
+            assert_eq!(gf2::mul_nibbles(a, b), m, "{a:#x} {b:#x}");
+            if let Some(c) = crate::crc::mul_mod(a, b) {
+                assert_eq!(c, m, "{a:#x} {b:#x}");
+            }
         }
     }
 

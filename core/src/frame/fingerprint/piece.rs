@@ -94,12 +94,18 @@ pub(super) mod gf2 {
         t
     };
 
-    /// `a * b` modulo the polynomial, four bits of `a` at a time (Horner's rule over the
-    /// nibbles of `a`, highest degrees first, with the 16 multiples of `b` by the polynomials
-    /// of degree below 4): a quarter of [`mul_bitwise`]'s dependent steps. Per commit a
-    /// fingerprint makes some ten of these (the CRC concatenations), which cost more than
-    /// hashing the header, index block and trailer did with the bitwise multiplication.
+    /// `a * b` modulo the polynomial: by carry-less multiplication where the CPU has it
+    /// ([`crate::crc::mul_mod`]), else [`mul_nibbles`]. Per commit a fingerprint makes some ten
+    /// of these (the CRC concatenations), which cost more than hashing the header, index block
+    /// and trailer did with the bitwise multiplication.
     pub fn mul(a: u32, b: u32) -> u32 {
+        crate::crc::mul_mod(a, b).unwrap_or_else(|| mul_nibbles(a, b))
+    }
+
+    /// `a * b` modulo the polynomial in software, four bits of `a` at a time (Horner's rule
+    /// over the nibbles of `a`, highest degrees first, with the 16 multiples of `b` by the
+    /// polynomials of degree below 4): a quarter of [`mul_bitwise`]'s dependent steps.
+    pub fn mul_nibbles(a: u32, b: u32) -> u32 {
         // Nibble value v: bit 3 is the coefficient of x^0, bit 0 that of x^3 (reflected).
         let b1 = times_x(b);
         let b2 = times_x(b1);

@@ -26,10 +26,11 @@ pub(super) struct SparseTrack {
 }
 
 impl Tracker {
-    /// A new frame's tracker: an empty data part.
+    /// A new frame's tracker: an empty data part (unknown while fingerprints are off, so that
+    /// appends hash nothing; see `Frame::prime_fingerprint`).
     pub fn empty() -> Tracker {
         Tracker {
-            data: Some(Piece::EMPTY),
+            data: writes_enabled().then_some(Piece::EMPTY),
             ..Tracker::default()
         }
     }
@@ -39,12 +40,10 @@ impl Tracker {
         *self = Tracker::default();
     }
 
-    /// A cframe payload of `bytes` was written at the end of the data section (past every
-    /// covered byte, so it extends the data part).
-    pub(in crate::frame) fn appended_data(&mut self, bytes: &[u8]) {
-        if let Some(p) = &mut self.data {
-            p.extend(bytes);
-        }
+    /// The data part to extend with a cframe payload about to be written at the end of the
+    /// data section (past every covered byte), when it is known.
+    pub(in crate::frame) fn appended_data(&mut self) -> Option<&mut Piece> {
+        self.data.as_mut()
     }
 
     /// The data part as known now (`None`: unknown).
@@ -52,10 +51,16 @@ impl Tracker {
         self.data
     }
 
-    /// sframe chunk file `id` now holds `chunk`.
-    pub(in crate::frame) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8]) {
-        self.sparse.chunks.insert(id, Piece::of(chunk));
-        if self.sparse.ids.contains(&id) {
+    /// sframe chunk file `id` now holds `chunk`. `fresh`: the caller knows `id` is none of
+    /// the chunk files the data part covers (an append's new file; not searched for).
+    pub(in crate::frame) fn wrote_chunk_file(&mut self, id: u64, chunk: &[u8], fresh: bool) {
+        // Not hashed while fingerprints are off (a commit with them on reads it if needed).
+        if writes_enabled() {
+            self.sparse.chunks.insert(id, Piece::of(chunk));
+        } else {
+            self.sparse.chunks.remove(&id);
+        }
+        if !fresh && self.sparse.ids.contains(&id) {
             self.data = None;
         }
     }
@@ -267,8 +272,15 @@ impl Frame {
     /// adds up (a cframe then reads only the 16-byte head of each stored chunk, for the
     /// length), else (cframes) by one pass over the stored chunks, so that the mutation can
     /// update it and its commit (and a relocated copy of the old state) can be sealed.
+    /// While fingerprints are off the data part is forgotten instead: nothing is sealed, so
+    /// hashing what the mutation writes would be wasted (a commit after they are switched on
+    /// again makes the one pass of an unknown data part).
     pub(in crate::frame) fn prime_fingerprint(&mut self) {
-        if self.fp.data.is_some() || !writes_enabled() {
+        if !writes_enabled() {
+            self.fp.data = None;
+            return;
+        }
+        if self.fp.data.is_some() {
             return;
         }
         // Only sframes track their chunk ids (listing the ids of a large cframe on every
@@ -430,12 +442,15 @@ impl Frame {
 
     /// The data part for the commit writing `header` (with header length `header_len`):
     /// what the tracker knows, or one pass over the stored data (for a cframe in a file, as
-    /// it will be once the `staged` writes are made).
+    /// it will be once the `staged` writes are made). `unchanged`: how many leading offsets
+    /// the transaction left as they were (an append: all the old ones), so that an sframe's
+    /// covered ids are extended by the new entries' instead of listed and compared again.
     pub(in crate::frame) fn data_piece_for_commit(
         &mut self,
         header: &FrameHeader,
         header_len: u64,
         staged: Option<&[(u64, Vec<u8>)]>,
+        unchanged: Option<usize>,
     ) -> Result<Piece> {
         let piece = match &self.backing {
             Backing::Contiguous(_) if self.locs.is_empty() => Piece::EMPTY,
@@ -448,25 +463,55 @@ impl Frame {
                 )?,
                 (None, None) => self.stored_data_piece(header, header_len)?,
             },
-            Backing::Sparse(_) => {
-                let ids = stored_ids(&self.locs);
-                let known = match self.fp.data {
-                    Some(p) if ids.starts_with(&self.fp.sparse.ids) => {
-                        let rest: Option<Vec<Piece>> = ids[self.fp.sparse.ids.len()..]
-                            .iter()
-                            .map(|id| self.fp.sparse.chunks.get(id).copied())
-                            .collect();
-                        rest.map(|r| r.into_iter().fold(p, Piece::then))
+            // A known data part covers the ids of the offsets the transaction started from
+            // (see `prime_fingerprint`); after an append those are the first `n` entries,
+            // unchanged, and only the new entries' ids are added.
+            Backing::Sparse(_) => match (self.fp.data, unchanged) {
+                (Some(p), Some(n)) if n <= self.locs.len() => {
+                    debug_assert!(self
+                        .fp
+                        .sparse
+                        .ids
+                        .iter()
+                        .copied()
+                        .eq(self.locs.prefix(n).stored()));
+                    let new: Vec<u64> = self.locs.view().stored_range(n, self.locs.len()).collect();
+                    let rest: Option<Vec<Piece>> = new
+                        .iter()
+                        .map(|id| self.fp.sparse.chunks.get(id).copied())
+                        .collect();
+                    match rest {
+                        Some(r) => {
+                            self.fp.sparse.ids.extend_from_slice(&new);
+                            r.into_iter().fold(p, Piece::then)
+                        }
+                        None => {
+                            let p = self.stored_data_piece(header, header_len)?;
+                            self.fp.sparse.ids = stored_ids(&self.locs);
+                            p
+                        }
                     }
-                    _ => None,
-                };
-                let p = match known {
-                    Some(p) => p,
-                    None => self.stored_data_piece(header, header_len)?,
-                };
-                self.fp.sparse.ids = ids;
-                p
-            }
+                }
+                _ => {
+                    let ids = stored_ids(&self.locs);
+                    let known = match self.fp.data {
+                        Some(p) if ids.starts_with(&self.fp.sparse.ids) => {
+                            let rest: Option<Vec<Piece>> = ids[self.fp.sparse.ids.len()..]
+                                .iter()
+                                .map(|id| self.fp.sparse.chunks.get(id).copied())
+                                .collect();
+                            rest.map(|r| r.into_iter().fold(p, Piece::then))
+                        }
+                        _ => None,
+                    };
+                    let p = match known {
+                        Some(p) => p,
+                        None => self.stored_data_piece(header, header_len)?,
+                    };
+                    self.fp.sparse.ids = ids;
+                    p
+                }
+            },
         };
         self.fp.data = Some(piece);
         Ok(piece)

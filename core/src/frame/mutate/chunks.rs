@@ -8,7 +8,8 @@ use super::*;
 
 /// The most data after an updated chunk that a cframe file update moves, as c-blosc2 does,
 /// when the new payload is shorter: past it (and past the new payload's length), the payload
-/// goes to the end of the data section instead (docs/mutation.md#update).
+/// goes to the end of the data section instead, while the dead bytes stay bounded
+/// (docs/mutation.md#update).
 pub const MOVED_TAIL_MAX: u64 = 64 * 1024;
 
 impl Frame {
@@ -124,14 +125,28 @@ impl Frame {
         let loc = match &mut self.backing {
             Backing::Contiguous(store) => {
                 let at = self.header.cbytes as u64;
-                undo.write_at(store, u64::from(self.header.header_len) + at, chunk)?;
-                self.fp.appended_data(chunk);
+                let pos = u64::from(self.header.header_len) + at;
+                // The data part grows by the chunk, hashed as it is copied.
+                match self.fp.appended_data() {
+                    Some(p) => {
+                        let crc = undo.write_at_crc(store, pos, chunk, p.crc)?;
+                        *p = Piece {
+                            crc,
+                            len: p.len + chunk.len() as u64,
+                        };
+                    }
+                    None => undo.write_at(store, pos, chunk)?,
+                }
                 ChunkLoc::Stored(at)
             }
             Backing::Sparse(dir) => {
-                let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
+                // One past the largest id named (an append scans only the new entries).
+                let unchanged = undo.old_locs.same_prefix();
+                let id = self.carry.next_file_id(&self.locs, unchanged);
                 undo.write_chunk(dir, id, chunk)?;
-                self.fp.wrote_chunk_file(id, chunk);
+                // Past every id the entries at the transaction's start named when they are
+                // known unchanged: not a chunk file the fingerprint covers.
+                self.fp.wrote_chunk_file(id, chunk, unchanged.is_some());
                 ChunkLoc::Stored(id)
             }
         };
@@ -275,12 +290,14 @@ impl Frame {
                 }
                 // A cframe in a file with more data after the chunk than moving it is worth:
                 // the new payload goes to the end of the data section, like an append, and the
-                // old one stays as dead bytes (docs/mutation.md#update).
+                // old one stays as dead bytes, as long as those stay at most the live bytes
+                // (docs/mutation.md#update).
                 Loc::Stored(at)
                     if undo.staged.is_some()
                         && f.header.cbytes as u64 > at + old_cbytes as u64
                         && f.header.cbytes as u64 - (at + old_cbytes as u64)
-                            > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
+                            > (chunk.len() as u64).max(MOVED_TAIL_MAX)
+                        && f.dead_bytes_stay_bounded(old_cbytes as u64, chunk.len() as u64) =>
                 {
                     f.abandon_payload(at, undo)?;
                     let loc = match new_special {
@@ -309,6 +326,34 @@ impl Frame {
                 .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// Whether a cframe in a file may leave an updated chunk's old payload (`old_len` bytes)
+    /// dead and write the new one (`new_len` bytes) at the end of its data section: only while
+    /// the dead bytes of the data section would stay at most as many as the live ones (the file
+    /// at most about twice its compacted size). Past that, the update moves the data after the
+    /// chunk as c-blosc2 does, which adds no dead bytes. The live bytes are the fingerprint's
+    /// data part when known, else one pass over the stored chunks' headers.
+    pub(super) fn dead_bytes_stay_bounded(&self, old_len: u64, new_len: u64) -> bool {
+        let section = self.header.cbytes as u64;
+        let live = match (self.fp.data(), &self.backing) {
+            (Some(d), _) => d.len,
+            (None, Backing::Contiguous(store)) => {
+                let base = u64::from(self.header.header_len);
+                match fingerprint::live_ranges(
+                    self.locs.stored(),
+                    section,
+                    &mut fingerprint::store_reader(store, base),
+                ) {
+                    Ok(r) => fingerprint::ranges_len(&r),
+                    Err(_) => return false,
+                }
+            }
+            (None, Backing::Sparse(_)) => return false,
+        };
+        let live_after = (live + new_len).saturating_sub(old_len);
+        let dead_after = (section + new_len).saturating_sub(live_after);
+        dead_after <= live_after
     }
 
     /// The stored payload at data offset `at` of a cframe in a file stops being used (its
@@ -401,7 +446,7 @@ impl Frame {
                 if !new.is_empty() {
                     let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
                     undo.write_chunk(dir, id, new)?;
-                    self.fp.wrote_chunk_file(id, new);
+                    self.fp.wrote_chunk_file(id, new, false);
                     self.locs.map_stored(|v| if v == at { id } else { v });
                     undo.moved_ids.push((id, at));
                 }

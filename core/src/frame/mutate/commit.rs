@@ -133,7 +133,11 @@ fn relocate(
             store.write_at(at + done, &buf)?;
             done += n;
         }
-        let index = if low == data_end {
+        // Entries that do not move (all of them when no stored chunk lies past `low`, e.g. a
+        // `fill_special` frame's run): the old index chunk is copied as it is, not encoded
+        // again (an index of 100 million special entries is a 40-byte chunk, not 4 MB).
+        let moves = old.locs.stored().any(|v| hl + v >= low);
+        let index = if low == data_end || !moves {
             store.read_at(data_end, index_len)?
         } else {
             let mut shifted = old.locs.to_locs();

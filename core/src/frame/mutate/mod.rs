@@ -68,6 +68,79 @@ enum Edit {
     Append,
 }
 
+/// What one transaction leaves for the next, so that appends to a large frame do not redo work
+/// over all its chunks: the kept index blocks, the next free chunk-file id of an sframe and
+/// buffers to reuse (an
+/// in-memory frame's undo copies of the old index: allocated afresh on every append, they cost
+/// page faults and heap trims that grew with the index).
+#[derive(Debug, Default)]
+pub(in crate::frame) struct Carry {
+    /// The encoded blocks of the committed index (built by the first commit, dropped by a
+    /// failed one).
+    pub blocks: offsets::IndexBlocks,
+    /// sframe: `(n, m)`: the first `n` offsets name no chunk file id at or above `m` (and `m`
+    /// is one past the largest they name, 0 if none). Valid while those entries are unchanged:
+    /// used only by append transactions ([`undo::OldLocs::Prefix`] of at least `n`), dropped
+    /// by any other.
+    file_ids: Option<(usize, u64)>,
+    /// Emptied buffers for the undo log's copies (a few, as large as the index).
+    spare: Vec<Vec<u8>>,
+    /// The buffer the next index chunk is assembled in: an in-memory frame's last one.
+    pub index: Vec<u8>,
+}
+
+impl Carry {
+    /// The kept buffers, for a transaction's undo log.
+    pub fn take_buffers(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.spare)
+    }
+
+    /// Keeps the largest few of `bufs` (emptied) for the next transaction.
+    pub fn keep_buffers(&mut self, mut bufs: Vec<Vec<u8>>) {
+        bufs.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
+        bufs.truncate(Carry::KEEP);
+        for b in &mut bufs {
+            b.clear();
+        }
+        self.spare = bufs;
+    }
+
+    /// How many buffers are kept: an append saves two ranges (what its payload and its new
+    /// index overwrite).
+    const KEEP: usize = 3;
+
+    /// sframe: one past the largest chunk-file id `locs` name (0 if none), scanning only the
+    /// entries past the known prefix when the transaction has left at least `unchanged`
+    /// leading entries as they were.
+    pub fn next_file_id(&self, locs: &offsets::Locs, unchanged: Option<usize>) -> u64 {
+        let (n, m) = match (self.file_ids, unchanged) {
+            (Some((n, m)), Some(p)) if n <= p && n <= locs.len() => (n, m),
+            _ => (0, 0),
+        };
+        locs.view()
+            .stored_range(n, locs.len())
+            .map(|v| v.saturating_add(1))
+            .max()
+            .unwrap_or(0)
+            .max(m)
+    }
+
+    /// After a transaction on an sframe: `unchanged` leading entries of `locs` are as they
+    /// were when it began (`None`: any may have changed). Keeps the next-id bookkeeping
+    /// valid for the next append.
+    pub fn after_transaction(
+        &mut self,
+        locs: &offsets::Locs,
+        unchanged: Option<usize>,
+        sparse: bool,
+    ) {
+        self.file_ids = match unchanged {
+            Some(_) if sparse => Some((locs.len(), self.next_file_id(locs, unchanged))),
+            _ => None,
+        };
+    }
+}
+
 /// What a mutation does to the chunk list (for the chunksize bookkeeping).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -79,6 +152,7 @@ enum Op {
 mod tests {
     use super::*;
     use crate::chunk::special;
+    use crate::frame::Target;
 
     /// Typesize-4 cparams and a ZERO special chunk of `nbytes` made with them.
     fn zeros_chunk(nbytes: i32) -> (CParams, Vec<u8>) {
@@ -193,5 +267,90 @@ mod tests {
         });
         assert_eq!(r, Err(Error::Failure));
         assert_eq!((f.locs.clone(), f.to_cframe().unwrap()), (locs, bytes));
+    }
+
+    /// A failed append: stores a payload, then fails before the commit.
+    fn failed_append(f: &mut Frame, payload: &[u8]) {
+        let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Append, |f, u| {
+            let loc = f.store_payload(payload, u)?;
+            f.locs.push(loc);
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+    }
+
+    /// The buffers appends reuse (the undo log's copies of the old index, the chunk the
+    /// index blocks are assembled in) never leak old bytes: failed appends of a frame whose
+    /// index spans several blocks leave its bytes as they were, and the frame reopens.
+    #[test]
+    fn appends_reusing_buffers_roll_back_and_reopen() {
+        let cp = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut f = Frame::new_memory(&cp, &DParams::default()).unwrap();
+        let chunk = |i: u32| {
+            let data: Vec<u8> = (0..250u32)
+                .flat_map(|k| (k * 31 + i).to_le_bytes())
+                .collect();
+            crate::chunk::compress_vec(&cp, &data).unwrap()
+        };
+        let c = chunk(7);
+        for i in 0..5000 {
+            if i % 1000 == 999 {
+                let before = f.to_cframe().unwrap();
+                failed_append(&mut f, &chunk(i));
+                assert_eq!(f.to_cframe().unwrap(), before, "after {i} appends");
+            }
+            f.append_chunk(&c).unwrap();
+        }
+        let g = Frame::from_vec(f.to_cframe().unwrap()).unwrap();
+        assert_eq!(g.nchunks(), 5000);
+        assert_eq!(&*g.chunk(4999).unwrap(), &c[..]);
+    }
+
+    /// sframe appends name a new chunk file one past the largest id the offsets name (what
+    /// c-blosc2 does), from a count kept between appends: right after a failed append, a
+    /// delete, and an append that turns special chunks into stored ones (which edits the
+    /// existing entries, so the kept count does not apply).
+    #[test]
+    fn sframe_appends_name_the_next_chunk_file() {
+        let d = crate::test_util::temp_dir("b2frame-mutate-ids-");
+        let path = d.path().join("s.b2frame");
+        let (cp, zeros) = zeros_chunk(4000);
+        let data: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let full = crate::chunk::compress_vec(&cp, &data).unwrap();
+        let mut f = Frame::create(Target::Sparse(&path), &cp, &DParams::default()).unwrap();
+        let ids = |f: &Frame| -> Vec<Option<u64>> { f.locs.iter().map(|l| l.stored()).collect() };
+        f.append_chunk(&full).unwrap();
+        f.append_chunk(&zeros).unwrap();
+        f.append_chunk(&full).unwrap();
+        assert_eq!(ids(&f), [Some(0), None, Some(1)]);
+        failed_append(&mut f, &full);
+        f.append_chunk(&full).unwrap();
+        assert_eq!(ids(&f), [Some(0), None, Some(1), Some(2)]);
+        f.delete_chunk(3).unwrap();
+        f.append_chunk(&full).unwrap();
+        assert_eq!(ids(&f), [Some(0), None, Some(1), Some(2)]);
+        // Larger than the chunksize: the frame turns variable in this append.
+        let big: Vec<u8> = (0..6000u32).map(|i| (i % 13) as u8).collect();
+        let big = crate::chunk::compress_vec(&cp, &big).unwrap();
+        f.append_chunk(&big).unwrap();
+        assert_eq!(
+            ids(&f),
+            [Some(0), Some(3), Some(1), Some(2), Some(4)],
+            "the special chunk is stored first, then the new one"
+        );
+        drop(f);
+        let g = Frame::open(&path).unwrap();
+        let want = [&full, &zeros, &full, &full, &big];
+        for (i, c) in want.iter().enumerate() {
+            let got = g.chunk(i as i64).unwrap();
+            assert_eq!(
+                crate::chunk::decompress_vec(&got).unwrap(),
+                crate::chunk::decompress_vec(c).unwrap(),
+                "chunk {i}"
+            );
+        }
     }
 }

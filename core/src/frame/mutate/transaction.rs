@@ -93,9 +93,9 @@ impl Frame {
         crate::frame::cframe::validate_locs_from(self.locs.view(), checked, &header)?;
         // The kept index blocks describe `old.1`; they come back only when the commit
         // succeeds with the entries they were last updated for.
-        let mut blocks = std::mem::take(&mut self.index_blocks);
+        let mut blocks = std::mem::take(&mut self.carry.blocks);
         let mut index_piece = None;
-        let index = match index_mode {
+        let mut index = match index_mode {
             _ if self.locs.is_empty() => Vec::new(),
             Index::Keep => self.current_index_chunk()?,
             Index::Encode(room) => {
@@ -104,6 +104,7 @@ impl Frame {
                     self.locs.view(),
                     old_locs.same_prefix(),
                     room,
+                    std::mem::take(&mut self.carry.index),
                 )?;
                 index_piece = piece;
                 c
@@ -142,7 +143,7 @@ impl Frame {
                 Backing::Contiguous(_) => undo.staged.as_deref(),
                 Backing::Sparse(_) => None,
             };
-            let data = self.data_piece_for_commit(&header, hl, staged)?;
+            let data = self.data_piece_for_commit(&header, hl, staged, old_locs.same_prefix())?;
             // From the kept index blocks when the index was assembled from them.
             let index_piece = index_piece.unwrap_or_else(|| Piece::of(&index));
             fingerprint::seal(&mut trailer, Piece::of(&hbytes), data, index_piece);
@@ -226,6 +227,8 @@ impl Frame {
                 undo.write_at(store, data_end + index.len() as u64, &trailer)?;
                 undo.write_at(store, 0, &hbytes)?;
                 undo.truncate(store, header.frame_len)?;
+                // Copied into the frame: the next index is assembled in its buffer.
+                self.carry.index = std::mem::take(&mut index);
             }
             Backing::Sparse(dir) => {
                 let mut all = hbytes.clone();
@@ -282,7 +285,7 @@ impl Frame {
         }
         self.header = header;
         if keep_blocks {
-            self.index_blocks = blocks;
+            self.carry.blocks = blocks;
         }
         Ok(())
     }
@@ -331,7 +334,7 @@ impl Frame {
         }
         self.prime_fingerprint();
         let mut saved: Saved = (self.header.clone(), self.vlmeta.clone());
-        let mut undo = Undo::new(&self.backing)?;
+        let mut undo = Undo::new(&self.backing)?.with_buffers(self.carry.take_buffers());
         undo.old_data = self.fp.data();
         undo.old_locs = match edit {
             Edit::Append => OldLocs::Prefix(self.locs.len()),
@@ -343,8 +346,14 @@ impl Frame {
             undo.old_locs = old_locs;
             r.map(|_| v)
         });
+        let sparse = matches!(self.backing, Backing::Sparse(_));
         match r {
-            Ok(_) => undo.finish(&self.backing),
+            Ok(_) => {
+                self.carry
+                    .after_transaction(&self.locs, undo.old_locs.same_prefix(), sparse);
+                self.carry.keep_buffers(undo.recycle());
+                undo.finish(&self.backing)
+            }
             Err(_) => {
                 // A commit that failed after moving the old state keeps it where it moved.
                 if let Some((h, l)) = undo.relocated.take() {
@@ -355,8 +364,11 @@ impl Frame {
                 }
                 let old_locs = std::mem::replace(&mut undo.old_locs, OldLocs::Prefix(0));
                 undo.rollback(&mut self.backing);
+                self.carry.keep_buffers(undo.recycle());
                 (self.header, self.vlmeta) = saved;
+                let unchanged = old_locs.same_prefix();
                 old_locs.restore(&mut self.locs);
+                self.carry.after_transaction(&self.locs, unchanged, sparse);
                 self.fp.reset();
             }
         }

@@ -8,7 +8,7 @@
 //! succeeded, so nothing irreversible happens before it. A rollback replays the copies in
 //! reverse order, which restores every byte no matter how the writes overlapped.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::frame::io::Store;
 use crate::frame::offsets::{Locs, LocsRef};
 use crate::frame::sframe::{SparseDir, INDEX_FILE};
@@ -50,6 +50,8 @@ pub(in crate::frame) struct Undo {
     pub moved_ids: Vec<(u64, u64)>,
     /// The offsets the transaction started from (what a rollback restores).
     pub old_locs: OldLocs,
+    /// Empty buffers for the copies (reused across transactions: see [`Undo::recycle`]).
+    spare: Vec<Vec<u8>>,
 }
 
 /// The offsets a transaction started from. An append keeps only their count: the frame's
@@ -120,7 +122,44 @@ impl Undo {
             removals: Vec::new(),
             moved_ids: Vec::new(),
             old_locs: OldLocs::Full(Locs::new()),
+            spare: Vec::new(),
         })
+    }
+
+    /// Gives the log empty buffers to copy into (an in-memory append copies the old index,
+    /// which grows with the frame: a fresh allocation of that size on every append cost more
+    /// in page faults and heap trims than the copy).
+    pub fn with_buffers(mut self, spare: Vec<Vec<u8>>) -> Undo {
+        self.spare = spare;
+        self
+    }
+
+    /// Takes back the copies' buffers (and the unused ones), emptied: call it once the copies
+    /// are no longer needed (after the commit or the rollback).
+    pub fn recycle(&mut self) -> Vec<Vec<u8>> {
+        let mut out = std::mem::take(&mut self.spare);
+        for r in self.ranges.drain(..) {
+            if let Saved::Bytes(_, b) = r {
+                out.push(b);
+            }
+        }
+        if let Some(Some(b)) = self.index_file.take() {
+            out.push(b);
+        }
+        out
+    }
+
+    /// An empty buffer for a copy of `len` bytes: a spare one if any.
+    fn buffer(&mut self, len: usize) -> Vec<u8> {
+        let i = self.spare.iter().position(|b| b.capacity() >= len);
+        match i.or_else(|| self.spare.len().checked_sub(1)) {
+            Some(i) => {
+                let mut b = self.spare.swap_remove(i);
+                b.clear();
+                b
+            }
+            None => Vec::new(),
+        }
     }
 
     /// Before an existing entry of `now` (the frame's offsets) is edited: keeps a copy of the
@@ -136,8 +175,16 @@ impl Undo {
     fn save(&mut self, store: &Store, pos: u64, len: u64) -> Result<()> {
         let end = pos.saturating_add(len).min(self.needed).min(self.len);
         if pos < end {
-            self.ranges
-                .push(Saved::Bytes(pos, store.read_at(pos, end - pos)?));
+            let bytes = match store.slice(pos, end - pos) {
+                // In memory: copied into a spare buffer.
+                Some(held) => {
+                    let mut b = self.buffer(held.len());
+                    b.extend_from_slice(held);
+                    b
+                }
+                None => store.read_at(pos, end - pos)?,
+            };
+            self.ranges.push(Saved::Bytes(pos, bytes));
         }
         Ok(())
     }
@@ -152,6 +199,26 @@ impl Undo {
         // The length may have grown even if the write fails part way; assume it did.
         self.len = self.len.max(pos.saturating_add(data.len() as u64));
         store.write_at(pos, data)
+    }
+
+    /// [`Undo::write_at`], returning `crc` extended with `data` ([`Store::write_at_crc`]; a
+    /// staged write hashes the bytes as it copies them into the log).
+    pub fn write_at_crc(
+        &mut self,
+        store: &mut Store,
+        pos: u64,
+        data: &[u8],
+        crc: u32,
+    ) -> Result<u32> {
+        if let Some(w) = self.staged.as_mut() {
+            let mut bytes = Vec::new();
+            let crc = crate::crc::extend_vec(&mut bytes, data, crc);
+            w.push((pos, bytes));
+            return Ok(crc);
+        }
+        self.save(store, pos, data.len() as u64)?;
+        self.len = self.len.max(pos.saturating_add(data.len() as u64));
+        store.write_at_crc(pos, data, crc)
     }
 
     /// Stages the write of `data` at `pos`: bytes the caller read from the file, e.g. the
@@ -228,7 +295,11 @@ impl Undo {
             let old = if dir.path().join(INDEX_FILE).exists() {
                 let store = dir.index_store()?;
                 let n = store.available()?;
-                Some(store.read_at(0, n)?)
+                // Into a reused buffer (the index grows with the frame).
+                let mut b = self.buffer(usize::try_from(n).map_err(|_| Error::ReadBuffer)?);
+                b.resize(n as usize, 0);
+                store.read_into(0, &mut b)?;
+                Some(b)
             } else {
                 None
             };
@@ -251,7 +322,7 @@ impl Undo {
     /// After a failure: puts every saved byte back (newest copy first) and restores the
     /// original length. Best effort: a storage error here cannot be reported better than the
     /// failure that caused the rollback (in memory nothing can fail).
-    pub fn rollback(self, backing: &mut Backing) {
+    pub fn rollback(&mut self, backing: &mut Backing) {
         match backing {
             // Staged: whatever the commit wrote lies past the committed frame (which the
             // header on disk describes), nothing to put back.

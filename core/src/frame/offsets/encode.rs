@@ -134,17 +134,22 @@ impl IndexBlocks {
         same_prefix: Option<usize>,
         extra_room: usize,
     ) -> Result<Vec<u8>> {
-        Ok(self.encode_with_piece(old, new, same_prefix, extra_room)?.0)
+        Ok(self
+            .encode_with_piece(old, new, same_prefix, extra_room, Vec::new())?
+            .0)
     }
 
     /// [`IndexBlocks::encode`], with the CRC piece of the chunk when it was assembled from
-    /// kept blocks (`None`: hash the chunk).
+    /// kept blocks (`None`: hash the chunk). A chunk assembled from kept blocks is built in
+    /// `out` (a buffer to reuse: an in-memory frame copies its index into the frame, and a new
+    /// allocation of the index's size on every append cost page faults and heap trims).
     pub fn encode_with_piece<'a, 'b>(
         &mut self,
         old: impl Into<LocsRef<'a>>,
         new: impl Into<LocsRef<'b>>,
         same_prefix: Option<usize>,
         extra_room: usize,
+        out: Vec<u8>,
     ) -> Result<(Vec<u8>, Option<Piece>)> {
         let (old, new) = (old.into(), new.into());
         let nbytes = new.len() * 8;
@@ -222,7 +227,7 @@ impl IndexBlocks {
             .chain(tail.as_ref())
             .collect();
         let dest = nbytes + EXTENDED_HEADER_LEN + extra_room;
-        match comp.assemble_blocks(nbytes, &all, dest)? {
+        match comp.assemble_blocks(nbytes, &all, dest, out)? {
             Some(c) => {
                 // The chunk is its header and block starts, then the blocks' bytes in order.
                 let starts = EXTENDED_HEADER_LEN + 4 * all.len();
@@ -282,7 +287,9 @@ mod tests {
             |new: Vec<ChunkLoc>, room: usize, old: &mut Vec<ChunkLoc>, assembled: &mut usize| {
                 // Appends also tell the blocks that the old entries are unchanged.
                 let hint = new.starts_with(old).then_some(old.len());
-                let (got, piece) = blocks.encode_with_piece(&*old, &new, hint, room).unwrap();
+                let (got, piece) = blocks
+                    .encode_with_piece(&*old, &new, hint, room, vec![0xa5; 3000])
+                    .unwrap();
                 assert_eq!(
                     got,
                     encode_index_with_room(&new, room).unwrap(),

@@ -408,7 +408,22 @@ impl<'a> LocsRef<'a> {
         if let (Some(a), Some(b)) = (self.uniform_run(start, end), other.uniform_run(start, end)) {
             return a == b;
         }
+        // One list each (every frame without runs): compared as slices.
+        match (self.only_span(start, end), other.only_span(start, end)) {
+            (Some(Span::Narrow(a)), Some(Span::Narrow(b))) => return a == b,
+            (Some(Span::List(a)), Some(Span::List(b))) => return a == b,
+            _ => {}
+        }
         self.iter_range(start, end).eq(other.iter_range(start, end))
+    }
+
+    /// The span `start..end` is, when it is one.
+    fn only_span(&self, start: usize, end: usize) -> Option<Span<'a>> {
+        let mut it = self.spans(start, end);
+        match (it.next(), it.next()) {
+            (Some(s), None) => Some(s),
+            _ => None,
+        }
     }
 
     /// [`LocsRef::uniform`] when `start..end` lies in one run (cheap).
@@ -1014,6 +1029,17 @@ mod tests {
         let mut l = fresh(&m);
         assert!(is_narrow(&l));
         check(&l, &m);
+        // Block comparisons of lists: as slices, or entry by entry across forms.
+        let mut other = fresh(&m);
+        assert!(l.view().range_eq(&other.view(), 0, 100));
+        other.set(60, ChunkLoc::Stored(1));
+        assert!(l.view().range_eq(&other.view(), 0, 60));
+        assert!(!l.view().range_eq(&other.view(), 50, 70));
+        assert!(l.view().range_eq(&LocsRef::from(&m), 0, 100));
+        let mut wide = m.clone();
+        wide.push(big);
+        assert!(fresh(&wide).view().range_eq(&l.view(), 0, 100));
+        assert!(!fresh(&wide).view().range_eq(&other.view(), 0, 100));
         // Each edit that stores a wide entry widens the list.
         type Edit = fn(&mut Locs, &mut Vec<ChunkLoc>, ChunkLoc);
         let edits: [Edit; 4] = [
