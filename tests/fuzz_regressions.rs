@@ -536,6 +536,20 @@ fn failed_insert_leaves_the_frame_unchanged() {
     frame_mutate_check::run(&regression("frame_mutate", "failed-insert-corrupts-index"));
 }
 
+/// frame_mutate finding (fixed; found by the fuzz smoke stage of a CI run): a hostile frame
+/// whose first four chunks share stored location 0, then a delete of its fifth chunk. The
+/// index left, four copies of one stored entry, compresses to a VALUE special chunk, and the
+/// reopen refused any VALUE index repeating a stored location (the open-OOM rule of
+/// `frame_fingerprint_repeated_stored_index_fails_the_open`): a frame we wrote did not open
+/// (`Data`). Repeats of a stored entry are now charged to the stored-entries budget instead.
+#[test]
+fn index_of_one_shared_stored_location_reopens() {
+    frame_mutate_check::run(&regression(
+        "frame_mutate",
+        "delete-leaves-one-shared-stored-location",
+    ));
+}
+
 /// frame_mutate finding (fixed): in a frame with variable chunk sizes a ZERO/UNINIT chunk is
 /// stored as its regular equivalent, whose blocksize came from the *frame's* typesize. A
 /// hostile frame typesize larger than the chunk's nbytes (no chunk can have a typesize above

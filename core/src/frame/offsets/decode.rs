@@ -105,7 +105,21 @@ pub fn decode_index(chunk: &[u8], max_stored: Option<u64>) -> Result<Locs> {
             push_entries(&unit, max_stored, &mut budget, &mut first)?;
             let repeated = nbytes / unit.len();
             if repeated > 1 && first.iter().any(|l| l.is_stored()) {
-                return Err(Error::Data);
+                // A stored location repeated. No `fill_special` writes one, but an index whose
+                // entries are all equal compresses to such a VALUE chunk, and a frame whose
+                // chunks share one stored location has that index (b2frame writes it after a
+                // delete leaves only the shared entries). Every further entry counts against
+                // the stored-entries budget, which bounds the expansion by the frame's size: a
+                // few hundred bytes claiming millions of copies are still refused.
+                let more = u64::try_from(nbytes / 8 - first.len()).map_err(|_| Error::Data)?;
+                if more > budget {
+                    return Err(Error::Data);
+                }
+                let mut out = Locs::new();
+                for _ in 0..repeated {
+                    out.extend_from_slice(&first);
+                }
+                return Ok(out);
             }
             if let [one] = first[..] {
                 return Ok(Locs::repeated(one, repeated));
