@@ -5,8 +5,8 @@
 #
 #   1. installs what it lacks: Debian's gcc- and g++-aarch64-linux-gnu and qemu-user (apt-get),
 #      the rustup target, and the aarch64 wheel (pip download, unpacked under the cargo target dir);
-#   2. Rust tests under qemu (cargo's runner from .cargo/config.toml; tests that start processes
-#      read the same runner from CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER): every unit and
+#   2. Rust tests under qemu (each test binary through scripts/stall-runner.sh; tests that start
+#      processes run them under the bare emulator, B2FRAME_CHILD_RUNNER): every unit and
 #      integration test but the test functions SKIP below names, for the reasons given there;
 #   3. which SIMD kernels ran: the filters tests print the levels they compared (NEON must be one);
 #   4. every C test of ctests/, compiled with the cross gcc and run under qemu in its own directory;
@@ -17,7 +17,8 @@
 # Ends with `N passed, M failed` (one per step) and exits non-zero if a step failed.
 #
 # Environment: CARGO_TARGET_DIR is honoured; B2FRAME_AARCH64_SKIP replaces the list of Rust test
-# functions left out (see SKIP below).
+# functions left out (see SKIP below); B2FRAME_AARCH64_BINARY_TIMEOUT bounds one run of a Rust test
+# binary (seconds, default 600; scripts/stall-runner.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -27,14 +28,7 @@ target_dir="${CARGO_TARGET_DIR:-$root/target}"
 # shellcheck source=scripts/cross-common.sh
 . "$root/scripts/cross-common.sh"
 out="$target_dir/$triple/release"
-work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-aarch64.XXXXXX")
-keep_work=0
-trap '[ "$keep_work" = 1 ] || rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-passed=0
-failed=0
-ok() { echo "PASS aarch64: $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL aarch64: $1"; failed=$((failed + 1)); keep_work=1; }
+cross_begin aarch64
 
 # The Rust tests run under qemu: every unit and integration test of the workspace (`--lib
 # --tests`, so renamed or regrouped test files need no change here) but the test functions SKIP
@@ -61,12 +55,12 @@ readelf -h "$reflib" 2>/dev/null | grep -q 'Machine:.*AArch64' || { echo "$refli
 echo "reference c-blosc2 for aarch64: $reflib"
 
 runner="qemu-aarch64 -L $sysroot"
-# cargo starts every test binary through scripts/aarch64-runner.sh: qemu-user with a time bound,
-# and one more run after an emulator stall (the script says which endings count as one and why).
-# Processes the tests start themselves go through the bare emulator (B2FRAME_CHILD_RUNNER, read by
-# tests/common): a kill test must kill the emulator, not the wrapper.
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$root/scripts/aarch64-runner.sh"
-export B2FRAME_AARCH64_SYSROOT="$sysroot"
+# cargo starts every test binary through scripts/stall-runner.sh: qemu-user with a time bound
+# (the slowest binary takes about 110 s on a loaded machine), and one more run after an emulator
+# stall (the script says which endings count as one and why). Processes the tests start themselves
+# go through the bare emulator (B2FRAME_CHILD_RUNNER, read by tests/common): a kill test must kill
+# the emulator, not the wrapper.
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$root/scripts/stall-runner.sh aarch64 ${B2FRAME_AARCH64_BINARY_TIMEOUT:-600} -- $runner --"
 export B2FRAME_CHILD_RUNNER="$runner"
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export B2FRAME_REF_LIB="$reflib"
@@ -81,17 +75,8 @@ skip_args=()
 for t in ${SKIP[@]+"${SKIP[@]}"}; do skip_args+=(--skip "$t"); done
 log="$work/rust-tests.log"
 t0=$SECONDS
-# The full output goes to the log; the lines that show progress (each binary as it starts, the
-# harness's notice of a test running for over 60 s, results, failures) are printed as they come.
-cargo test --release --target "$triple" --no-fail-fast --lib --tests -- --nocapture ${skip_args[@]+"${skip_args[@]}"} 2>&1 |
-  tee "$log" |
-  grep --line-buffered -E '^(test result|     Running|SIMD levels|shuffle/bitshuffle level|VL dict chunk|STALL)|FAILED|panicked|^error|running for over'
-rc=${PIPESTATUS[0]}
-stalls=$(grep -c '^STALL aarch64' "$log")
-nbins=$(grep -c '^     Running ' "$log")
-if [ "$rc" = 0 ] && grep -q '^test result: ok' "$log"; then
-  ntests=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{s += $1} END {print s}')
-  ok "Rust tests under qemu-aarch64: $ntests tests in $nbins binaries, $((SECONDS - t0)) s with their build, $stalls binaries run again after an emulator stall (not run: ${SKIP[*]:-none})"
+if cross_rust_tests "$log" --lib --tests -- --nocapture ${skip_args[@]+"${skip_args[@]}"}; then
+  ok "Rust tests under qemu-aarch64: $rust_summary, $((SECONDS - t0)) s with their build (not run: ${SKIP[*]:-none})"
 else
   bad "Rust tests under qemu-aarch64"
   tail -n 40 "$log" | sed 's/^/     | /'
@@ -155,31 +140,10 @@ if aarch64-linux-gnu-gcc -std=gnu11 -O1 -Wall -Wextra -Werror -I"$refinc" -o "$d
     tail -n 5 "$d"/*.log | sed 's/^/     | /'
   fi
   # The same program natively, on the x86-64 b2frame, then the two sets of frames compared.
-  native_lib="$target_dir/release/libb2frame.so"
-  x86ref=$(ls -d "$root"/.venv/lib/python3*/site-packages/blosc2 2>/dev/null | head -n1)
-  # Built (or found current) here: a stale library from an older checkout would write older frames.
-  if cargo build --release --lib -p b2frame >"$d/native-build.log" 2>&1; then
-    mkdir -p "$d/native-compat"
-    ln -sf "$native_lib" "$d/native-compat/libblosc2.so.9"
-    if gcc -std=gnu11 -O1 -I"$x86ref/include" -o "$d/dropin-x86" "$root/tests/dropin/dropin.c" \
-      -L"$x86ref/lib" -l:libblosc2.so.9 -ldl &&
-      LD_LIBRARY_PATH="$d/native-compat" "$d/dropin-x86" write "$d/ours-x86" >"$d/ours-x86.log" 2>&1 &&
-      diff -r "$d/ours" "$d/ours-x86" >"$d/diff.log" 2>&1; then
-      ok "frames written on aarch64 are byte-identical to x86-64's ($(find "$d/ours" -type f | wc -l) files)"
-    else
-      bad "frames written on aarch64 differ from x86-64's"
-      head -n 20 "$d/diff.log" "$d/ours-x86.log" 2>/dev/null | sed 's/^/     | /'
-    fi
-  else
-    bad "cargo build --release --lib (the native library to compare the frames with)"
-    tail -n 20 "$d/native-build.log" | sed "s/^/     | /"
-  fi
+  cross_same_frames_as_native "$d" "$d/ours" "on aarch64" "x86-64's"
 else
   bad "building tests/dropin/dropin.c for aarch64"
   sed 's/^/     | /' "$work/dropin/build.log"
 fi
 
-echo
-[ "$keep_work" = 1 ] && echo "logs kept in $work"
-echo "aarch64: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+cross_end

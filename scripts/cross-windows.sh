@@ -26,12 +26,13 @@
 # (the crash-state enumerations, the python-blosc2 interop, the CLI, the fuzz regressions, ...)
 # are left to a run without it.
 # Every wine process is bounded: each Rust test binary runs through
-# scripts/windows/wine-runner.sh (a time bound, and one more run after a stall), every other
+# scripts/stall-runner.sh (a time bound, and one more run after a stall), every other
 # program under `timeout`.
 #
 # Environment: CARGO_TARGET_DIR is honoured; B2FRAME_WINDOWS_SKIP and B2FRAME_WINDOWS_SKIP_TESTS
 # replace the lists of Rust test binaries and test functions left out (see WIN_SKIP below);
-# B2FRAME_WINDOWS_BINARY_TIMEOUT bounds one run of a Rust test binary (scripts/windows/wine-runner.sh).
+# B2FRAME_WINDOWS_BINARY_TIMEOUT bounds one run of a Rust test binary (seconds, scripts/stall-runner.sh;
+# default 600 with --ci, 3600 without).
 set -uo pipefail
 ci=0
 [ "${1:-}" = "--ci" ] && ci=1
@@ -42,14 +43,7 @@ target_dir="${CARGO_TARGET_DIR:-$root/target}"
 # shellcheck source=scripts/cross-common.sh
 . "$root/scripts/cross-common.sh"
 out="$target_dir/$triple/release"
-work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-windows.XXXXXX")
-keep_work=0
-trap '[ "$keep_work" = 1 ] || rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-passed=0
-failed=0
-ok() { echo "PASS windows: $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL windows: $1"; failed=$((failed + 1)); keep_work=1; }
+cross_begin windows
 
 # The Rust tests run under wine: the unit tests and every integration test binary of tests/
 # (tests/*.rs and the grouped tests/<layer>/main.rs) and cli/tests. Tests that start Linux
@@ -95,17 +89,19 @@ if [ ! -f "$shim" ] || [ "$root/scripts/windows/bcryptprimitives.c" -nt "$shim" 
     exit 1
   }
 fi
-# Every program but the Rust test binaries; those run through scripts/windows/wine-runner.sh.
-runner="timeout -k 10 600 wine"
-export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$root/scripts/windows/wine-runner.sh"
-# Its bound on one run of one binary: 600 s with --ci (the slowest there took 35 s at load 9), an
-# hour otherwise (frame_crash_states enumerates crash states through wine's file calls: over 20
+# Every program but the Rust test binaries; those run through scripts/stall-runner.sh: wine with
+# a time bound, and one more run after a stall, before which `wineserver -k` ends the wine
+# processes left in the prefix (the script says which endings count as a stall and why). The bound
+# on one run of one binary: 600 s with --ci (the slowest there took 35 s at load 9), an hour
+# otherwise (frame_crash_states enumerates crash states through wine's file calls: over 20
 # minutes at load 9).
+runner="timeout -k 10 600 wine"
 if [ "$ci" = 1 ]; then
-  export B2FRAME_WINDOWS_BINARY_TIMEOUT=${B2FRAME_WINDOWS_BINARY_TIMEOUT:-600}
+  binary_timeout=${B2FRAME_WINDOWS_BINARY_TIMEOUT:-600}
 else
-  export B2FRAME_WINDOWS_BINARY_TIMEOUT=${B2FRAME_WINDOWS_BINARY_TIMEOUT:-3600}
+  binary_timeout=${B2FRAME_WINDOWS_BINARY_TIMEOUT:-3600}
 fi
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$root/scripts/stall-runner.sh windows $binary_timeout wineserver -k -- wine --"
 export B2FRAME_REF_LIB="$reflibdir/libblosc2.dll"
 
 # 2. The DLL, its import library and the CLI.
@@ -145,17 +141,10 @@ for t in ${WIN_SKIP_TESTS[@]+"${WIN_SKIP_TESTS[@]}"}; do skip_args+=(--skip "$t"
 t0=$SECONDS
 log="$work/rust-tests.log"
 echo "Rust tests under wine: the unit tests and ${#ran[@]} binaries (${ran[*]})"
-# The progress as it goes (each binary's start and result), the whole output in the log.
-cargo test --release --target "$triple" --no-fail-fast "${test_args[@]}" -- --nocapture ${skip_args[@]+"${skip_args[@]}"} 2>&1 |
-  tee "$log" | grep --line-buffered -E '^(test result|     Running|SIMD levels|shuffle/bitshuffle level|STALL)|FAILED|panicked|^error'
-rc=${PIPESTATUS[0]}
-stalls=$(grep -c '^STALL windows' "$log")
 left_out=${WIN_SKIP[*]-none}
 [ "$ci" = 1 ] && left_out="all but ${WIN_CI[*]} (--ci)"
-if [ "$rc" = 0 ] && grep -q '^test result: ok' "$log"; then
-  ntests=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{s += $1} END {print s}')
-  nbins=$(grep -c '^     Running' "$log")
-  ok "Rust tests under wine: $ntests tests in $nbins binaries ($((SECONDS - t0)) s with their build; $stalls run again after a stall; binaries left out: $left_out; test functions left out: ${WIN_SKIP_TESTS[*]-none})"
+if cross_rust_tests "$log" "${test_args[@]}" -- --nocapture ${skip_args[@]+"${skip_args[@]}"}; then
+  ok "Rust tests under wine: $rust_summary, $((SECONDS - t0)) s with their build (binaries left out: $left_out; test functions left out: ${WIN_SKIP_TESTS[*]-none})"
 else
   bad "Rust tests under wine"
   tail -n 40 "$log" | sed 's/^/     | /'
@@ -222,25 +211,8 @@ if build_dropin "$d/ours/dropin.exe" "$out/libb2frame.dll.a" &&
     bad "drop-in on Windows"
     tail -n 5 "$d"/*.log | sed 's/^/     | /'
   fi
-  native_lib="$target_dir/release/libb2frame.so"
-  x86ref=$(ls -d "$root"/.venv/lib/python3*/site-packages/blosc2 2>/dev/null | head -n1)
-  # Built (or found current) here: a stale library from an older checkout would write older frames.
-  if cargo build --release --lib -p b2frame >"$d/native-build.log" 2>&1; then
-    mkdir -p "$d/native-compat"
-    ln -sf "$native_lib" "$d/native-compat/libblosc2.so.9"
-    if gcc -std=gnu11 -O1 -I"$x86ref/include" -o "$d/dropin-linux" "$root/tests/dropin/dropin.c" \
-      -L"$x86ref/lib" -l:libblosc2.so.9 -ldl &&
-      LD_LIBRARY_PATH="$d/native-compat" "$d/dropin-linux" write "$d/w-linux" >"$d/w-linux.log" 2>&1 &&
-      diff -r "$d/w-ours" "$d/w-linux" >"$d/diff.log" 2>&1; then
-      ok "frames written on Windows are byte-identical to Linux's ($(find "$d/w-ours" -type f | wc -l) files)"
-    else
-      bad "frames written on Windows differ from Linux's"
-      head -n 20 "$d/diff.log" "$d/w-linux.log" 2>/dev/null | sed 's/^/     | /'
-    fi
-  else
-    bad "cargo build --release --lib (the native library to compare the frames with)"
-    tail -n 20 "$d/native-build.log" | sed "s/^/     | /"
-  fi
+  # The same program on Linux x86-64, then the two sets of frames compared.
+  cross_same_frames_as_native "$d" "$d/w-ours" "on Windows" "Linux's"
 else
   bad "building tests/dropin/dropin.c for Windows"
   sed 's/^/     | /' "$d/build.log"
@@ -318,7 +290,4 @@ else
   tail -n 30 "$work/cmake.log" | sed 's/^/     | /'
 fi
 
-echo
-[ "$keep_work" = 1 ] && echo "logs kept in $work"
-echo "windows: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+cross_end

@@ -130,9 +130,9 @@ pub fn target_triple() -> String {
 /// `CARGO_TARGET_<TRIPLE>_RUNNER` for the triple this test was built for, if set.
 ///
 /// The first exists because cargo's runner may wrap the emulator in a time bound
-/// (scripts/cross-aarch64.sh runs each test binary under `timeout`): a test that kills its child
-/// must kill the emulator itself, not a `timeout` process that would leave the emulated child
-/// running.
+/// (scripts/cross-aarch64.sh runs each test binary through scripts/stall-runner.sh, which puts
+/// `timeout` around qemu): a test that kills its child must kill the emulator itself, not a
+/// `timeout` process that would leave the emulated child running.
 pub fn target_runner() -> Option<Vec<String>> {
     // Under wine the test is itself a Windows process, which starts Windows programs directly
     // (and cannot start the Unix `wine` binary).
