@@ -550,6 +550,28 @@ fn index_of_one_shared_stored_location_reopens() {
     ));
 }
 
+/// The process's peak resident set in KiB (`VmHWM`), where the system reports it.
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// frame_lazy finding (fixed): a mutated frame's chunk header claimed 1.98 GB (`cbytes`) for a
+/// chunk the file did not hold, and the lazy decode allocated and zeroed all of it before the
+/// read failed (libFuzzer's 2 GB limit). The lazy read now grows with what storage delivers
+/// (`a_lazy_chunk_claiming_more_than_storage_holds_is_not_allocated_whole` pins the bound);
+/// here the input must run through the check without the process growing by gigabytes.
+#[test]
+fn lazy_chunk_claiming_gigabytes_reads_only_what_is_stored() {
+    let input = regression("frame_lazy", "lazy-header-claims-1.98-GB");
+    let before = peak_rss_kib();
+    frame_lazy_check::run(&input);
+    if let (Some(b), Some(a)) = (before, peak_rss_kib()) {
+        assert!(a < b + (512 << 10), "peak RSS grew from {b} to {a} KiB");
+    }
+}
+
 /// frame_mutate finding (fixed): in a frame with variable chunk sizes a ZERO/UNINIT chunk is
 /// stored as its regular equivalent, whose blocksize came from the *frame's* typesize. A
 /// hostile frame typesize larger than the chunk's nbytes (no chunk can have a typesize above

@@ -70,18 +70,40 @@ fn zeroed(n: usize) -> Result<Vec<u8>> {
     Ok(v)
 }
 
+/// The first piece [`materialise`] reads past the header; each later piece is as large as
+/// what was read before it.
+pub(super) const FIRST_PIECE: usize = 1 << 20;
+
 /// The stored chunk a lazy chunk stands for, read whole through `source`; its header must be
 /// the lazy chunk's (lazy bit aside).
+///
+/// The lazy header's `cbytes` is not trusted for the allocation: a hostile frame can claim
+/// gigabytes for a chunk its storage does not hold. The chunk is read in pieces that double,
+/// each read from storage before the buffer grows again, so the buffer stays within twice
+/// what the storage really holds (plus [`FIRST_PIECE`]) before the read fails.
 pub(super) fn materialise(src: &[u8], source: &dyn LazySource) -> Result<Vec<u8>> {
     let h = ChunkHeader::read(src, true)?;
     let t = Trailer::locate(src, h.nblocks().max(0) as usize)?;
-    let mut whole = zeroed(h.cbytes.max(0) as usize)?;
-    source.read_lazy(t.nchunk, t.offset, 0, &mut whole)?;
+    let total = h.cbytes.max(0) as usize;
+    if total < 32 {
+        return Err(Error::InvalidHeader);
+    }
     let mut head = [0u8; 32];
     head.copy_from_slice(&src[..32]);
     head[31] &= !blosc2_flags::LAZY;
-    if whole.len() < 32 || whole[..32] != head {
+    let mut whole = zeroed(32)?;
+    source.read_lazy(t.nchunk, t.offset, 0, &mut whole)?;
+    if whole[..] != head {
         return Err(Error::InvalidHeader);
+    }
+    while whole.len() < total {
+        let have = whole.len();
+        let piece = (total - have).min(have.max(FIRST_PIECE));
+        whole
+            .try_reserve_exact(piece)
+            .map_err(|_| Error::MemoryAlloc)?;
+        whole.resize(have + piece, 0);
+        source.read_lazy(t.nchunk, t.offset, have as u64, &mut whole[have..])?;
     }
     Ok(whole)
 }

@@ -183,3 +183,85 @@ fn raw_copies_are_exact_wherever_the_chunk_and_destination_sit() {
         }
     }
 }
+
+/// A storage that holds `held` bytes of one stored chunk and records the largest read asked
+/// of it.
+struct ShortSource {
+    stored: Vec<u8>,
+    largest: std::sync::Mutex<usize>,
+}
+
+impl super::super::lazy::LazySource for ShortSource {
+    fn read_lazy(
+        &self,
+        _nchunk: i32,
+        _offset: i64,
+        pos: u64,
+        dst: &mut [u8],
+    ) -> crate::error::Result<()> {
+        let mut l = self.largest.lock().unwrap();
+        *l = (*l).max(dst.len());
+        let end = pos as usize + dst.len();
+        if end > self.stored.len() {
+            return Err(crate::error::Error::ReadBuffer);
+        }
+        dst.copy_from_slice(&self.stored[pos as usize..end]);
+        Ok(())
+    }
+}
+
+/// A fuzzed frame's lazy chunk claimed a stored size of 1.98 GB for a chunk its storage did
+/// not hold, and the whole-chunk read allocated all of it before reading (libFuzzer's 2 GB
+/// limit). Reads now grow with what the storage delivers: no read asks for more than twice
+/// what the storage holds plus the first piece, and the decode fails with the read's error.
+#[test]
+fn a_lazy_chunk_claiming_more_than_storage_holds_is_not_allocated_whole() {
+    let src = data([Lane::Small; 4], 64 << 10, 7);
+    let stored = chunk(&src, 1);
+    let nblocks = (64 << 10) / (16 << 10);
+    // The lazy chunk: the stored header with the lazy bit and a forged cbytes, zero block
+    // starts, then nchunk, offset and one csize per block.
+    let mut lazy = stored[..32].to_vec();
+    lazy[31] |= super::super::header::blosc2_flags::LAZY;
+    let claimed: i32 = 0x7600_0000;
+    lazy[12..16].copy_from_slice(&claimed.to_le_bytes());
+    lazy.extend(std::iter::repeat_n(0u8, 4 * nblocks));
+    lazy.extend(0i32.to_le_bytes());
+    lazy.extend(0i64.to_le_bytes());
+    for _ in 0..nblocks {
+        lazy.extend(100i32.to_le_bytes());
+    }
+    let mut forged = stored.clone();
+    forged[12..16].copy_from_slice(&claimed.to_le_bytes());
+    let source = ShortSource {
+        stored: forged,
+        largest: std::sync::Mutex::new(0),
+    };
+    let whole = super::lazy::materialise(&lazy, &source);
+    assert!(whole.is_err(), "a chunk the storage does not hold fails");
+    let largest = *source.largest.lock().unwrap();
+    assert!(
+        largest <= 2 * stored.len() + super::lazy::FIRST_PIECE,
+        "largest read {largest} for {} stored bytes",
+        stored.len()
+    );
+
+    // A chunk the storage holds whole still reads whole, through several pieces.
+    let big = data([Lane::Noise; 4], 3 << 20, 9);
+    let stored = chunk(&big, 0);
+    let mut lazy = stored[..32].to_vec();
+    lazy[31] |= super::super::header::blosc2_flags::LAZY;
+    let nblocks = (3usize << 20).div_ceil(16 << 10);
+    lazy.extend(std::iter::repeat_n(0u8, 4 * nblocks));
+    lazy.extend(0i32.to_le_bytes());
+    lazy.extend(0i64.to_le_bytes());
+    for _ in 0..nblocks {
+        lazy.extend(100i32.to_le_bytes());
+    }
+    let source = ShortSource {
+        stored: stored.clone(),
+        largest: std::sync::Mutex::new(0),
+    };
+    assert!(stored.len() > 2 * super::lazy::FIRST_PIECE);
+    assert_eq!(super::lazy::materialise(&lazy, &source).unwrap(), stored);
+}
