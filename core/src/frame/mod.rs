@@ -565,6 +565,7 @@ impl Frame {
         };
         (self.header, self.locs, self.vlmeta) = parts;
         self.fp.reset();
+        self.carry.space = None;
         Ok(())
     }
 
