@@ -206,15 +206,30 @@ fn cases() -> Vec<Case> {
             targets: one("t.b2sframe"),
         },
         Case {
-            // `b2frame convert SRC DST`: the frame is built in memory, then published whole.
+            // `b2frame convert SRC DST`: streamed into a temporary file (the header last, over
+            // a placeholder), renamed into place.
             name: "convert to a cframe (the CLI's operations)",
             prepare: source_file,
             call: |root| {
                 let src = Frame::open(&root.join("src.b2frame")).unwrap();
-                let mut out = Frame::new_like(src.header(), Target::Memory).unwrap();
-                copy_frame(&src, &mut out);
-                let bytes = out.to_cframe().unwrap();
-                record::publish_file(&root.join("t.b2frame"), &bytes, true).unwrap();
+                let mut header = src.header().clone();
+                header.clevel = 9;
+                record::publish_seekable(&root.join("t.b2frame"), true, false, |w| {
+                    src.write_converted(&header, w, |_, c| {
+                        // Recompressed at clevel 9 (special chunks stay as they are).
+                        if b2frame::frame::chunkinfo::ChunkInfo::parse(c)?.special != 0 {
+                            return Ok(None);
+                        }
+                        let cp = CParams {
+                            clevel: 9,
+                            ..cparams()
+                        };
+                        chunk::compress_vec(&cp, &chunk::decompress_vec(c)?).map(Some)
+                    })
+                    .map(drop)
+                    .map_err(std::io::Error::other)
+                })
+                .unwrap();
             },
             targets: one("t.b2frame"),
         },

@@ -138,6 +138,15 @@ fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core
     Ok(dst)
 }
 
+/// Whether chunk `i` of `src` (as fetched: `chunk`) holds no compressed data: a special offset,
+/// or a stored zeros/NaN/value/uninit chunk. Those are copied as they are.
+fn is_special(src: &Frame, i: i64, chunk: &[u8]) -> b2frame_core::Result<bool> {
+    Ok(!src.locs().get(i as usize).is_some_and(|l| l.is_stored())
+        || ChunkHeader::parse(chunk)?.special_code() != 0)
+}
+
+/// `src`'s chunks (recompressed with `cp` when given) and vlmetalayers appended to the empty
+/// frame `out` (an sframe being built).
 fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -> CliResult<()> {
     let h = src.header();
     if h.chunksize >= 0 {
@@ -149,12 +158,8 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     for i in 0..src.nchunks() {
         let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
         let chunk = src.chunk(i).map_err(err)?;
-        // Special chunks (offsets, or stored zeros/NaN/value/uninit chunks) hold no
-        // compressed data: they are copied as they are.
-        let special = !src.locs().get(i as usize).is_some_and(|l| l.is_stored())
-            || ChunkHeader::parse(&chunk).map_err(err)?.special_code() != 0;
         match cp {
-            Some(c) if !special => {
+            Some(c) if !is_special(src, i, &chunk).map_err(err)? => {
                 let new = recompress(c, &chunk, &hooks).map_err(err)?;
                 out.append_chunk(&new).map_err(err)?;
             }
@@ -169,6 +174,59 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
             .map_err(|e| Failure::new(spath, format!("vlmetalayer {name:?}: {e}")))?;
     }
     Ok(())
+}
+
+/// `src` (chunks recompressed with `cp` when given) as a new cframe file `dst` with `header`:
+/// streamed chunk by chunk into a temporary file next to `dst` (a frame larger than memory
+/// converts too; the header is written last), renamed into place once complete (synced first
+/// in durable mode): a crash leaves no file or the complete one. The bytes are those of a
+/// frame made by `Frame::new_like(header)` filled with the same chunks and vlmetalayers.
+fn stream_into_file(
+    src: &Frame,
+    header: &b2frame_core::frame::header::FrameHeader,
+    cp: Option<&CParams>,
+    spath: &Path,
+    dst: &Path,
+) -> CliResult<()> {
+    let hooks = env_hooks(crate::verify::plugin_env(src));
+    let mut bar = Progress::new("convert", src.nchunks());
+    let mut header = header.clone();
+    header.chunksize = header.chunksize.max(-1);
+    // The first failure, with its message; the library's own error otherwise.
+    let mut failed: Option<Failure> = None;
+    let mut lib_err = None;
+    let r = b2frame_core::frame::record::publish_seekable(dst, true, false, |w| {
+        src.write_converted(&header, w, |i, chunk| {
+            let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
+            let new = match cp {
+                Some(c) => {
+                    let special = is_special(src, i, chunk).inspect_err(|&e| {
+                        failed.get_or_insert(err(e));
+                    })?;
+                    if special {
+                        None
+                    } else {
+                        Some(recompress(c, chunk, &hooks).inspect_err(|&e| {
+                            failed.get_or_insert(err(e));
+                        })?)
+                    }
+                }
+                None => None,
+            };
+            bar.tick();
+            Ok(new)
+        })
+        .map(drop)
+        .map_err(|e| {
+            lib_err = Some(e);
+            std::io::Error::other("conversion failed")
+        })
+    });
+    r.map_err(|e| match (failed, lib_err) {
+        (Some(f), _) => f,
+        (None, Some(le)) => Failure::new(dst, format!("cannot write: {le}")),
+        (None, None) => Failure::new(dst, format!("cannot write: {e}")),
+    })
 }
 
 pub fn convert(a: &ConvertArgs) -> CliResult<()> {
@@ -201,15 +259,7 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
     }
     probe_create(&a.dst, a.sparse)?;
     if !a.sparse {
-        // Built in memory, then published whole: a crash leaves no file or the complete one.
-        let mut out = Frame::new_like(&header, Target::Memory)
-            .map_err(|e| Failure::new(&a.dst, format!("cannot create: {e}")))?;
-        copy_into(&src, &mut out, cp.as_ref(), &a.src)?;
-        let bytes = out
-            .to_cframe()
-            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")))?;
-        return b2frame_core::frame::record::publish_file(&a.dst, &bytes, true)
-            .map_err(|e| Failure::new(&a.dst, format!("cannot write: {e}")));
+        return stream_into_file(&src, &header, cp.as_ref(), &a.src, &a.dst);
     }
     // Built in a temporary directory renamed into place: a crash leaves no directory or the
     // complete sframe; nothing half-written is left behind on failure either.

@@ -289,6 +289,20 @@ impl<W: std::io::Write> std::io::Write for Recorded<W> {
     }
 }
 
+impl<W: std::io::Write + std::io::Seek> std::io::Seek for Recorded<W> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let at = self.inner.seek(to)?;
+        self.pos = at;
+        Ok(at)
+    }
+}
+
+/// A writer that can also seek: a temporary file being filled by [`publish_seekable`] (a
+/// streamed cframe whose header is written last, over a placeholder).
+pub trait WriteSeek: std::io::Write + std::io::Seek {}
+
+impl<T: std::io::Write + std::io::Seek + ?Sized> WriteSeek for T {}
+
 /// Writes the whole content of `path` with `fill` so that a crash leaves either the old file
 /// (or none) or the complete new one: `fill` writes a temporary file next to `path` (through a
 /// recorded 1 MiB buffer), which is synced (in durable mode, or always with `sync`) and renamed
@@ -299,6 +313,17 @@ pub fn publish_with(
     exclusive: bool,
     sync: bool,
     fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    publish_seekable(path, exclusive, sync, |w| fill(w))
+}
+
+/// [`publish_with`] whose `fill` may also seek in the temporary file (every write is recorded
+/// at the position it lands on).
+pub fn publish_seekable(
+    path: &Path,
+    exclusive: bool,
+    sync: bool,
+    fill: impl FnOnce(&mut dyn WriteSeek) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::io::Write;
     if exclusive && path.exists() {

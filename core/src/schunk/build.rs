@@ -17,8 +17,9 @@ use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::fingerprint::{self, Piece};
 use crate::frame::header::{FrameHeader, FrameType, MAX_NCHUNKS, VERSION_RC1};
 use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
+use crate::frame::record::WriteSeek;
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
-use std::io::Write;
+use std::io::{SeekFrom, Write};
 
 /// How a built frame's header describes its super-chunk: what c-blosc2 writes into the header
 /// of a copy (`blosc2_schunk_copy`, and so `to_buffer`/`to_file` of anything but an in-memory
@@ -57,6 +58,8 @@ pub(crate) struct CframePlan {
     /// Per chunk: `Some(cbytes)` when stored in the data section, `None` for a special offset.
     stored: Vec<Option<u32>>,
     len: u64,
+    /// The header's chunksize (0: variable chunks).
+    chunksize: i32,
 }
 
 impl CframePlan {
@@ -170,6 +173,7 @@ impl CframePlan {
             index_len,
             stored,
             len,
+            chunksize,
         })
     }
 
@@ -219,6 +223,154 @@ impl CframePlan {
         }
         out.flush().map_err(|_| Error::FileWrite)
     }
+}
+
+impl CframePlan {
+    /// [`CframePlan::emit`] into `dst`, which holds exactly [`CframePlan::len`] bytes:
+    /// `direct(i, slot)` may read chunk `i` straight into its place in `dst` (true: a chunk
+    /// read from a file passes through no chunk-sized buffer); otherwise `chunk` gives it as
+    /// for `emit` and it is copied there.
+    pub(crate) fn emit_into<'s>(
+        &self,
+        dst: &mut [u8],
+        mut direct: impl FnMut(usize, &mut [u8]) -> Result<bool>,
+        mut chunk: impl FnMut(usize, &mut Vec<u8>) -> Result<Fetched<'s>>,
+    ) -> Result<()> {
+        if dst.len() as u64 != self.len || dst.len() < self.head.len() {
+            return Err(Error::Failure);
+        }
+        let (head, mut rest) = dst.split_at_mut(self.head.len());
+        head.copy_from_slice(&self.head);
+        let sealing = fingerprint::writes_enabled();
+        let mut data = Piece::EMPTY;
+        let mut buf = Vec::new();
+        for (i, st) in self.stored.iter().enumerate() {
+            let Some(n) = *st else { continue };
+            let n = n as usize;
+            if rest.len() < n {
+                return Err(Error::Failure);
+            }
+            let (slot, after) = std::mem::take(&mut rest).split_at_mut(n);
+            if !direct(i, slot)? {
+                let c = match chunk(i, &mut buf)? {
+                    Fetched::Lent(lent) => lent,
+                    Fetched::Read(k) => &buf[..k],
+                };
+                if c.len() < n {
+                    return Err(Error::Failure);
+                }
+                slot.copy_from_slice(&c[..n]);
+            }
+            // The chunk must still be the one planned.
+            if ChunkInfo::parse(slot)?.cbytes as usize != n {
+                return Err(Error::Failure);
+            }
+            if sealing {
+                data.extend(slot);
+            }
+            rest = after;
+        }
+        let (index, trailer) = self.tail.split_at(self.index_len);
+        if rest.len() != self.tail.len() {
+            return Err(Error::Failure);
+        }
+        let (index_dst, trailer_dst) = rest.split_at_mut(index.len());
+        index_dst.copy_from_slice(index);
+        trailer_dst.copy_from_slice(trailer);
+        if sealing {
+            fingerprint::seal(trailer_dst, Piece::of(&self.head), data, Piece::of(index));
+        }
+        Ok(())
+    }
+}
+
+/// Writes a compact cframe with `header` (as [`CframePlan::from_header`] takes it) to `out`
+/// from chunks whose compressed sizes are known only once they are made (recompressed
+/// chunks): `chunk(i, buf)` gives chunk `i`, borrowed or in `buf`, and `expected[i]` its
+/// uncompressed size and VL-block layout, which decide the chunksize. A chunk that comes out
+/// special (zeros, NaN, uninitialised; a recompressed chunk of zeros does) becomes a special
+/// offset unless the chunks are variable; then, with `regular`, it is stored as its regular
+/// equivalent as [`crate::frame::Frame::append_chunk`] stores it, else as it is (the 32-byte
+/// chunk c-blosc2's copies store). The header is written
+/// last, over a placeholder of its length (its length depends on the metalayers alone), so
+/// only one chunk is held in memory at a time; the frame is checked by the frame reader before
+/// the index and trailer are written. Returns the frame's length.
+pub(crate) fn stream_cframe<'s>(
+    header: FrameHeader,
+    expected: &[ChunkInfo],
+    vlmeta: &[(String, Vec<u8>)],
+    regular: bool,
+    out: &mut dyn WriteSeek,
+    mut chunk: impl FnMut(usize, &mut Vec<u8>) -> Result<Fetched<'s>>,
+) -> Result<u64> {
+    let typesize = header.typesize;
+    let w = |out: &mut dyn WriteSeek, b: &[u8]| out.write_all(b).map_err(|_| Error::FileWrite);
+    let (placeholder, chunksize) = {
+        let draft = CframePlan::from_header(header.clone(), expected, vlmeta)?;
+        (draft.head, draft.chunksize)
+    };
+    let start = out.stream_position().map_err(|_| Error::FileWrite)?;
+    w(out, &placeholder)?;
+    let sealing = fingerprint::writes_enabled();
+    let mut data = Piece::EMPTY;
+    let mut infos = Vec::with_capacity(expected.len());
+    let mut written = Vec::with_capacity(expected.len());
+    let mut buf = Vec::new();
+    for (i, want) in expected.iter().enumerate() {
+        let mut c = match chunk(i, &mut buf)? {
+            Fetched::Lent(lent) => lent,
+            Fetched::Read(k) => &buf[..k],
+        };
+        let mut info = ChunkInfo::parse(c)?;
+        if (info.nbytes, info.vl_blocks) != (want.nbytes, want.vl_blocks) {
+            return Err(Error::Failure);
+        }
+        let kind = SpecialKind::from_special_id(info.special);
+        let offset = chunksize != 0 && kind.is_some();
+        let equivalent;
+        if let Some(kind) = kind.filter(|_| regular && !offset) {
+            equivalent = offsets::regular_equivalent(kind, typesize, info.nbytes)?;
+            c = &equivalent;
+            info = ChunkInfo::parse(c)?;
+        }
+        let n = usize::try_from(info.cbytes).map_err(|_| Error::Failure)?;
+        if n > c.len() {
+            return Err(Error::Failure);
+        }
+        if !offset {
+            if sealing {
+                data.extend(&c[..n]);
+            }
+            w(out, &c[..n])?;
+        }
+        written.push(!offset);
+        infos.push(info);
+    }
+    let plan = CframePlan::from_header(header, &infos, vlmeta)?;
+    if plan.head.len() != placeholder.len() || !plan.stored.iter().map(Option::is_some).eq(written)
+    {
+        return Err(Error::Failure);
+    }
+    let (index, trailer) = plan.tail.split_at(plan.index_len);
+    w(out, index)?;
+    if sealing {
+        let mut trailer = trailer.to_vec();
+        fingerprint::seal(&mut trailer, Piece::of(&plan.head), data, Piece::of(index));
+        w(out, &trailer)?;
+    } else {
+        w(out, trailer)?;
+    }
+    let end = out.stream_position().map_err(|_| Error::FileWrite)?;
+    if end - start != plan.len {
+        return Err(Error::Failure);
+    }
+    out.seek(SeekFrom::Start(start))
+        .map_err(|_| Error::FileWrite)?;
+    w(out, &plan.head)?;
+    out.seek(SeekFrom::Start(end))
+        .map_err(|_| Error::FileWrite)?;
+    out.flush().map_err(|_| Error::FileWrite)?;
+    Ok(plan.len)
 }
 
 /// Builds a contiguous frame holding `chunks` (complete chunks, in order), in memory.

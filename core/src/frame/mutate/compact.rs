@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 use super::*;
+use crate::frame::cframe::Fetched;
 
 impl Frame {
     /// A fresh in-memory cframe with the same parameters, metalayers, vlmetalayers and chunks
@@ -44,5 +45,150 @@ impl Frame {
         let plan = crate::schunk::build::CframePlan::from_header(header, &infos, &self.vlmeta)?;
         plan.emit(out, |i, buf| self.fetch(i as i64, buf))?;
         Ok(plan.len())
+    }
+
+    /// Writes a compact cframe of this frame's chunks (in logical order) and vlmetalayers with
+    /// the parameters and metalayers of `header` (a header of this frame, changed as wanted;
+    /// its chunksize is the one the first chunk meets, -1 for none yet) to `out`, streamed: one
+    /// chunk in memory at a time, the header written last over a placeholder (`out` seeks
+    /// back). `recode(i, chunk)` may replace chunk `i` (`Some`): the new chunk must hold the
+    /// same number of uncompressed bytes and VL-block layout (a recompressed chunk; one that
+    /// comes out special becomes a special offset where an append would make it one).
+    /// What a frame made with [`Frame::new_like`]`(header)` and filled by appending the chunks
+    /// and adding the vlmetalayers holds, byte for byte, without building it in memory.
+    /// Returns the frame's length.
+    pub fn write_converted(
+        &self,
+        header: &crate::frame::header::FrameHeader,
+        out: &mut dyn crate::frame::record::WriteSeek,
+        mut recode: impl FnMut(i64, &[u8]) -> Result<Option<Vec<u8>>>,
+    ) -> Result<u64> {
+        let mut header = header.clone();
+        header.frame_type = FrameType::Contiguous;
+        let infos = (0..self.nchunks())
+            .map(|i| self.chunk_info(i))
+            .collect::<Result<Vec<_>>>()?;
+        crate::schunk::build::stream_cframe(header, &infos, &self.vlmeta, true, out, |i, buf| {
+            let i = i as i64;
+            let fetched = self.fetch(i, buf)?;
+            let c = match &fetched {
+                Fetched::Lent(s) => *s,
+                Fetched::Read(n) => &buf[..*n],
+            };
+            match recode(i, c)? {
+                Some(new) => {
+                    *buf = new;
+                    Ok(Fetched::Read(buf.len()))
+                }
+                None => Ok(fetched),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{compress_vec, special};
+    use crate::frame::{FrameHeader, Target};
+
+    fn cp(clevel: u8) -> CParams {
+        CParams {
+            typesize: 4,
+            clevel,
+            ..CParams::default()
+        }
+    }
+
+    fn data(n: usize, seed: u32) -> Vec<u8> {
+        (0..n as u32)
+            .map(|k| (k.wrapping_mul(2654435761) ^ seed) as u8 % 7)
+            .collect()
+    }
+
+    fn zeros(nbytes: i32) -> Vec<u8> {
+        let mut buf = [0u8; 64];
+        let n = special::zeros(&cp(5), nbytes, &mut buf).unwrap();
+        buf[..n].to_vec()
+    }
+
+    /// A recompressed chunk: same data, clevel 1.
+    fn recoded(c: &[u8]) -> Vec<u8> {
+        compress_vec(&cp(1), &crate::chunk::decompress_vec(c).unwrap()).unwrap()
+    }
+
+    /// What the CLI's convert built before it streamed: a frame made by `new_like` in memory,
+    /// filled by appends.
+    fn by_appends(src: &Frame, header: &FrameHeader, recode: bool) -> Vec<u8> {
+        let mut out = Frame::new_like(header, Target::Memory).unwrap();
+        if header.chunksize >= 0 {
+            out.set_chunksize(header.chunksize).unwrap();
+        }
+        for i in 0..src.nchunks() {
+            let c = src.chunk(i).unwrap();
+            let special = ChunkInfo::parse(&c).unwrap().special != 0;
+            if recode && !special {
+                out.append_chunk(&recoded(&c)).unwrap();
+            } else {
+                out.append_chunk(&c).unwrap();
+            }
+        }
+        for (name, stored) in src.vlmetalayers() {
+            out.add_vlmetalayer_raw(name, stored).unwrap();
+        }
+        out.to_cframe().unwrap()
+    }
+
+    #[test]
+    fn write_converted_matches_a_frame_filled_by_appends() {
+        // (chunk sizes, 0 = a zeros chunk of 4000 bytes)
+        // (chunk sizes; 0 = a zeros chunk of 4000 bytes, 1 = 4000 zero bytes stored at clevel
+        // 0, which comes out of the recompression as a special chunk)
+        let layouts: [&[usize]; 6] = [
+            &[],
+            &[4000, 0, 4000, 4000],
+            &[4000, 0, 4000, 1000],
+            &[4000, 2000, 0, 4000, 3000],
+            &[0, 0, 4000],
+            &[4000, 1, 4000, 1, 2000],
+        ];
+        for (k, sizes) in layouts.iter().enumerate() {
+            let mut src = Frame::new_memory(&cp(5), &DParams::default()).unwrap();
+            src.add_metalayer("m", b"abc").unwrap();
+            for (j, &n) in sizes.iter().enumerate() {
+                let c = match n {
+                    0 => zeros(4000),
+                    1 => compress_vec(&cp(0), &[0; 4000]).unwrap(),
+                    n => compress_vec(&cp(5), &data(n, j as u32)).unwrap(),
+                };
+                src.append_chunk(&c).unwrap();
+            }
+            src.add_vlmetalayer_raw("v", &[1, 2, 3, 4]).unwrap();
+            for recode in [false, true] {
+                let mut header = src.header().clone();
+                if recode {
+                    header.clevel = 1;
+                }
+                let want = by_appends(&src, &header, recode);
+                let mut got = std::io::Cursor::new(b"prefix".to_vec());
+                got.set_position(6);
+                let len = src
+                    .write_converted(&header, &mut got, |_, c| {
+                        let special = ChunkInfo::parse(c)?.special != 0;
+                        Ok((recode && !special).then(|| recoded(c)))
+                    })
+                    .unwrap_or_else(|e| panic!("layout {k}, recode {recode}: {e:?}"));
+                let got = got.into_inner();
+                assert_eq!(&got[..6], b"prefix");
+                assert_eq!(len as usize, got.len() - 6, "layout {k}");
+                let at = got[6..].iter().zip(&want).position(|(a, b)| a != b);
+                assert!(
+                    got[6..] == want[..],
+                    "layout {k}, recode {recode}: {} vs {} bytes, first difference at {at:?}",
+                    got.len() - 6,
+                    want.len()
+                );
+            }
+        }
     }
 }
