@@ -546,6 +546,7 @@ impl Frame {
         };
         (self.header, self.locs, self.vlmeta) = parts;
         self.fp.reset();
+        self.carry.space = None;
         Ok(())
     }
 

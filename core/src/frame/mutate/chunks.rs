@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+use super::space;
 use super::*;
 use std::borrow::Cow;
 
@@ -328,22 +329,17 @@ impl Frame {
                     f.locs.set(i, loc);
                 }
                 // A cframe in a file with more data after the chunk than moving it is worth:
-                // the new payload goes to the end of the data section, like an append, and the
-                // old one stays as dead bytes, as long as those stay at most the live bytes
+                // the new payload goes into the first dead range of the data section that
+                // holds it, else to the end of the data section, like an append, as long as
+                // the dead bytes stay at most the live bytes; the old one stays as dead bytes
                 // (docs/mutation.md#update).
                 Loc::Stored(at)
-                    if undo.staged.is_some()
+                    if undo.staged.as_ref().is_some_and(|w| w.is_empty())
                         && f.header.cbytes as u64 > at + old_cbytes as u64
                         && f.header.cbytes as u64 - (at + old_cbytes as u64)
-                            > (chunk.len() as u64).max(MOVED_TAIL_MAX)
-                        && f.dead_bytes_stay_bounded(old_cbytes as u64, chunk.len() as u64) =>
+                            > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
                 {
-                    f.abandon_payload(at, undo)?;
-                    let loc = match new_special {
-                        Some(k) => ChunkLoc::Special(k),
-                        None => f.store_payload(chunk, undo)?,
-                    };
-                    f.locs.set(i, loc);
+                    f.update_far(i, at, old_cbytes as u64, chunk, new_special, variable, undo)?;
                 }
                 Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
@@ -365,6 +361,70 @@ impl Frame {
                 .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// A far update of stored chunk `i` (at `at`, `old_len` bytes) of a cframe in a file to
+    /// `chunk` (or to the special kind `new_special`); nothing staged yet. The new payload goes
+    /// into the first dead range of the committed data section that holds it; else to the end
+    /// of the data section while the dead bytes stay bounded; else the data after the chunk
+    /// moves as c-blosc2 moves it (docs/mutation.md#update).
+    #[allow(clippy::too_many_arguments)]
+    fn update_far(
+        &mut self,
+        i: usize,
+        at: u64,
+        old_len: u64,
+        chunk: &[u8],
+        new_special: Option<SpecialKind>,
+        variable: bool,
+        undo: &mut Undo,
+    ) -> Result<()> {
+        let section = self.header.cbytes as u64;
+        let mut space = self.committed_space();
+        let old = space::covered(at, old_len, section);
+        if space.as_ref().is_some_and(|s| !s.is_live(old)) {
+            space = None;
+        }
+        let fit = match (&space, new_special) {
+            (Some(s), None) => s.first_fit(chunk.len() as u64),
+            _ => None,
+        };
+        if let (Some(g), Some(s)) = (fit, space.as_mut()) {
+            // Into bytes that neither the committed state nor any copy of it a crash can leave
+            // uses (never a range this transaction frees: the space is the committed one).
+            let piece = self.data_part_after_move(s, old, g, chunk);
+            self.set_data_piece(piece);
+            let pos = u64::from(self.header.header_len) + g;
+            let Backing::Contiguous(store) = &mut self.backing else {
+                return Err(Error::Failure);
+            };
+            undo.write_at(store, pos, chunk)?;
+            undo.into_dead.push((pos, pos + chunk.len() as u64));
+            self.locs.set(i, ChunkLoc::Stored(g));
+            let kept = s.take((g, g + chunk.len() as u64)) && s.free(old);
+            undo.next_space = space.filter(|_| kept && !variable);
+            return Ok(());
+        }
+        if self.dead_bytes_stay_bounded(old_len, chunk.len() as u64) {
+            self.abandon_payload(at, undo)?;
+            let loc = match new_special {
+                Some(k) => ChunkLoc::Special(k),
+                None => self.store_payload(chunk, undo)?,
+            };
+            self.locs.set(i, loc);
+            if let Some(s) = space.as_mut() {
+                let end = self.header.cbytes as u64;
+                let kept = s.free(old) && s.take((section, end));
+                undo.next_space = space.filter(|_| kept && !variable);
+            }
+            return Ok(());
+        }
+        let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
+        self.replace_payload(at, old_len as i64, new_payload, undo)?;
+        if let Some(k) = new_special {
+            self.locs.set(i, ChunkLoc::Special(k));
+        }
+        Ok(())
     }
 
     /// Whether a cframe in a file may leave an updated chunk's old payload (`old_len` bytes)
