@@ -225,6 +225,65 @@ impl CframePlan {
     }
 }
 
+impl CframePlan {
+    /// [`CframePlan::emit`] into `dst`, which holds exactly [`CframePlan::len`] bytes:
+    /// `direct(i, slot)` may read chunk `i` straight into its place in `dst` (true: a chunk
+    /// read from a file passes through no chunk-sized buffer); otherwise `chunk` gives it as
+    /// for `emit` and it is copied there.
+    pub(crate) fn emit_into<'s>(
+        &self,
+        dst: &mut [u8],
+        mut direct: impl FnMut(usize, &mut [u8]) -> Result<bool>,
+        mut chunk: impl FnMut(usize, &mut Vec<u8>) -> Result<Fetched<'s>>,
+    ) -> Result<()> {
+        if dst.len() as u64 != self.len || dst.len() < self.head.len() {
+            return Err(Error::Failure);
+        }
+        let (head, mut rest) = dst.split_at_mut(self.head.len());
+        head.copy_from_slice(&self.head);
+        let sealing = fingerprint::writes_enabled();
+        let mut data = Piece::EMPTY;
+        let mut buf = Vec::new();
+        for (i, st) in self.stored.iter().enumerate() {
+            let Some(n) = *st else { continue };
+            let n = n as usize;
+            if rest.len() < n {
+                return Err(Error::Failure);
+            }
+            let (slot, after) = std::mem::take(&mut rest).split_at_mut(n);
+            if !direct(i, slot)? {
+                let c = match chunk(i, &mut buf)? {
+                    Fetched::Lent(lent) => lent,
+                    Fetched::Read(k) => &buf[..k],
+                };
+                if c.len() < n {
+                    return Err(Error::Failure);
+                }
+                slot.copy_from_slice(&c[..n]);
+            }
+            // The chunk must still be the one planned.
+            if ChunkInfo::parse(slot)?.cbytes as usize != n {
+                return Err(Error::Failure);
+            }
+            if sealing {
+                data.extend(slot);
+            }
+            rest = after;
+        }
+        let (index, trailer) = self.tail.split_at(self.index_len);
+        if rest.len() != self.tail.len() {
+            return Err(Error::Failure);
+        }
+        let (index_dst, trailer_dst) = rest.split_at_mut(index.len());
+        index_dst.copy_from_slice(index);
+        trailer_dst.copy_from_slice(trailer);
+        if sealing {
+            fingerprint::seal(trailer_dst, Piece::of(&self.head), data, Piece::of(index));
+        }
+        Ok(())
+    }
+}
+
 /// Writes a compact cframe with `header` (as [`CframePlan::from_header`] takes it) to `out`
 /// from chunks whose compressed sizes are known only once they are made (recompressed
 /// chunks): `chunk(i, buf)` gives chunk `i`, borrowed or in `buf`, and `expected[i]` its

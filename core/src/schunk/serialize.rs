@@ -123,8 +123,9 @@ impl SChunk {
                         (f, loc)
                     }
                     _ => {
-                        let mut bytes = Vec::with_capacity(vec_len(&plan)?);
-                        self.emit_cframe(&plan, recoded.as_deref(), &mut bytes)?;
+                        // Zeroed pages of a large allocation come untouched from the kernel.
+                        let mut bytes = vec![0u8; vec_len(&plan)?];
+                        self.emit_cframe_into(&plan, recoded.as_deref(), &mut bytes)?;
                         (Frame::from_vec(bytes)?, Location::Memory)
                     }
                 };
@@ -231,6 +232,29 @@ impl SChunk {
         })
     }
 
+    /// [`SChunk::emit_cframe`] into `dst` (exactly the plan's length): chunks of a frame in a
+    /// file are read straight into their place.
+    fn emit_cframe_into(
+        &self,
+        plan: &CframePlan,
+        recoded: Option<&[Cow<'_, [u8]>]>,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        plan.emit_into(
+            dst,
+            |i, slot| match (recoded, &self.body) {
+                (None, Body::Frame(f)) => f
+                    .read_stored_into(i as i64, slot)
+                    .map_err(|e| self.frame_err(e)),
+                _ => Ok(false),
+            },
+            |i, buf| match recoded {
+                Some(r) => Ok(Fetched::Lent(&r[i][..])),
+                None => self.fetch_chunk(i as i64, buf),
+            },
+        )
+    }
+
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
     /// used by the C library's copies into user I/O backends).
     pub fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
@@ -309,8 +333,8 @@ impl SChunk {
         }
         self.check_frame_storable()?;
         let plan = self.cframe_plan(tpl, None)?;
-        let mut out = Vec::with_capacity(vec_len(&plan)?);
-        self.emit_cframe(&plan, None, &mut out)?;
+        let mut out = vec![0u8; vec_len(&plan)?];
+        self.emit_cframe_into(&plan, None, &mut out)?;
         Ok(out)
     }
 
@@ -334,11 +358,8 @@ impl SChunk {
         self.check_frame_storable()?;
         let plan = self.cframe_plan(tpl, None)?;
         let len = vec_len(&plan)?;
-        let mut dst = alloc(len)?;
-        self.emit_cframe(&plan, None, &mut dst)?;
-        if !dst.is_empty() {
-            return Err(Error::Failure);
-        }
+        let dst = alloc(len)?;
+        self.emit_cframe_into(&plan, None, dst)?;
         Ok(len)
     }
 
