@@ -139,7 +139,10 @@ impl SChunk {
                 // directory or the complete copy (docs/durability.md, "Whole-file calls").
                 crate::frame::record::publish_dir(
                     p,
-                    |tmp| self.copy_filled(NewStorage::Sparse(tmp), cp, dp).map(drop),
+                    |tmp| {
+                        self.copy_filled(NewStorage::Sparse(tmp), cp, dp, true)
+                            .map(drop)
+                    },
                     |_| Error::FileWrite,
                 )?;
                 let mut out = SChunk::open(p, dp.nthreads)?;
@@ -147,17 +150,25 @@ impl SChunk {
                 out.dparams = dp;
                 Ok(out)
             }
-            _ => self.copy_filled(storage, cp, dp),
+            _ => self.copy_filled(storage, cp, dp, false),
         }
     }
 
-    /// A copy made as c-blosc2 makes it: a new super-chunk at `storage`, filled.
-    fn copy_filled(&self, storage: NewStorage<'_>, cp: CParams, dp: DParams) -> Result<SChunk> {
+    /// A copy made as c-blosc2 makes it: a new super-chunk at `storage`, filled; with `batch`
+    /// (a new sframe in a temporary directory) its chunks are appended in one transaction, the
+    /// index written once (a crash leaves no copy anyway, see [`SChunk::copy_to`]).
+    fn copy_filled(
+        &self,
+        storage: NewStorage<'_>,
+        cp: CParams,
+        dp: DParams,
+        batch: bool,
+    ) -> Result<SChunk> {
         let mut out = SChunk::new(storage, cp, dp)?;
         // c-blosc2 presets the source's chunksize on the copy.
         let r = out
             .set_chunksize(self.counters().chunksize)
-            .and_then(|_| self.fill_copy(&mut out));
+            .and_then(|_| self.fill_copy_with(&mut out, batch));
         if let Err(e) = r {
             out.remove_files();
             return Err(e);
@@ -258,6 +269,12 @@ impl SChunk {
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
     /// used by the C library's copies into user I/O backends).
     pub fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
+        self.fill_copy_with(out, false)
+    }
+
+    /// [`SChunk::fill_copy`]; with `batch`, a frame's chunks are appended in one transaction
+    /// ([`Frame::append_chunks`]).
+    fn fill_copy_with(&self, out: &mut SChunk, batch: bool) -> Result<()> {
         if out.frame().is_some() {
             self.check_frame_storable()?;
         }
@@ -265,7 +282,13 @@ impl SChunk {
             out.add_metalayer(name, content)?;
         }
         let mut recoder = Recoder::new(&self.cparams, &out.cparams, &self.plugin_env())?;
-        for i in 0..self.nchunks() {
+        let mut first = 0;
+        if let (true, Body::Frame(f)) = (batch, &mut out.body) {
+            f.append_chunks(self.nchunks(), |i| recoder.recode(self.chunk(i)?))
+                .map_err(super::index_err)?;
+            first = self.nchunks();
+        }
+        for i in first..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
             match &mut out.body {
                 // A chunk read from a file is handed over, not copied again.

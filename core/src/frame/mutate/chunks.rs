@@ -6,6 +6,7 @@
 
 use super::space;
 use super::*;
+use std::borrow::Cow;
 
 /// The most data after an updated chunk that a cframe file update moves, as c-blosc2 does,
 /// when the new payload is shorter: past it (and past the new payload's length), the payload
@@ -247,6 +248,44 @@ impl Frame {
                 .nbytes
                 .checked_add(i64::from(info.nbytes))
                 .ok_or(Error::TwoGbLimit)?;
+            Ok(f.locs.len() as i64)
+        })
+    }
+
+    /// Appends the `n` chunks `next(k)` gives (`k` in `0..n`, in order) in one transaction: the
+    /// index, trailer and header are committed once at the end instead of after every chunk
+    /// (for a new sframe being filled, one index file write instead of `n`). The frame ends as
+    /// `n` calls of [`Frame::append_chunk`] leave it; a failure (of `next` too) leaves it as it
+    /// was. Returns nchunks.
+    pub fn append_chunks<'c>(
+        &mut self,
+        n: i64,
+        mut next: impl FnMut(i64) -> Result<Cow<'c, [u8]>>,
+    ) -> Result<i64> {
+        if n <= 0 {
+            return Ok(self.nchunks());
+        }
+        self.transaction_full(false, Index::Encode(0), Edit::Append, |f, undo| {
+            for k in 0..n {
+                if f.locs.len() as i64 >= MAX_NCHUNKS {
+                    return Err(Error::ChunkInsert);
+                }
+                let chunk = next(k)?;
+                let info = f.check_incoming(&chunk)?;
+                let chunk = &chunk[..info.cbytes as usize];
+                let i = f.locs.len();
+                if i == 0 {
+                    f.header.vl_blocks = info.vl_blocks;
+                }
+                f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
+                let loc = f.place(chunk, &info, undo)?;
+                f.locs.insert(i, loc);
+                f.header.nbytes = f
+                    .header
+                    .nbytes
+                    .checked_add(i64::from(info.nbytes))
+                    .ok_or(Error::TwoGbLimit)?;
+            }
             Ok(f.locs.len() as i64)
         })
     }
