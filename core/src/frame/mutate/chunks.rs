@@ -392,7 +392,8 @@ impl Frame {
         if let (Some(g), Some(s)) = (fit, space.as_mut()) {
             // Into bytes that neither the committed state nor any copy of it a crash can leave
             // uses (never a range this transaction frees: the space is the committed one).
-            let piece = self.data_part_after_move(s, old, g, chunk);
+            let new_p = self.fp.data().map(|_| Piece::of(chunk));
+            let piece = new_p.and_then(|p| self.data_part_after_move(s, old, g, p));
             self.set_data_piece(piece);
             let pos = u64::from(self.header.header_len) + g;
             let Backing::Contiguous(store) = &mut self.backing else {
@@ -401,7 +402,7 @@ impl Frame {
             undo.write_at(store, pos, chunk)?;
             undo.into_dead.push((pos, pos + chunk.len() as u64));
             self.locs.set(i, ChunkLoc::Stored(g));
-            let kept = s.take((g, g + chunk.len() as u64)) && s.free(old);
+            let kept = s.take((g, g + chunk.len() as u64), new_p) && s.free(old);
             undo.next_space = space.filter(|_| kept && !variable);
             return Ok(());
         }
@@ -414,7 +415,7 @@ impl Frame {
             self.locs.set(i, loc);
             if let Some(s) = space.as_mut() {
                 let end = self.header.cbytes as u64;
-                let kept = s.free(old) && s.take((section, end));
+                let kept = s.free(old) && s.take((section, end), None);
                 undo.next_space = space.filter(|_| kept && !variable);
             }
             return Ok(());

@@ -15,9 +15,10 @@ use crate::frame::fingerprint::{piece_of_ranges, store_reader};
 /// The live byte ranges of a committed cframe data section (positions relative to its start).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(in crate::frame) struct Space {
-    /// Sorted, disjoint, touching ranges merged: the bytes the fingerprint covers
-    /// (docs/format/fingerprint.md), each chunk's `[offset, offset + cbytes)`.
-    live: Vec<(u64, u64)>,
+    /// One entry per stored chunk, sorted, disjoint (touching allowed): the bytes the
+    /// fingerprint covers for it (docs/format/fingerprint.md), `[offset, offset + cbytes)`,
+    /// with the CRC piece of those bytes once read (or written).
+    chunks: Vec<(u64, u64, Option<Piece>)>,
     /// The data section's length (the header's `cbytes`).
     section: u64,
 }
@@ -30,41 +31,36 @@ pub(super) fn covered(at: u64, cbytes: u64, section: u64) -> (u64, u64) {
 
 impl Space {
     /// The live ranges of the stored chunks at `stored` of a section of `section` bytes
-    /// (`read` gives its bytes). `None` when two chunks share bytes (a payload named twice, or
-    /// overlapping payloads: only hostile or odd frames): freeing one of them would free bytes
-    /// the other still uses, so nothing is reused in such a frame.
+    /// (`read` gives its bytes; only the chunks' headers are read). `None` when two chunks
+    /// share bytes (a payload named twice, or overlapping payloads: only hostile or odd
+    /// frames): freeing one of them would free bytes the other still uses, so nothing is
+    /// reused in such a frame.
     pub fn build(
         stored: impl IntoIterator<Item = u64>,
         section: u64,
         read: &mut fingerprint::SectionRead<'_>,
     ) -> Result<Option<Space>> {
-        let mut each = Vec::new();
+        let mut chunks = Vec::new();
         for v in stored {
             if v >= section {
                 return Ok(None);
             }
-            // One chunk at a time: a chunk whose header does not fit is not reused around.
             let one = fingerprint::live_ranges([v], section, read)?;
-            let &[r] = one.as_slice() else {
+            let &[(s, e)] = one.as_slice() else {
                 return Ok(None);
             };
-            each.push(r);
+            chunks.push((s, e, None));
         }
-        each.sort_unstable();
-        let mut live: Vec<(u64, u64)> = Vec::with_capacity(each.len());
-        for (s, e) in each {
-            match live.last_mut() {
-                Some(last) if s < last.1 => return Ok(None),
-                Some(last) if s == last.1 => last.1 = e,
-                _ => live.push((s, e)),
-            }
+        chunks.sort_unstable_by_key(|c| c.0);
+        if chunks.windows(2).any(|w| w[1].0 < w[0].1) {
+            return Ok(None);
         }
-        Ok(Some(Space { live, section }))
+        Ok(Some(Space { chunks, section }))
     }
 
     /// How many bytes are live.
     pub fn live_len(&self) -> u64 {
-        fingerprint::ranges_len(&self.live)
+        self.chunks.iter().map(|c| c.1 - c.0).sum()
     }
 
     /// The first dead range that holds `len` bytes: where it starts.
@@ -73,7 +69,7 @@ impl Space {
             return None;
         }
         let mut prev = 0;
-        for &(s, e) in &self.live {
+        for &(s, e, _) in &self.chunks {
             if s - prev >= len {
                 return Some(prev);
             }
@@ -82,31 +78,34 @@ impl Space {
         (self.section - prev >= len).then_some(prev)
     }
 
-    /// Whether `[s, e)` lies inside one live range.
-    pub fn is_live(&self, (s, e): (u64, u64)) -> bool {
-        let k = self.live.partition_point(|r| r.1 < e);
-        self.live.get(k).is_some_and(|&(a, b)| a <= s && e <= b)
+    /// The entry of the chunk covering exactly `[s, e)`.
+    fn find(&self, (s, e): (u64, u64)) -> Option<usize> {
+        let k = self.chunks.partition_point(|c| c.0 < s);
+        self.chunks
+            .get(k)
+            .filter(|c| c.0 == s && c.1 == e)
+            .map(|_| k)
     }
 
-    /// `[s, e)` (inside one live range) turns dead.
-    pub fn free(&mut self, (s, e): (u64, u64)) -> bool {
-        let k = self.live.partition_point(|r| r.1 < e);
-        let Some(&(a, b)) = self.live.get(k).filter(|&&(a, b)| a <= s && e <= b) else {
-            return false;
-        };
-        let mut parts = Vec::with_capacity(2);
-        if a < s {
-            parts.push((a, s));
-        }
-        if e < b {
-            parts.push((e, b));
-        }
-        self.live.splice(k..=k, parts);
-        true
+    /// Whether `[s, e)` is the range of one chunk.
+    pub fn is_live(&self, r: (u64, u64)) -> bool {
+        self.find(r).is_some()
     }
 
-    /// `[s, e)` (dead, inside the section, or appended at its end) turns live.
-    pub fn take(&mut self, (s, e): (u64, u64)) -> bool {
+    /// The chunk covering exactly `[s, e)` is no longer stored: its bytes turn dead.
+    pub fn free(&mut self, r: (u64, u64)) -> bool {
+        match self.find(r) {
+            Some(k) => {
+                self.chunks.remove(k);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A chunk is stored at `[s, e)` (dead, inside the section, or appended at its end), its
+    /// bytes' piece `piece` when known.
+    pub fn take(&mut self, (s, e): (u64, u64), piece: Option<Piece>) -> bool {
         if s >= e {
             return true;
         }
@@ -116,91 +115,78 @@ impl Space {
         if e > self.section {
             return false;
         }
-        let k = self.live.partition_point(|r| r.1 <= s);
-        if self.live.get(k).is_some_and(|&(a, _)| a < e) {
+        let k = self.chunks.partition_point(|c| c.0 < s);
+        let after_prev = k == 0 || self.chunks[k - 1].1 <= s;
+        let before_next = self.chunks.get(k).is_none_or(|c| e <= c.0);
+        if !(after_prev && before_next) {
             return false;
         }
-        let join_prev = k > 0 && self.live[k - 1].1 == s;
-        let join_next = self.live.get(k).is_some_and(|&(a, _)| a == e);
-        match (join_prev, join_next) {
-            (true, true) => {
-                self.live[k - 1].1 = self.live[k].1;
-                self.live.remove(k);
-            }
-            (true, false) => self.live[k - 1].1 = e,
-            (false, true) => self.live[k].0 = s,
-            (false, false) => self.live.insert(k, (s, e)),
-        }
+        self.chunks.insert(k, (s, e, piece));
         true
     }
 
-    /// The live ranges clipped to `[w0, w1)`, cut at `cut` points, in order.
-    fn segments(&self, (w0, w1): (u64, u64), cuts: &[u64]) -> Vec<(u64, u64)> {
-        let mut out = Vec::new();
-        for &(s, e) in &self.live {
-            let (s, e) = (s.max(w0), e.min(w1));
-            if s >= e {
-                continue;
-            }
-            let mut from = s;
-            let mut inner: Vec<u64> = cuts.iter().copied().filter(|&c| s < c && c < e).collect();
-            inner.sort_unstable();
-            for c in inner {
-                out.push((from, c));
-                from = c;
-            }
-            out.push((from, e));
+    /// The piece of entry `k`, read through `read` the first time.
+    fn piece(&mut self, k: usize, read: &mut fingerprint::SectionRead<'_>) -> Option<Piece> {
+        let (s, e, p) = self.chunks[k];
+        if let Some(p) = p {
+            return Some(p);
         }
-        out
+        let p = piece_of_ranges(&[(s, e)], read).ok()?;
+        self.chunks[k].2 = Some(p);
+        Some(p)
     }
 
     /// The fingerprint's data part `d` (of this committed state) once the chunk covering `old`
-    /// stops being covered and `new` is written at `at` (inside a dead range): by CRC
-    /// arithmetic from the bytes on the shorter side of the two places (before the later one,
-    /// or from the earlier one on), read through `read`. `None` when `d` does not add up with
-    /// these ranges (the commit then makes a pass).
+    /// stops being covered and `new` (whose piece is `new_p`) is written at `at` (inside a dead
+    /// range): by CRC arithmetic from the pieces of the chunks on the shorter side of the two
+    /// places (before the later one, or from the earlier one on), each chunk's bytes read
+    /// through `read` the first time only. `None` when `d` does not add up with these ranges
+    /// (the commit then makes a pass).
     pub fn data_part_after_move(
-        &self,
+        &mut self,
         d: Piece,
         old: (u64, u64),
         at: u64,
-        new: &[u8],
+        new_p: Piece,
         read: &mut fingerprint::SectionRead<'_>,
     ) -> Option<Piece> {
-        if d.len != self.live_len() || !self.is_live(old) {
+        let ko = self.find(old)?;
+        if d.len != self.live_len() {
             return None;
         }
-        let new_end = at + new.len() as u64;
-        let (lo, hi) = (old.0.min(at), old.1.max(new_end));
-        let live_in = |w0: u64, w1: u64| -> u64 {
-            self.live
-                .iter()
-                .map(|&(s, e)| e.min(w1).saturating_sub(s.max(w0)))
-                .sum()
+        // Chunks at or past `lo`, or ending at or before `hi`.
+        let (lo, hi) = (old.0.min(at), old.1.max(at + new_p.len));
+        let from = self.chunks.partition_point(|c| c.0 < lo);
+        let to = self.chunks.partition_point(|c| c.1 <= hi);
+        let len_of =
+            |r: std::ops::Range<usize>| -> u64 { self.chunks[r].iter().map(|c| c.1 - c.0).sum() };
+        let suffix = len_of(from..self.chunks.len()) <= len_of(0..to);
+        let range = if suffix {
+            from..self.chunks.len()
+        } else {
+            0..to
         };
-        let suffix = live_in(lo, self.section) <= live_in(0, hi);
-        let window = if suffix { (lo, self.section) } else { (0, hi) };
         let mut old_p = Piece::EMPTY;
-        let mut new_p = Piece::EMPTY;
+        let mut new_side = Piece::EMPTY;
         let mut placed = false;
-        for seg in self.segments(window, &[old.0, old.1]) {
-            if !placed && at < seg.0 {
-                new_p.extend(new);
+        for k in range {
+            if !placed && at < self.chunks[k].0 {
+                new_side = new_side.then(new_p);
                 placed = true;
             }
-            let p = piece_of_ranges(&[seg], read).ok()?;
+            let p = self.piece(k, read)?;
             old_p = old_p.then(p);
-            if !(old.0 <= seg.0 && seg.1 <= old.1) {
-                new_p = new_p.then(p);
+            if k != ko {
+                new_side = new_side.then(p);
             }
         }
         if !placed {
-            new_p.extend(new);
+            new_side = new_side.then(new_p);
         }
         if suffix {
-            Some(d.strip_suffix(old_p)?.then(new_p))
+            Some(d.strip_suffix(old_p)?.then(new_side))
         } else {
-            Some(new_p.then(d.strip_prefix(old_p)?))
+            Some(new_side.then(d.strip_prefix(old_p)?))
         }
     }
 }
@@ -226,20 +212,20 @@ impl Frame {
     }
 
     /// The fingerprint's data part once the stored chunk covering `old` moves to `at` as
-    /// `new` ([`Space::data_part_after_move`]); `None` when unknown.
+    /// a payload whose piece is `new_p` ([`Space::data_part_after_move`]); `None` when unknown.
     pub(super) fn data_part_after_move(
         &self,
-        space: &Space,
+        space: &mut Space,
         old: (u64, u64),
         at: u64,
-        new: &[u8],
+        new_p: Piece,
     ) -> Option<Piece> {
         let d = self.fp.data()?;
         let Backing::Contiguous(store) = &self.backing else {
             return None;
         };
         let base = u64::from(self.header.header_len);
-        space.data_part_after_move(d, old, at, new, &mut store_reader(store, base))
+        space.data_part_after_move(d, old, at, new_p, &mut store_reader(store, base))
     }
 }
 
@@ -247,16 +233,21 @@ impl Frame {
 mod tests {
     use super::*;
 
-    fn space(live: &[(u64, u64)], section: u64) -> Space {
+    /// A space of chunks at `ranges`, pieces unknown.
+    fn space(ranges: &[(u64, u64)], section: u64) -> Space {
         Space {
-            live: live.to_vec(),
+            chunks: ranges.iter().map(|&(s, e)| (s, e, None)).collect(),
             section,
         }
     }
 
+    fn ranges(s: &Space) -> Vec<(u64, u64)> {
+        s.chunks.iter().map(|c| (c.0, c.1)).collect()
+    }
+
     #[test]
     fn first_fit_takes_the_first_dead_range_that_holds_the_payload() {
-        let s = space(&[(10, 20), (25, 40), (100, 120)], 130);
+        let s = space(&[(10, 20), (20, 25), (25, 40), (100, 120)], 130);
         assert_eq!(s.first_fit(10), Some(0));
         assert_eq!(s.first_fit(11), Some(40));
         assert_eq!(s.first_fit(60), Some(40));
@@ -267,75 +258,82 @@ mod tests {
     }
 
     #[test]
-    fn freeing_and_taking_keep_the_ranges_merged() {
-        let mut s = space(&[(0, 100)], 100);
+    fn freeing_and_taking_follow_the_chunks() {
+        let mut s = space(&[(0, 20), (20, 40), (40, 100)], 100);
+        assert!(!s.free((20, 30)), "not one chunk's range");
         assert!(s.free((20, 40)));
-        assert_eq!(s.live, [(0, 20), (40, 100)]);
-        assert!(!s.free((15, 25)), "not live");
-        assert!(!s.take((10, 30)), "not dead");
-        assert!(s.take((25, 40)));
-        assert_eq!(s.live, [(0, 20), (25, 100)]);
-        assert!(s.take((20, 25)));
-        assert_eq!(s.live, [(0, 100)]);
-        assert!(s.take((100, 130)), "appended");
-        assert_eq!((s.live.clone(), s.section), (vec![(0, 130)], 130));
-        assert!(!s.take((140, 150)), "past the end");
-        assert!(s.free((0, 130)));
-        assert!(s.live.is_empty());
-        assert!(s.take((50, 60)));
-        assert_eq!(s.live, [(50, 60)]);
+        assert_eq!(ranges(&s), [(0, 20), (40, 100)]);
+        assert!(!s.take((10, 30), None), "overlaps a chunk");
+        assert!(!s.take((30, 41), None), "overlaps a chunk");
+        assert!(s.take((25, 40), None));
+        assert!(s.take((20, 25), None));
+        assert_eq!(ranges(&s), [(0, 20), (20, 25), (25, 40), (40, 100)]);
+        assert!(s.take((100, 130), None), "appended");
+        assert_eq!(s.section, 130);
+        assert!(!s.take((140, 150), None), "past the end");
+        assert_eq!(s.live_len(), 130);
     }
 
     /// The data part after a move, from either side, equals the CRC of the live bytes in file
-    /// order after it.
+    /// order after it; pieces read once are kept.
     #[test]
     fn the_data_part_after_a_move_is_the_live_bytes_in_file_order() {
-        let mut bytes: Vec<u8> = (0..400u32).map(|i| (i * 7 + 3) as u8).collect();
-        let s = space(&[(0, 50), (60, 120), (200, 300), (350, 400)], 400);
+        let bytes: Vec<u8> = (0..400u32).map(|i| (i * 7 + 3) as u8).collect();
+        let s = space(
+            &[(0, 50), (60, 100), (100, 120), (200, 300), (350, 400)],
+            400,
+        );
         let of = |s: &Space, b: &[u8]| {
             let mut p = Piece::EMPTY;
-            for &(a, e) in &s.live {
+            for &(a, e, _) in &s.chunks {
                 p.extend(&b[a as usize..e as usize]);
             }
             p
         };
         let new: Vec<u8> = (0..30u8).map(|i| i ^ 0x5a).collect();
+        let new_p = Piece::of(&new);
         // New payloads before and after the old one, near either end.
         for (old, at) in [
             ((200, 300), 120),
             ((0, 50), 310),
-            ((60, 120), 130),
+            ((60, 100), 130),
             ((350, 400), 120),
             ((200, 300), 300),
+            ((100, 120), 300),
         ] {
             let d = of(&s, &bytes);
-            let b = bytes.clone();
+            let mut reads = 0;
             let mut read = |pos: u64, dst: &mut [u8]| -> Result<()> {
-                dst.copy_from_slice(&b[pos as usize..pos as usize + dst.len()]);
+                reads += 1;
+                dst.copy_from_slice(&bytes[pos as usize..pos as usize + dst.len()]);
                 Ok(())
             };
-            let got = s.data_part_after_move(d, old, at, &new, &mut read);
+            let mut cached = s.clone();
+            let got = cached.data_part_after_move(d, old, at, new_p, &mut read);
+            let again = cached.data_part_after_move(d, old, at, new_p, &mut read);
             let mut after = s.clone();
             assert!(after.free(old));
-            assert!(after.take((at, at + new.len() as u64)));
+            assert!(after.take((at, at + new.len() as u64), Some(new_p)));
             let mut nb = bytes.clone();
             nb[at as usize..at as usize + new.len()].copy_from_slice(&new);
             assert_eq!(got, Some(of(&after, &nb)), "{old:?} -> {at}");
+            assert_eq!(again, got);
+            assert!(reads <= s.chunks.len(), "{old:?} -> {at}: {reads} reads");
         }
-        bytes[0] ^= 1;
         let d = of(&s, &bytes);
+        let mut s2 = s.clone();
+        let bad = Piece {
+            len: d.len + 1,
+            ..d
+        };
         assert_eq!(
-            s.data_part_after_move(
-                Piece {
-                    len: d.len + 1,
-                    ..d
-                },
-                (0, 50),
-                310,
-                &new,
-                &mut |_, _| Ok(())
-            ),
+            s2.data_part_after_move(bad, (0, 50), 310, new_p, &mut |_, _| Ok(())),
             None
+        );
+        assert_eq!(
+            s2.data_part_after_move(d, (0, 40), 310, new_p, &mut |_, _| Ok(())),
+            None,
+            "not a chunk"
         );
     }
 
@@ -350,15 +348,12 @@ mod tests {
             Ok(())
         };
         let s = Space::build([200, 0], 400, &mut read).unwrap().unwrap();
-        assert_eq!(s.live, [(0, 100), (200, 300)]);
+        assert_eq!(ranges(&s), [(0, 100), (200, 300)]);
         assert_eq!(Space::build([0, 0], 400, &mut read).unwrap(), None);
         assert_eq!(Space::build([0, 50], 400, &mut read).unwrap(), None);
         assert_eq!(
-            Space::build([0, 100], 400, &mut read)
-                .unwrap()
-                .unwrap()
-                .live,
-            [(0, 200)]
+            ranges(&Space::build([0, 100], 400, &mut read).unwrap().unwrap()),
+            [(0, 100), (100, 200)]
         );
     }
 }
