@@ -36,6 +36,28 @@ pub struct HeaderTemplate {
 }
 
 impl HeaderTemplate {
+    /// The header of a contiguous frame with this template and `metalayers`, before its
+    /// chunks decide sizes, chunksize, flags and version ([`CframePlan::from_header`]).
+    pub(crate) fn header(&self, metalayers: &[(String, Vec<u8>)]) -> FrameHeader {
+        let cp = &self.cparams;
+        let mut header = FrameHeader::new_empty(
+            FrameType::Contiguous,
+            cp.compcode,
+            cp.clevel,
+            cp.splitmode.clamp(1, 4) as u8,
+            cp.typesize,
+            cp.blocksize,
+            cp.filters,
+            cp.filters_meta,
+            cp.compcode_meta,
+            cp.use_dict,
+            self.threads,
+        );
+        header.metalayers = metalayers.to_vec();
+        header.chunksize = self.chunksize.max(-1);
+        header
+    }
+
     /// Thread fields 0 and a chunksize derived from the chunks.
     pub fn plain(cparams: &CParams) -> HeaderTemplate {
         HeaderTemplate {
@@ -71,23 +93,7 @@ impl CframePlan {
         infos: &[ChunkInfo],
         vlmeta: &[(String, Vec<u8>)],
     ) -> Result<CframePlan> {
-        let cp = &tpl.cparams;
-        let mut header = FrameHeader::new_empty(
-            FrameType::Contiguous,
-            cp.compcode,
-            cp.clevel,
-            cp.splitmode.clamp(1, 4) as u8,
-            cp.typesize,
-            cp.blocksize,
-            cp.filters,
-            cp.filters_meta,
-            cp.compcode_meta,
-            cp.use_dict,
-            tpl.threads,
-        );
-        header.metalayers = metalayers.to_vec();
-        header.chunksize = tpl.chunksize.max(-1);
-        CframePlan::from_header(header, infos, vlmeta)
+        CframePlan::from_header(tpl.header(metalayers), infos, vlmeta)
     }
 
     /// [`CframePlan::new`] with the parameters, metalayers and thread fields of `header` (a
