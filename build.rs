@@ -21,7 +21,7 @@ fn main() {
 
 /// Links libgcc's unwinder (libgcc_eh.a) into the shared library, so that it no longer needs
 /// libgcc_s.so.1: loading that library cost a process about 80 KiB of resident memory
-/// (BENCHMARKS.md, "Peak memory: code pages"). Rust unwinding only runs inside our library
+/// (BENCHMARKS.md, "Peak memory without libgcc_s"). Rust unwinding only runs inside our library
 /// (every exported function catches panics, src/capi/boundary.rs), so a private copy of the
 /// unwinder is enough; its symbols stay local (rustc's version script exports only our API).
 /// The archive goes in whole: rustc names `-lgcc_s` before our link arguments, and with
