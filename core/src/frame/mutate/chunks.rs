@@ -145,7 +145,9 @@ impl Frame {
                 // One past the largest id named (an append scans only the new entries).
                 let unchanged = undo.old_locs.same_prefix();
                 let id = self.carry.next_file_id(&self.locs, unchanged);
-                undo.write_chunk(dir, id, chunk)?;
+                // With the old entries unchanged, `id` is past every id the committed index
+                // names: no previous file to keep.
+                undo.write_chunk(dir, id, chunk, unchanged.is_some())?;
                 // Past every id the entries at the transaction's start named when they are
                 // known unchanged: not a chunk file the fingerprint covers.
                 self.fp.wrote_chunk_file(id, chunk, unchanged.is_some());
@@ -545,7 +547,7 @@ impl Frame {
                 undo.remove_chunk_later(at);
                 if !new.is_empty() {
                     let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
-                    undo.write_chunk(dir, id, new)?;
+                    undo.write_chunk(dir, id, new, false)?;
                     self.fp.wrote_chunk_file(id, new, false);
                     self.locs.map_stored(|v| if v == at { id } else { v });
                     undo.moved_ids.push((id, at));

@@ -284,10 +284,22 @@ impl Undo {
         store.truncate(len)
     }
 
-    /// [`SparseDir::write_chunk`], keeping the file's previous content.
-    pub fn write_chunk(&mut self, dir: &SparseDir, id: u64, chunk: &[u8]) -> Result<()> {
+    /// [`SparseDir::write_chunk`], keeping the file's previous content. With `fresh` (an id
+    /// past every id the committed index names), no previous content is looked for: a file of
+    /// that id can only be an unreferenced leftover, which a rollback removes.
+    pub fn write_chunk(
+        &mut self,
+        dir: &SparseDir,
+        id: u64,
+        chunk: &[u8],
+        fresh: bool,
+    ) -> Result<()> {
         if !self.chunk_files.iter().any(|(i, _)| *i == id) {
-            let old = dir.read_chunk_file(id)?;
+            let old = if fresh {
+                None
+            } else {
+                dir.read_chunk_file(id)?
+            };
             self.chunk_files.push((id, old));
         }
         dir.write_chunk(id, chunk)
