@@ -31,6 +31,8 @@ struct Recoder {
     raw: bool,
     src: Engines,
     dst: Engines,
+    /// The decompressed chunk, reused from chunk to chunk.
+    scratch: Vec<u8>,
 }
 
 impl Recoder {
@@ -41,6 +43,7 @@ impl Recoder {
             raw: compatible(from, to),
             src: Engines::with_env(&serial(from), &one, env.clone())?,
             dst: Engines::with_env(&serial(to), &one, env.clone())?,
+            scratch: Vec::new(),
         })
     }
 
@@ -49,10 +52,14 @@ impl Recoder {
         if self.raw || info.special != 0 || info.vl_blocks {
             return Ok(c);
         }
-        let mut buf = vec![0u8; info.nbytes as usize];
-        let n = self.src.decompress(&c, &mut buf)?;
-        buf.truncate(n);
-        Ok(Cow::Owned(self.dst.compress(&buf)?))
+        let nbytes = info.nbytes as usize;
+        if self.scratch.len() < nbytes {
+            self.scratch.resize(nbytes, 0);
+        }
+        let n = self.src.decompress(&c, &mut self.scratch[..nbytes])?;
+        // Not held while the chunk is recompressed (streamed copies hold one chunk at a time).
+        drop(c);
+        Ok(Cow::Owned(self.dst.compress(&self.scratch[..n])?))
     }
 }
 
@@ -215,6 +222,8 @@ impl SChunk {
             false,
             out,
             |i, buf| {
+                // The previous chunk is not held while this one is made.
+                drop(std::mem::take(buf));
                 match recoder.recode(self.chunk(i as i64)?)? {
                     Cow::Owned(v) => *buf = v,
                     Cow::Borrowed(b) => {
