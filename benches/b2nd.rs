@@ -32,7 +32,8 @@
 //! same bytes.
 //!
 //! `cargo bench --bench b2nd`. Env: `B2_BENCH_MIB`, `B2_BENCH_ROUNDS`, `B2_BENCH_BATCH`,
-//! `B2_BENCH_ONLY` (a substring of the row names to keep, e.g. `3-D disk`).
+//! `B2_BENCH_ONLY` (a substring of the row names to keep, e.g. `3-D disk`), `B2_BENCH_GET_ONLY=1`
+//! (time only the reads: for profiling).
 
 #![allow(clippy::missing_transmute_annotations)]
 
@@ -304,6 +305,7 @@ fn main() {
     let rounds: usize = env_or("B2_BENCH_ROUNDS", 3);
     let batch: f64 = env_or("B2_BENCH_BATCH", 0.3);
     let only: String = env_or("B2_BENCH_ONLY", String::new());
+    let skip_set = env_or("B2_BENCH_GET_ONLY", 0) != 0;
     let items = mib * (1 << 20) / 8;
     let shapes = [
         Shape {
@@ -394,19 +396,23 @@ fn main() {
                         })
                         .collect();
                     let (mut ko, mut kt) = (0u64, 0u64);
-                    let (so, stt) = best_secs_pair(
-                        clock,
-                        rounds,
-                        batch,
-                        || {
-                            ko += 1;
-                            set(&a_ours, ao, &sl, if ko % 2 == 1 { &bn } else { &bo })
-                        },
-                        || {
-                            kt += 1;
-                            set(&a_theirs, at_, &sl, if kt % 2 == 1 { &bn } else { &bt })
-                        },
-                    );
+                    let (so, stt) = if skip_set {
+                        (f64::NAN, f64::NAN)
+                    } else {
+                        best_secs_pair(
+                            clock,
+                            rounds,
+                            batch,
+                            || {
+                                ko += 1;
+                                set(&a_ours, ao, &sl, if ko % 2 == 1 { &bn } else { &bo })
+                            },
+                            || {
+                                kt += 1;
+                                set(&a_theirs, at_, &sl, if kt % 2 == 1 { &bn } else { &bt })
+                            },
+                        )
+                    };
                     // Back to the old values on both sides.
                     if ko % 2 == 1 {
                         set(&a_ours, ao, &sl, &bo);

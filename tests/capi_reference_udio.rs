@@ -865,3 +865,44 @@ fn lazy_chunks_of_a_backend_cframe_match_the_reference() {
     o.free(so);
     t.free(st);
 }
+
+/// A `blosc2_schunk_copy` into a native cframe file with other compression parameters (each
+/// chunk recompressed; ours streams them into the file one by one) writes c-blosc2's bytes (up
+/// to [`header_fields_masked`]), from a frame or plain source, and both libraries read it.
+#[test]
+fn recompressing_copy_into_a_cframe_file_matches_the_reference() {
+    let dir = scratch("copy-recode");
+    for (codec, clevel) in [(BLOSC_LZ4 as u8, 9), (BLOSC_BLOSCLZ as u8, 1)] {
+        let mut files = Vec::new();
+        for (api, contiguous_src) in [(ours(), true), (ours(), false), (refr(), true)] {
+            let src = api.source(contiguous_src, 4);
+            let url = dir.join(format!("{}-{contiguous_src}-{codec}.b2frame", api.name));
+            let u = cstring(&url);
+            let mut cp = cparams();
+            cp.compcode = codec;
+            cp.clevel = clevel;
+            let mut st = blosc2_storage {
+                contiguous: true,
+                urlpath: u.as_ptr() as *mut c_char,
+                cparams: &mut cp,
+                dparams: std::ptr::null_mut(),
+                io: std::ptr::null_mut(),
+            };
+            // SAFETY: `src` live; valid storage whose pointers outlive the call.
+            let copy = unsafe { (api.copy)(src, &mut st) };
+            assert!(!copy.is_null(), "{}: copy", api.name);
+            api.check_content(copy, 4);
+            api.free(copy);
+            api.free(src);
+            both_read(&url, &BLOSC2_IO_DEFAULTS, 4);
+            files.push((api.name, contiguous_src, std::fs::read(&url).unwrap()));
+        }
+        for (name, contiguous_src, bytes) in &files[..2] {
+            assert_eq!(
+                header_fields_masked(bytes),
+                header_fields_masked(&files[2].2),
+                "{name} (source contiguous: {contiguous_src}, codec {codec})"
+            );
+        }
+    }
+}

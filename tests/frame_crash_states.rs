@@ -77,6 +77,14 @@ fn setup_long(sc: &mut SChunk) {
     sc.vlmeta_add("v", b"hello", None).unwrap();
 }
 
+/// [`setup_long`] after a far update of chunk 0 (to the end of the data section): its old
+/// payload, at the start of the data section, is dead.
+fn setup_long_dead(sc: &mut SChunk) {
+    setup_long(sc);
+    sc.update_chunk(0, &compress(&data(4000, 15, true)))
+        .unwrap();
+}
+
 fn setup_one(sc: &mut SChunk) {
     sc.add_metalayer("m", b"abc").unwrap();
     sc.append_buffer(&data(4000, 1, true)).unwrap();
@@ -118,6 +126,22 @@ fn cases() -> Vec<(&'static str, Step, Step)> {
         ("update_far_goes_to_the_end", setup_long, |sc| {
             sc.update_chunk(0, &compress(&data(4000, 13, false)))
                 .unwrap();
+        }),
+        ("update_far_into_dead_space", setup_long_dead, |sc| {
+            // Shorter than the dead range chunk 0 left: written there, the data section keeps
+            // its length (docs/mutation.md#update).
+            let cframe = |sc: &SChunk| {
+                let f = sc.frame().unwrap();
+                let contiguous = matches!(f.backing(), b2frame::frame::Backing::Contiguous(_));
+                contiguous.then(|| (f.header().cbytes, f.locs().at(0).stored()))
+            };
+            let before = cframe(sc);
+            sc.update_chunk(1, &compress(&data(4000, 16, false)))
+                .unwrap();
+            if let Some((cbytes, _)) = before {
+                assert_eq!(cframe(sc).unwrap().0, cbytes);
+                assert_eq!(sc.frame().unwrap().locs().at(1).stored(), Some(0));
+            }
         }),
         ("update_far_to_special", setup_long, |sc| {
             sc.update_chunk(0, &zeros_chunk(4000)).unwrap();

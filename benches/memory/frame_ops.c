@@ -9,6 +9,8 @@
  *                                         plain super-chunk + to_file
  *   frame_ops OP SRC DST                  OP one of: to_file to_buffer append_file
  *                                         copy_memory copy_plain copy_cframe copy_sframe
+ *                                         copy_recode (to a cframe file with clevel 1: every
+ *                                         chunk recompressed)
  *                                         from_buffer (SRC read into memory, copy=true)
  *                                         to_file_mem (SRC read into an in-memory frame)
  *                                         open slice (1000 chunks from the middle)
@@ -47,11 +49,14 @@ static uint8_t *read_file(const char *path, int64_t *len) {
   return buf;
 }
 
+/* The clevel of copies; -1: the source's. */
+static int copy_clevel = -1;
+
 static blosc2_schunk *copy_to(blosc2_schunk *sc, int contiguous, const char *urlpath) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = sc->typesize;
   cp.compcode = sc->compcode;
-  cp.clevel = sc->clevel;
+  cp.clevel = copy_clevel >= 0 ? copy_clevel : sc->clevel;
   cp.blocksize = sc->blocksize;
   memcpy(cp.filters, sc->filters, sizeof cp.filters);
   memcpy(cp.filters_meta, sc->filters_meta, sizeof cp.filters_meta);
@@ -155,8 +160,10 @@ int main(int argc, char **argv) {
       char cmd[4096];
       snprintf(cmd, sizeof cmd, "rm -rf '%s'", dst);
       if (system(cmd) != 0) die("rm", 0);
-      int contiguous = !strcmp(k, "memory") || !strcmp(k, "cframe");
-      int on_disk = !strcmp(k, "cframe") || !strcmp(k, "sframe");
+      int recode = !strcmp(k, "recode");
+      if (recode) copy_clevel = 1;
+      int contiguous = !strcmp(k, "memory") || !strcmp(k, "cframe") || recode;
+      int on_disk = !strcmp(k, "cframe") || !strcmp(k, "sframe") || recode;
       blosc2_schunk_free(copy_to(sc, contiguous, on_disk ? dst : NULL));
     } else if (!strcmp(op, "append1")) {
       void *one = calloc(1, sc->chunksize);

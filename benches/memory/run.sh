@@ -77,7 +77,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for f in small big; do
   src="$work/$f.b2frame"
   desc="$f ($(du -m "$src" | cut -f1) MiB file)"
-  for op in to_file append_file to_buffer copy_cframe copy_sframe copy_memory copy_plain from_buffer to_file_mem; do
+  for op in to_file append_file to_buffer copy_cframe copy_recode copy_sframe copy_memory copy_plain from_buffer to_file_mem; do
     [ "$f" = big ] && [[ "$op" == copy_memory || "$op" == copy_plain || "$op" == to_buffer || "$op" == from_buffer || "$op" == to_file_mem ]] && continue
     row "$op" "$desc" "$work/ops_ours" "$op" "$src" "$work/out" -- "$work/ops_ref" "$op" "$src" "$work/out"
   done

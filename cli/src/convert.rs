@@ -155,20 +155,29 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     }
     let hooks = env_hooks(crate::verify::plugin_env(src));
     let mut bar = Progress::new("convert", src.nchunks());
-    for i in 0..src.nchunks() {
+    // One transaction: the new directory's index is written once, not after every chunk.
+    let mut failed: Option<Failure> = None;
+    // The chunk being appended when the frame refuses one.
+    let mut at = 0;
+    out.append_chunks(src.nchunks(), |i| {
+        at = i;
         let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
-        let chunk = src.chunk(i).map_err(err)?;
-        match cp {
-            Some(c) if !is_special(src, i, &chunk).map_err(err)? => {
-                let new = recompress(c, &chunk, &hooks).map_err(err)?;
-                out.append_chunk(&new).map_err(err)?;
+        let r = src.chunk(i).and_then(|chunk| match cp {
+            Some(c) if !is_special(src, i, &chunk)? => {
+                recompress(c, &chunk, &hooks).map(std::borrow::Cow::Owned)
             }
-            _ => {
-                out.append_chunk(&chunk).map_err(err)?;
-            }
-        }
+            _ => Ok(chunk),
+        });
         bar.tick();
-    }
+        r.inspect_err(|&e| {
+            failed.get_or_insert(err(e));
+        })
+    })
+    .map_err(|e| {
+        failed
+            .take()
+            .unwrap_or_else(|| Failure::new(spath, format!("chunk {at}: {e}")))
+    })?;
     for (name, stored) in src.vlmetalayers() {
         out.add_vlmetalayer_raw(name, stored)
             .map_err(|e| Failure::new(spath, format!("vlmetalayer {name:?}: {e}")))?;

@@ -493,3 +493,73 @@ fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
     let s = unsafe { (api.open)(c.as_ptr()) };
     check_against_reference(&api, s, &f, "after rounds of far updates", true);
 }
+
+/// Far updates put the new payload into the first dead range of the data section that holds
+/// it (docs/mutation.md#update): repeated rewrites of the same chunks reuse the bytes their old
+/// payloads left, so the file stops growing after the first one (c-blosc2's tail moves keep it
+/// compact; b2frame's first far update leaves one payload's worth of dead bytes). Payloads land
+/// in the middle of the data section, out of file order: the fingerprint still matches, and
+/// c-blosc2 reads every chunk.
+#[test]
+fn far_updates_of_file_frames_reuse_dead_space_and_the_reference_reads_them() {
+    let api = api();
+    let dir = common::scratch::dir("b2frame-farreuse-");
+    let path = dir.join("f.b2frame");
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    // Incompressible: every chunk is stored as is, all of one length.
+    let chunk_of = |seed: u64| chunk::compress_vec(&cp, &data_kind("random", 4000, seed)).unwrap();
+    let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
+    let n = 40usize;
+    let mut expected: Vec<Vec<u8>> = (0..n as u64).map(chunk_of).collect();
+    for c in &expected {
+        f.append_chunk(c).unwrap();
+    }
+    let clen = expected[0].len() as u64;
+    let compact = f.header().cbytes as u64;
+    assert_eq!(compact, n as u64 * clen);
+    let mut file_len = None;
+    for round in 0..10u64 {
+        for (i, e) in expected.iter_mut().enumerate().take(n / 2) {
+            let c = chunk_of(1000 + round * 100 + i as u64);
+            f.update_chunk(i as i64, &c).unwrap();
+            *e = c;
+            // One payload's worth of dead bytes at most: every later update reuses a range.
+            assert!(
+                f.header().cbytes as u64 <= compact + clen,
+                "round {round} chunk {i}: data section {} for {compact} live bytes",
+                f.header().cbytes
+            );
+        }
+        // The data section keeps its length; the index's compressed size may vary a little
+        // with the order of the offsets.
+        let len = std::fs::metadata(&path).unwrap().len();
+        let first = *file_len.get_or_insert(len);
+        assert!(
+            len <= first + 64,
+            "round {round}: the file grew from {first} to {len}"
+        );
+        assert_eq!(f.header().cbytes as u64, compact + clen, "round {round}");
+        assert_eq!(
+            f.verify_fingerprint().unwrap(),
+            Verdict::Match,
+            "round {round}"
+        );
+    }
+    // Payloads now lie out of index order inside the old data section.
+    let offsets: Vec<u64> = (0..n).map(|i| f.locs().at(i).stored().unwrap()).collect();
+    assert!(offsets.iter().all(|&o| o < compact + clen));
+    assert!(offsets.windows(2).any(|w| w[0] > w[1]));
+    drop(f);
+    let f = Frame::open(&path).unwrap();
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    for (i, e) in expected.iter().enumerate() {
+        assert_eq!(&f.chunk(i as i64).unwrap()[..], &e[..], "chunk {i}");
+    }
+    let c = CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    let s = unsafe { (api.open)(c.as_ptr()) };
+    check_against_reference(&api, s, &f, "after far updates into dead space", true);
+}

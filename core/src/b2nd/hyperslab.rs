@@ -2,14 +2,15 @@
 //! blocks of an array that a slice `start..stop` touches.
 
 use super::geometry::{c_strides, unravel, Geometry};
+use crate::b2nd_meta::MAX_DIM;
 use crate::error::{Error, Result};
 
 /// Copies the box `src_start..src_stop` of the row-major array `src` (of shape
 /// `src_shape`, items of `itemsize` bytes) to `dst_start` of the row-major array `dst` (of
 /// shape `dst_shape`): c-blosc2's `b2nd_copy_buffer2`, bounds-checked. As there, the leading
 /// extent of each shape is not used (only the strides matter) and an empty box copies
-/// nothing; a 0-dimensional copy moves one item. Negative extents or a box reaching past either
-/// buffer are `InvalidParam`.
+/// nothing; a 0-dimensional copy moves one item. Negative extents, more than `MAX_DIM`
+/// dimensions or a box reaching past either buffer are `InvalidParam`.
 #[allow(clippy::too_many_arguments)]
 pub fn copy_nd(
     itemsize: usize,
@@ -22,14 +23,15 @@ pub fn copy_nd(
     dst_start: &[i64],
 ) -> Result<()> {
     let n = src_shape.len();
-    if [
-        src_start.len(),
-        src_stop.len(),
-        dst_shape.len(),
-        dst_start.len(),
-    ]
-    .iter()
-    .any(|&l| l != n)
+    if n > MAX_DIM
+        || [
+            src_start.len(),
+            src_stop.len(),
+            dst_shape.len(),
+            dst_start.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
     {
         return Err(Error::InvalidParam);
     }
@@ -40,7 +42,8 @@ pub fn copy_nd(
             .copy_from_slice(s);
         return Ok(());
     }
-    let mut copy = vec![0i64; n];
+    // Fixed-size work arrays (no allocation: slice reads call this once per block).
+    let mut copy = [0i64; MAX_DIM];
     for i in 0..n {
         copy[i] = src_stop[i] - src_start[i];
         if copy[i] < 0
@@ -52,10 +55,13 @@ pub fn copy_nd(
             return Err(Error::InvalidParam);
         }
     }
+    let copy = &copy[..n];
     if copy.contains(&0) {
         return Ok(());
     }
-    let (ss, ds) = (checked_strides(src_shape)?, checked_strides(dst_shape)?);
+    let (mut ss, mut ds) = ([1i64; MAX_DIM], [1i64; MAX_DIM]);
+    checked_strides_into(src_shape, &mut ss[..n])?;
+    checked_strides_into(dst_shape, &mut ds[..n])?;
     // Offsets (in items) of the first and of the last item of the box, in both buffers.
     let span = |strides: &[i64], start: &[i64]| -> Result<(i64, i64)> {
         let mut first = 0i64;
@@ -86,40 +92,56 @@ pub fn copy_nd(
         row *= copy[k];
     }
     let row_bytes = row as usize * itemsize;
-    let mut idx = vec![0i64; k];
-    let (mut so, mut doff) = (s0, d0);
+    // Byte strides of the outer dimensions 0..k.
+    let (mut sb, mut db) = ([0usize; MAX_DIM], [0usize; MAX_DIM]);
+    for j in 0..k {
+        sb[j] = ss[j] as usize * itemsize;
+        db[j] = ds[j] as usize * itemsize;
+    }
+    let mut idx = [0i64; MAX_DIM];
+    let (mut so, mut doff) = (s0 as usize * itemsize, d0 as usize * itemsize);
+    // The innermost outer dimension as a plain loop, the others as an odometer.
+    let (inner, kin) = if k > 0 { (copy[k - 1], k - 1) } else { (1, 0) };
+    let (sin, din) = if k > 0 {
+        (sb[k - 1], db[k - 1])
+    } else {
+        (0, 0)
+    };
     loop {
-        let (a, b) = (so as usize * itemsize, doff as usize * itemsize);
-        dst[b..b + row_bytes].copy_from_slice(&src[a..a + row_bytes]);
-        // Odometer over the outer dimensions 0..k.
-        let mut j = k;
+        let (mut a, mut b) = (so, doff);
+        for _ in 0..inner {
+            dst[b..b + row_bytes].copy_from_slice(&src[a..a + row_bytes]);
+            a += sin;
+            b += din;
+        }
+        // Odometer over the outer dimensions 0..kin.
+        let mut j = kin;
         loop {
             if j == 0 {
                 return Ok(());
             }
             j -= 1;
             idx[j] += 1;
-            so += ss[j];
-            doff += ds[j];
+            so += sb[j];
+            doff += db[j];
             if idx[j] < copy[j] {
                 break;
             }
-            so -= ss[j] * copy[j];
-            doff -= ds[j] * copy[j];
+            so -= sb[j] * copy[j] as usize;
+            doff -= db[j] * copy[j] as usize;
             idx[j] = 0;
         }
     }
 }
 
-/// Row-major strides with overflow checks.
-fn checked_strides(shape: &[i64]) -> Result<Vec<i64>> {
-    let mut s = vec![1i64; shape.len()];
+/// Row-major strides of `shape` into `s`, with overflow checks.
+fn checked_strides_into(shape: &[i64], s: &mut [i64]) -> Result<()> {
     for i in (0..shape.len().saturating_sub(1)).rev() {
         s[i] = s[i + 1]
             .checked_mul(shape[i + 1])
             .ok_or(Error::InvalidParam)?;
     }
-    Ok(s)
+    Ok(())
 }
 
 /// A chunk that a slice touches.

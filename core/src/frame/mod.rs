@@ -361,6 +361,25 @@ impl Frame {
         }
     }
 
+    /// Reads stored chunk `i` of a frame in a file straight into `dst` (the chunk's length,
+    /// known to the caller, e.g. from [`Frame::chunk_info`]); false, with nothing read, for a
+    /// special chunk or a frame not in a file (use [`Frame::fetch`]). The caller checks the
+    /// chunk's header.
+    pub fn read_stored_into(&self, i: i64, dst: &mut [u8]) -> Result<bool> {
+        let Loc::Stored(at) = self.loc(i)?.get() else {
+            return Ok(false);
+        };
+        let Backing::Contiguous(store @ Store::File { .. }) = &self.backing else {
+            return Ok(false);
+        };
+        let end = at.checked_add(dst.len() as u64).ok_or(Error::ReadBuffer)?;
+        if end > self.header.cbytes as u64 {
+            return Err(Error::ReadBuffer);
+        }
+        store.read_into(u64::from(self.header.header_len) + at, dst)?;
+        Ok(true)
+    }
+
     /// How many bytes chunk `i` (stored at data offset `at`) probably spans, 0 when unknown.
     /// Chunks appended in order lie back to back, so the next index entry (or the end of the
     /// data section after the last one) marks where this one ends; a span longer than any
@@ -546,6 +565,7 @@ impl Frame {
         };
         (self.header, self.locs, self.vlmeta) = parts;
         self.fp.reset();
+        self.carry.space = None;
         Ok(())
     }
 

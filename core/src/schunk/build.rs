@@ -36,6 +36,28 @@ pub struct HeaderTemplate {
 }
 
 impl HeaderTemplate {
+    /// The header of a contiguous frame with this template and `metalayers`, before its
+    /// chunks decide sizes, chunksize, flags and version ([`CframePlan::from_header`]).
+    pub(crate) fn header(&self, metalayers: &[(String, Vec<u8>)]) -> FrameHeader {
+        let cp = &self.cparams;
+        let mut header = FrameHeader::new_empty(
+            FrameType::Contiguous,
+            cp.compcode,
+            cp.clevel,
+            cp.splitmode.clamp(1, 4) as u8,
+            cp.typesize,
+            cp.blocksize,
+            cp.filters,
+            cp.filters_meta,
+            cp.compcode_meta,
+            cp.use_dict,
+            self.threads,
+        );
+        header.metalayers = metalayers.to_vec();
+        header.chunksize = self.chunksize.max(-1);
+        header
+    }
+
     /// Thread fields 0 and a chunksize derived from the chunks.
     pub fn plain(cparams: &CParams) -> HeaderTemplate {
         HeaderTemplate {
@@ -71,23 +93,7 @@ impl CframePlan {
         infos: &[ChunkInfo],
         vlmeta: &[(String, Vec<u8>)],
     ) -> Result<CframePlan> {
-        let cp = &tpl.cparams;
-        let mut header = FrameHeader::new_empty(
-            FrameType::Contiguous,
-            cp.compcode,
-            cp.clevel,
-            cp.splitmode.clamp(1, 4) as u8,
-            cp.typesize,
-            cp.blocksize,
-            cp.filters,
-            cp.filters_meta,
-            cp.compcode_meta,
-            cp.use_dict,
-            tpl.threads,
-        );
-        header.metalayers = metalayers.to_vec();
-        header.chunksize = tpl.chunksize.max(-1);
-        CframePlan::from_header(header, infos, vlmeta)
+        CframePlan::from_header(tpl.header(metalayers), infos, vlmeta)
     }
 
     /// [`CframePlan::new`] with the parameters, metalayers and thread fields of `header` (a
@@ -222,6 +228,65 @@ impl CframePlan {
             w(out, trailer)?;
         }
         out.flush().map_err(|_| Error::FileWrite)
+    }
+}
+
+impl CframePlan {
+    /// [`CframePlan::emit`] into `dst`, which holds exactly [`CframePlan::len`] bytes:
+    /// `direct(i, slot)` may read chunk `i` straight into its place in `dst` (true: a chunk
+    /// read from a file passes through no chunk-sized buffer); otherwise `chunk` gives it as
+    /// for `emit` and it is copied there.
+    pub(crate) fn emit_into<'s>(
+        &self,
+        dst: &mut [u8],
+        mut direct: impl FnMut(usize, &mut [u8]) -> Result<bool>,
+        mut chunk: impl FnMut(usize, &mut Vec<u8>) -> Result<Fetched<'s>>,
+    ) -> Result<()> {
+        if dst.len() as u64 != self.len || dst.len() < self.head.len() {
+            return Err(Error::Failure);
+        }
+        let (head, mut rest) = dst.split_at_mut(self.head.len());
+        head.copy_from_slice(&self.head);
+        let sealing = fingerprint::writes_enabled();
+        let mut data = Piece::EMPTY;
+        let mut buf = Vec::new();
+        for (i, st) in self.stored.iter().enumerate() {
+            let Some(n) = *st else { continue };
+            let n = n as usize;
+            if rest.len() < n {
+                return Err(Error::Failure);
+            }
+            let (slot, after) = std::mem::take(&mut rest).split_at_mut(n);
+            if !direct(i, slot)? {
+                let c = match chunk(i, &mut buf)? {
+                    Fetched::Lent(lent) => lent,
+                    Fetched::Read(k) => &buf[..k],
+                };
+                if c.len() < n {
+                    return Err(Error::Failure);
+                }
+                slot.copy_from_slice(&c[..n]);
+            }
+            // The chunk must still be the one planned.
+            if ChunkInfo::parse(slot)?.cbytes as usize != n {
+                return Err(Error::Failure);
+            }
+            if sealing {
+                data.extend(slot);
+            }
+            rest = after;
+        }
+        let (index, trailer) = self.tail.split_at(self.index_len);
+        if rest.len() != self.tail.len() {
+            return Err(Error::Failure);
+        }
+        let (index_dst, trailer_dst) = rest.split_at_mut(index.len());
+        index_dst.copy_from_slice(index);
+        trailer_dst.copy_from_slice(trailer);
+        if sealing {
+            fingerprint::seal(trailer_dst, Piece::of(&self.head), data, Piece::of(index));
+        }
+        Ok(())
     }
 }
 

@@ -507,7 +507,8 @@ impl SChunk {
         codec.decompress(c, dst)
     }
 
-    /// Decodes the blocks `nblocks` (each `block_bytes` long) of chunk `i` one at a time into
+    /// Decodes the blocks `nblocks` (each `block_bytes` long) of chunk `i` (`chunk_bytes` when
+    /// decompressed, else `Data`) one at a time into
     /// `scratch` (at least `block_bytes`), calling `f(k, block)` after block `nblocks[k]`; only
     /// those blocks are decoded (`buf` as in [`SChunk::chunk_in`]). The b2nd slice reads.
     #[allow(clippy::too_many_arguments)]
@@ -515,6 +516,7 @@ impl SChunk {
         &self,
         codec: &mut dyn ChunkCodec,
         i: i64,
+        chunk_bytes: usize,
         nblocks: &[i64],
         block_bytes: usize,
         scratch: &mut [u8],
@@ -522,6 +524,17 @@ impl SChunk {
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<()> {
         let scratch = scratch.get_mut(..block_bytes).ok_or(Error::InvalidParam)?;
+        // A chunk whose size is not the one the caller expects is `Data`, as when it is
+        // decompressed whole into a buffer of that size.
+        // (The header's nbytes field, bytes 4..8; a lazy chunk starts with the header too.)
+        let check = |c: &[u8]| match c.get(4..8) {
+            Some(b)
+                if i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64 == chunk_bytes as i64 =>
+            {
+                Ok(())
+            }
+            _ => Err(Error::Data),
+        };
         let start_of = |nb: i64| {
             usize::try_from(nb)
                 .ok()
@@ -531,6 +544,7 @@ impl SChunk {
         // On storage, like c-blosc2: the lazy chunk (header and block offsets), and only the
         // blocks wanted read from the file.
         if let (Some(source), Some(lazy)) = (self.lazy_source(), self.lazy_chunk(i)?) {
+            check(&lazy)?;
             codec.enter_chunk(i);
             for (k, &nb) in nblocks.iter().enumerate() {
                 let start = i32::try_from(start_of(nb)?).map_err(|_| Error::InvalidParam)?;
@@ -542,6 +556,7 @@ impl SChunk {
             return Ok(());
         }
         let c = self.chunk_in(i, buf)?;
+        check(c)?;
         codec.enter_chunk(i);
         for (k, &nb) in nblocks.iter().enumerate() {
             if codec.getitem_bytes(c, start_of(nb)?, block_bytes, scratch)? != block_bytes {

@@ -5,12 +5,13 @@
 //! chunksize as the starting chunksize), its metalayers, its chunks in logical order (no dead
 //! space) and its vlmetalayers.
 
-use super::build::{CframePlan, HeaderTemplate};
+use super::build::{stream_cframe, CframePlan, HeaderTemplate};
 use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
 use crate::chunk::{CParams, DParams, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
+use crate::frame::record::WriteSeek;
 use crate::frame::Frame;
 use std::borrow::Cow;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -30,6 +31,8 @@ struct Recoder {
     raw: bool,
     src: Engines,
     dst: Engines,
+    /// The decompressed chunk, reused from chunk to chunk.
+    scratch: Vec<u8>,
 }
 
 impl Recoder {
@@ -40,6 +43,7 @@ impl Recoder {
             raw: compatible(from, to),
             src: Engines::with_env(&serial(from), &one, env.clone())?,
             dst: Engines::with_env(&serial(to), &one, env.clone())?,
+            scratch: Vec::new(),
         })
     }
 
@@ -48,10 +52,14 @@ impl Recoder {
         if self.raw || info.special != 0 || info.vl_blocks {
             return Ok(c);
         }
-        let mut buf = vec![0u8; info.nbytes as usize];
-        let n = self.src.decompress(&c, &mut buf)?;
-        buf.truncate(n);
-        Ok(Cow::Owned(self.dst.compress(&buf)?))
+        let nbytes = info.nbytes as usize;
+        if self.scratch.len() < nbytes {
+            self.scratch.resize(nbytes, 0);
+        }
+        let n = self.src.decompress(&c, &mut self.scratch[..nbytes])?;
+        // Not held while the chunk is recompressed (streamed copies hold one chunk at a time).
+        drop(c);
+        Ok(Cow::Owned(self.dst.compress(&self.scratch[..n])?))
     }
 }
 
@@ -94,7 +102,9 @@ impl SChunk {
                 if cp.typesize <= 0 {
                     return Err(Error::InvalidParam);
                 }
-                let recoded = self.recoded_for(&cp)?;
+                // Chunks made with other parameters are recompressed (streamed, one chunk in
+                // memory at a time); else stored unchanged.
+                let recode = !compatible(&self.cparams, &cp);
                 // c-blosc2's copy: its header threads come from the copy's contexts (a
                 // zeroed cparams and the default dparams when none are given).
                 let tpl = HeaderTemplate {
@@ -105,14 +115,20 @@ impl SChunk {
                     ),
                     chunksize: self.counters().chunksize,
                 };
-                let plan = self.cframe_plan(&tpl, recoded.as_deref())?;
                 let (frame, location) = match storage {
                     NewStorage::File(p) => {
                         if p.exists() {
                             return Err(Error::FileOpen);
                         }
                         // Complete or absent after a crash (docs/durability.md).
-                        self.publish(&plan, recoded.as_deref(), p, true)?;
+                        if recode {
+                            self.publish_stream(p, true, |w| {
+                                self.stream_recoded(&tpl, &cp, w).map(drop)
+                            })?;
+                        } else {
+                            let plan = self.cframe_plan(&tpl)?;
+                            self.publish(&plan, p, true)?;
+                        }
                         let f = Frame::open_file_at(p, 0).inspect_err(|_| {
                             let _ = std::fs::remove_file(p);
                         })?;
@@ -122,9 +138,16 @@ impl SChunk {
                         };
                         (f, loc)
                     }
+                    _ if recode => {
+                        let mut out = std::io::Cursor::new(Vec::new());
+                        self.stream_recoded(&tpl, &cp, &mut out)?;
+                        (Frame::from_vec(out.into_inner())?, Location::Memory)
+                    }
                     _ => {
-                        let mut bytes = Vec::with_capacity(vec_len(&plan)?);
-                        self.emit_cframe(&plan, recoded.as_deref(), &mut bytes)?;
+                        let plan = self.cframe_plan(&tpl)?;
+                        // Zeroed pages of a large allocation come untouched from the kernel.
+                        let mut bytes = vec![0u8; vec_len(&plan)?];
+                        self.emit_cframe_into(&plan, &mut bytes)?;
                         (Frame::from_vec(bytes)?, Location::Memory)
                     }
                 };
@@ -138,7 +161,10 @@ impl SChunk {
                 // directory or the complete copy (docs/durability.md, "Whole-file calls").
                 crate::frame::record::publish_dir(
                     p,
-                    |tmp| self.copy_filled(NewStorage::Sparse(tmp), cp, dp).map(drop),
+                    |tmp| {
+                        self.copy_filled(NewStorage::Sparse(tmp), cp, dp, true)
+                            .map(drop)
+                    },
                     |_| Error::FileWrite,
                 )?;
                 let mut out = SChunk::open(p, dp.nthreads)?;
@@ -146,17 +172,25 @@ impl SChunk {
                 out.dparams = dp;
                 Ok(out)
             }
-            _ => self.copy_filled(storage, cp, dp),
+            _ => self.copy_filled(storage, cp, dp, false),
         }
     }
 
-    /// A copy made as c-blosc2 makes it: a new super-chunk at `storage`, filled.
-    fn copy_filled(&self, storage: NewStorage<'_>, cp: CParams, dp: DParams) -> Result<SChunk> {
+    /// A copy made as c-blosc2 makes it: a new super-chunk at `storage`, filled; with `batch`
+    /// (a new sframe in a temporary directory) its chunks are appended in one transaction, the
+    /// index written once (a crash leaves no copy anyway, see [`SChunk::copy_to`]).
+    fn copy_filled(
+        &self,
+        storage: NewStorage<'_>,
+        cp: CParams,
+        dp: DParams,
+        batch: bool,
+    ) -> Result<SChunk> {
         let mut out = SChunk::new(storage, cp, dp)?;
         // c-blosc2 presets the source's chunksize on the copy.
         let r = out
             .set_chunksize(self.counters().chunksize)
-            .and_then(|_| self.fill_copy(&mut out));
+            .and_then(|_| self.fill_copy_with(&mut out, batch));
         if let Err(e) = r {
             out.remove_files();
             return Err(e);
@@ -164,17 +198,42 @@ impl SChunk {
         Ok(out)
     }
 
-    /// The chunks of this super-chunk recompressed for `cp`, or `None` when they are stored
-    /// unchanged under `cp` (compatible parameters): then they are streamed from the source.
-    fn recoded_for(&self, cp: &CParams) -> Result<Option<Vec<Cow<'_, [u8]>>>> {
-        if compatible(&self.cparams, cp) {
-            return Ok(None);
-        }
+    /// Writes the compact cframe of a copy of this super-chunk with header `tpl` whose chunks
+    /// are recompressed for `cp` (special and VL-block chunks stored unchanged) to `out`,
+    /// chunk by chunk: one source and one recompressed chunk in memory at a time, the header
+    /// written last ([`super::build::stream_cframe`]; special chunks that stay chunks are
+    /// stored as they are, as c-blosc2's copies store them). The bytes are those of a frame
+    /// planned from all the recompressed chunks at once. Returns the frame's length.
+    fn stream_recoded(
+        &self,
+        tpl: &HeaderTemplate,
+        cp: &CParams,
+        out: &mut dyn WriteSeek,
+    ) -> Result<u64> {
+        let expected = (0..self.nchunks())
+            .map(|i| self.stored_chunk_info(i))
+            .collect::<Result<Vec<_>>>()?;
         let mut recoder = Recoder::new(&self.cparams, cp, &self.plugin_env())?;
-        (0..self.nchunks())
-            .map(|i| recoder.recode(self.chunk(i)?))
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
+        let header = tpl.header(self.metalayers());
+        stream_cframe(
+            header,
+            &expected,
+            self.vlmetalayers(),
+            false,
+            out,
+            |i, buf| {
+                // The previous chunk is not held while this one is made.
+                drop(std::mem::take(buf));
+                match recoder.recode(self.chunk(i as i64)?)? {
+                    Cow::Owned(v) => *buf = v,
+                    Cow::Borrowed(b) => {
+                        buf.clear();
+                        buf.extend_from_slice(b);
+                    }
+                }
+                Ok(Fetched::Read(buf.len()))
+            },
+        )
     }
 
     /// Header fields of chunk `i` as stored, reading no more of it than needed.
@@ -192,48 +251,44 @@ impl SChunk {
         }
     }
 
-    /// The layout of the compact cframe of this super-chunk with header `tpl`, whose chunks
-    /// are `recoded` (see [`SChunk::recoded_for`]) or this super-chunk's own.
-    fn cframe_plan(
-        &self,
-        tpl: &HeaderTemplate,
-        recoded: Option<&[Cow<'_, [u8]>]>,
-    ) -> Result<CframePlan> {
-        let infos = match recoded {
-            Some(r) => r
-                .iter()
-                .map(|c| {
-                    let info = ChunkInfo::parse(c)?;
-                    if info.cbytes as usize > c.len() {
-                        return Err(Error::InvalidParam);
-                    }
-                    Ok(info)
-                })
-                .collect::<Result<Vec<_>>>()?,
-            None => (0..self.nchunks())
-                .map(|i| self.stored_chunk_info(i))
-                .collect::<Result<Vec<_>>>()?,
-        };
+    /// The layout of the compact cframe of this super-chunk's own chunks with header `tpl`.
+    fn cframe_plan(&self, tpl: &HeaderTemplate) -> Result<CframePlan> {
+        let infos = (0..self.nchunks())
+            .map(|i| self.stored_chunk_info(i))
+            .collect::<Result<Vec<_>>>()?;
         CframePlan::new(tpl, self.metalayers(), &infos, self.vlmetalayers())
     }
 
     /// Writes the frame `plan` describes to `out`, chunk by chunk (one chunk in memory at a
     /// time when the source is a file).
-    fn emit_cframe(
-        &self,
-        plan: &CframePlan,
-        recoded: Option<&[Cow<'_, [u8]>]>,
-        out: &mut dyn Write,
-    ) -> Result<()> {
-        plan.emit(out, |i, buf| match recoded {
-            Some(r) => Ok(Fetched::Lent(&r[i][..])),
-            None => self.fetch_chunk(i as i64, buf),
-        })
+    fn emit_cframe(&self, plan: &CframePlan, out: &mut dyn Write) -> Result<()> {
+        plan.emit(out, |i, buf| self.fetch_chunk(i as i64, buf))
+    }
+
+    /// [`SChunk::emit_cframe`] into `dst` (exactly the plan's length): chunks of a frame in a
+    /// file are read straight into their place.
+    fn emit_cframe_into(&self, plan: &CframePlan, dst: &mut [u8]) -> Result<()> {
+        plan.emit_into(
+            dst,
+            |i, slot| match &self.body {
+                Body::Frame(f) => f
+                    .read_stored_into(i as i64, slot)
+                    .map_err(|e| self.frame_err(e)),
+                _ => Ok(false),
+            },
+            |i, buf| self.fetch_chunk(i as i64, buf),
+        )
     }
 
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
     /// used by the C library's copies into user I/O backends).
     pub fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
+        self.fill_copy_with(out, false)
+    }
+
+    /// [`SChunk::fill_copy`]; with `batch`, a frame's chunks are appended in one transaction
+    /// ([`Frame::append_chunks`]).
+    fn fill_copy_with(&self, out: &mut SChunk, batch: bool) -> Result<()> {
         if out.frame().is_some() {
             self.check_frame_storable()?;
         }
@@ -241,7 +296,13 @@ impl SChunk {
             out.add_metalayer(name, content)?;
         }
         let mut recoder = Recoder::new(&self.cparams, &out.cparams, &self.plugin_env())?;
-        for i in 0..self.nchunks() {
+        let mut first = 0;
+        if let (true, Body::Frame(f)) = (batch, &mut out.body) {
+            f.append_chunks(self.nchunks(), |i| recoder.recode(self.chunk(i)?))
+                .map_err(super::index_err)?;
+            first = self.nchunks();
+        }
+        for i in first..self.nchunks() {
             let c = recoder.recode(self.chunk(i)?)?;
             match &mut out.body {
                 // A chunk read from a file is handed over, not copied again.
@@ -308,9 +369,9 @@ impl SChunk {
             return b.map(Cow::into_owned);
         }
         self.check_frame_storable()?;
-        let plan = self.cframe_plan(tpl, None)?;
-        let mut out = Vec::with_capacity(vec_len(&plan)?);
-        self.emit_cframe(&plan, None, &mut out)?;
+        let plan = self.cframe_plan(tpl)?;
+        let mut out = vec![0u8; vec_len(&plan)?];
+        self.emit_cframe_into(&plan, &mut out)?;
         Ok(out)
     }
 
@@ -332,13 +393,10 @@ impl SChunk {
             return Ok(b.len());
         }
         self.check_frame_storable()?;
-        let plan = self.cframe_plan(tpl, None)?;
+        let plan = self.cframe_plan(tpl)?;
         let len = vec_len(&plan)?;
-        let mut dst = alloc(len)?;
-        self.emit_cframe(&plan, None, &mut dst)?;
-        if !dst.is_empty() {
-            return Err(Error::Failure);
-        }
+        let dst = alloc(len)?;
+        self.emit_cframe_into(&plan, dst)?;
         Ok(len)
     }
 
@@ -359,28 +417,33 @@ impl SChunk {
             return i64::try_from(b.len()).map_err(|_| Error::FileWrite);
         }
         self.check_frame_storable()?;
-        let plan = self.cframe_plan(tpl, None)?;
-        self.publish(&plan, None, path, false)?;
+        let plan = self.cframe_plan(tpl)?;
+        self.publish(&plan, path, false)?;
         i64::try_from(plan.len()).map_err(|_| Error::FileWrite)
     }
 
     /// Streams the frame of `plan` into a temporary file next to `path` (synced in durable
     /// mode) and renames it there; with `exclusive`, fails if `path` exists.
-    fn publish(
+    fn publish(&self, plan: &CframePlan, path: &Path, exclusive: bool) -> Result<()> {
+        self.publish_stream(path, exclusive, |w| self.emit_cframe(plan, w))
+    }
+
+    /// Writes a temporary file next to `path` with `fill` (which may seek back in it; synced
+    /// in durable mode) and renames it there; with `exclusive`, fails if `path` exists.
+    fn publish_stream(
         &self,
-        plan: &CframePlan,
-        recoded: Option<&[Cow<'_, [u8]>]>,
         path: &Path,
         exclusive: bool,
+        fill: impl FnOnce(&mut dyn WriteSeek) -> Result<()>,
     ) -> Result<()> {
         if exclusive && path.exists() {
             return Err(Error::FileOpen);
         }
         let mut failed = None;
         let mut started = false;
-        let r = crate::frame::record::publish_with(path, exclusive, false, |w| {
+        let r = crate::frame::record::publish_seekable(path, exclusive, false, |w| {
             started = true;
-            self.emit_cframe(plan, recoded, w).map_err(|e| {
+            fill(w).map_err(|e| {
                 failed = Some(e);
                 std::io::Error::other("frame emission failed")
             })
@@ -413,7 +476,7 @@ impl SChunk {
             Some(_) => None,
             None => {
                 self.check_frame_storable()?;
-                Some(self.cframe_plan(tpl, None)?)
+                Some(self.cframe_plan(tpl)?)
             }
         };
         let mut f = std::fs::OpenOptions::new()
@@ -431,7 +494,7 @@ impl SChunk {
         );
         let r = match (&own, &plan) {
             (Some(b), _) => w.write_all(b).map_err(|_| Error::FileWrite),
-            (None, Some(plan)) => self.emit_cframe(plan, None, &mut w),
+            (None, Some(plan)) => self.emit_cframe(plan, &mut w),
             (None, None) => Err(Error::Failure),
         };
         r.and_then(|()| {

@@ -284,6 +284,96 @@ fn fill_special_and_slices() {
     });
 }
 
+/// A recompressing copy into a cframe (file or memory) is streamed chunk by chunk, with the
+/// header written last; its bytes are those of the frame planned from all the recompressed
+/// chunks at once (what the copy built before it streamed): for several parameter changes,
+/// every storage, ZERO/NaN/UNINIT special chunks (index entries in fixed-chunksize frames,
+/// stored 32-byte chunks in variable ones) and a regular chunk of zeros.
+#[test]
+fn recompressed_copies_stream_the_bytes_of_a_frame_planned_at_once() {
+    let dir = crate::test_util::temp_dir("b2f-schunk-recode-");
+    let changes = [
+        CParams { clevel: 1, ..cp() },
+        CParams {
+            compcode: 1,
+            nthreads: 2,
+            ..cp()
+        },
+        CParams {
+            compcode: 5,
+            clevel: 9,
+            filters: [0, 0, 0, 0, 0, 2],
+            ..cp()
+        },
+        CParams {
+            typesize: 8,
+            blocksize: 1024,
+            ..cp()
+        },
+    ];
+    let special = |f: fn(&CParams, i32, &mut [u8]) -> Result<usize>| {
+        let mut buf = [0u8; 64];
+        let n = f(&cp(), 2000, &mut buf).unwrap();
+        buf[..n].to_vec()
+    };
+    for variable in [false, true] {
+        each_kind(|mut sc, kind| {
+            sc.add_metalayer("m", b"abc").unwrap();
+            sc.append_buffer(&data(500, 1)).unwrap();
+            sc.append_chunk(&special(crate::chunk::special::zeros))
+                .unwrap();
+            sc.append_buffer(&data(500, 2)).unwrap();
+            sc.append_chunk(&special(crate::chunk::special::nans))
+                .unwrap();
+            sc.append_buffer(&vec![0u8; 2000]).unwrap();
+            sc.append_chunk(&special(crate::chunk::special::uninit))
+                .unwrap();
+            if variable {
+                sc.append_buffer(&data(100, 3)).unwrap();
+                sc.append_buffer(&data(500, 4)).unwrap();
+            }
+            sc.vlmeta_add("v", b"hello", None).unwrap();
+            for (k, to) in changes.iter().enumerate() {
+                let chunks = (0..sc.nchunks())
+                    .map(|i| {
+                        let c = sc.chunk(i).unwrap().into_owned();
+                        if ChunkInfo::parse(&c).unwrap().special != 0 {
+                            return c;
+                        }
+                        let raw = crate::chunk::decompress_vec(&c).unwrap();
+                        crate::chunk::compress_vec(&CParams { nthreads: 1, ..*to }, &raw).unwrap()
+                    })
+                    .collect::<Vec<_>>();
+                let tpl = build::HeaderTemplate {
+                    cparams: *to,
+                    threads: (to.nthreads, 1),
+                    chunksize: sc.counters().chunksize,
+                };
+                let want =
+                    build::build_cframe(&tpl, sc.metalayers(), &chunks, sc.vlmetalayers()).unwrap();
+                let f = Frame::from_bytes(&want).unwrap();
+                assert_eq!(f.header().chunksize == 0, variable, "{kind}");
+
+                let cfile = dir.path().join(format!("{kind}-{variable}-{k}.b2frame"));
+                let copy = sc
+                    .copy_to(NewStorage::File(&cfile), Some(*to), None)
+                    .unwrap();
+                assert_eq!(
+                    std::fs::read(&cfile).unwrap(),
+                    want,
+                    "{kind} {variable} {k}"
+                );
+                drop(copy);
+                std::fs::remove_file(&cfile).unwrap();
+                let copy = sc.copy_to(NewStorage::Memory, Some(*to), None).unwrap();
+                assert_eq!(copy.to_cframe().unwrap(), want, "{kind} {variable} {k}");
+            }
+        });
+    }
+    // Nothing but the copies was left next to them (no temporary files).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
 #[test]
 fn variable_chunks_and_copies() {
     each_kind(|mut sc, kind| {

@@ -61,15 +61,18 @@ impl ChunkStore for CStore {
     fn read_blocks(
         &mut self,
         nchunk: i64,
+        chunk_bytes: usize,
         nblocks: &[i64],
         scratch: &mut [u8],
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<bool> {
         // SAFETY: live schunk.
-        unsafe { decode_blocks(self.sc, nchunk, nblocks, scratch, f) }.map_err(|e| match e {
-            Error::InvalidParam | Error::ReadBuffer | Error::InvalidHeader => Error::Data,
-            e => e,
-        })?;
+        unsafe { decode_blocks(self.sc, nchunk, chunk_bytes, nblocks, scratch, f) }.map_err(
+            |e| match e {
+                Error::InvalidParam | Error::ReadBuffer | Error::InvalidHeader => Error::Data,
+                e => e,
+            },
+        )?;
         Ok(true)
     }
     fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {

@@ -178,8 +178,9 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     })
 }
 
-/// Decodes the blocks `nblocks` of chunk `nchunk` one at a time into `scratch` (one block's
-/// bytes), calling `f(k, block)` after block `nblocks[k]`, with the super-chunk's `dctx` (the
+/// Decodes the blocks `nblocks` of chunk `nchunk` (of `chunk_bytes` uncompressed bytes, else
+/// `Data`) one at a time into `scratch` (one block's bytes), calling `f(k, block)` after block
+/// `nblocks[k]`, with the super-chunk's `dctx` (the
 /// b2nd slice reads; see [`SChunk::decode_blocks_in`]).
 ///
 /// # Safety
@@ -187,6 +188,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
 pub(crate) unsafe fn decode_blocks(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
+    chunk_bytes: usize,
     nblocks: &[i64],
     scratch: &mut [u8],
     f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
@@ -198,7 +200,7 @@ pub(crate) unsafe fn decode_blocks(
         let n = scratch.len();
         r.decode(Some(nchunk), |codec, buf| {
             r.h.core
-                .decode_blocks_in(codec, nchunk, nblocks, n, scratch, buf, f)
+                .decode_blocks_in(codec, nchunk, chunk_bytes, nblocks, n, scratch, buf, f)
         })
     };
     // SAFETY: forwarded contract.

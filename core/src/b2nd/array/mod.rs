@@ -50,17 +50,19 @@ pub trait ChunkStore {
         1
     }
     /// Decodes the blocks `nblocks` of chunk `nchunk` one at a time into `scratch` (one
-    /// block's bytes), calling `f(i, scratch)` after block `nblocks[i]`. Returns `false`, having
-    /// decoded nothing, when the store cannot decode single blocks (the default); the caller
-    /// then decodes the chunk.
+    /// block's bytes), calling `f(i, scratch)` after block `nblocks[i]`; a chunk whose
+    /// uncompressed size is not `chunk_bytes` is `Data`. Returns `false`, having decoded
+    /// nothing, when the store cannot decode single blocks (the default); the caller then
+    /// decodes the chunk.
     fn read_blocks(
         &mut self,
         nchunk: i64,
+        chunk_bytes: usize,
         nblocks: &[i64],
         scratch: &mut [u8],
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<bool> {
-        let _ = (nchunk, nblocks, scratch, f);
+        let _ = (nchunk, chunk_bytes, nblocks, scratch, f);
         Ok(false)
     }
     /// Compresses `src` and stores it as chunk `nchunk` (replacing it).

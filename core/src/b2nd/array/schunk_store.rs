@@ -32,6 +32,7 @@ impl ChunkStore for SChunkStore<'_> {
     fn read_blocks(
         &mut self,
         nchunk: i64,
+        chunk_bytes: usize,
         nblocks: &[i64],
         scratch: &mut [u8],
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
@@ -39,7 +40,20 @@ impl ChunkStore for SChunkStore<'_> {
         let n = scratch.len();
         let mut buf = Vec::new();
         self.sc
-            .decode_blocks_in(&mut self.codec, nchunk, nblocks, n, scratch, &mut buf, f)?;
+            .decode_blocks_in(
+                &mut self.codec,
+                nchunk,
+                chunk_bytes,
+                nblocks,
+                n,
+                scratch,
+                &mut buf,
+                f,
+            )
+            .map_err(|e| match e {
+                Error::InvalidParam | Error::ReadBuffer | Error::InvalidHeader => Error::Data,
+                e => e,
+            })?;
         Ok(true)
     }
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()> {

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 use super::*;
+use crate::b2nd_meta::MAX_DIM;
 
 /// Reads a whole chunk, which must hold exactly a padded chunk of the geometry.
 pub(super) fn read_full(store: &mut dyn ChunkStore, nchunk: i64, dst: &mut [u8]) -> Result<()> {
@@ -91,8 +92,8 @@ pub fn get_slice(
 ) -> Result<()> {
     let ts = store.typesize();
     let tsu = usize::try_from(ts).map_err(|_| Error::InvalidParam)?;
-    buffer.fill(0);
     if g.ndim() == 0 {
+        buffer.fill(0);
         let mut one = vec![0u8; g.chunk_nbytes(ts)?];
         read_full(store, 0, &mut one)?;
         buffer
@@ -101,14 +102,27 @@ pub fn get_slice(
             .copy_from_slice(&one);
         return Ok(());
     }
-    check_buffer(g, ts, start, stop, buffershape, buffer.len())?;
+    if let Err(e) = check_buffer(g, ts, start, stop, buffershape, buffer.len()) {
+        buffer.fill(0);
+        return Err(e);
+    }
     let Some(stop) = g.clip(start, stop) else {
+        buffer.fill(0);
         return Ok(());
     };
     let stop = &stop[..];
+    let slice_shape = box_shape(start, stop);
+    // The slice fills the buffer's first bytes when it spans the buffer's inner extents: only
+    // the rest needs zeroing (the result is that of zeroing all first, as c-blosc2 does).
+    if buffershape[1..] == slice_shape[1..] {
+        let n = slice_shape.iter().product::<i64>() as usize * tsu;
+        buffer[n..].fill(0);
+    } else {
+        buffer.fill(0);
+    }
+    let n = g.ndim();
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
-    let slice_shape = box_shape(start, stop);
     let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
     let nblocks = g.nblocks() as usize;
     let nthreads = store.nthreads();
@@ -128,23 +142,26 @@ pub fn get_slice(
                 tsu,
                 block,
                 &bs,
-                &rel(&b.sel_start, &b.start),
-                &rel(&b.sel_stop, &b.start),
+                &rel_box(&b.sel_start, &b.start)[..n],
+                &rel_box(&b.sel_stop, &b.start)[..n],
                 buffer,
                 buffershape,
-                &rel(&b.sel_start, start),
+                &rel_box(&b.sel_start, start)[..n],
             )
         };
-        // A few blocks: decode each alone (no chunk-sized buffer). Many blocks with threads:
-        // decode the chunk with the others masked out, in parallel.
-        if blocks.len() < nblocks && (nthreads <= 1 || blocks.len() * 4 <= nblocks) {
+        // One thread, or a few blocks: decode each block alone into a block-sized buffer that
+        // stays in cache for the copy out (no chunk-sized buffer written and read back, even
+        // for a chunk the slice covers). Many blocks with threads: decode the chunk with the
+        // others masked out, in parallel.
+        if nthreads <= 1 || blocks.len() * 4 <= nblocks {
             if one.len() != block_bytes {
                 one = vec![0u8; block_bytes];
             }
             let ids: Vec<i64> = blocks.iter().map(|b| b.nblock).collect();
-            let done = store.read_blocks(c.nchunk, &ids, &mut one, &mut |i, block| {
-                copy_out(&blocks[i], block, buffer)
-            })?;
+            let done =
+                store.read_blocks(c.nchunk, chunk_bytes, &ids, &mut one, &mut |i, block| {
+                    copy_out(&blocks[i], block, buffer)
+                })?;
             if done {
                 continue;
             }
@@ -170,9 +187,22 @@ pub fn get_slice(
     Ok(())
 }
 
-/// `v - o`, item by item.
-pub(super) fn rel(v: &[i64], o: &[i64]) -> Vec<i64> {
-    v.iter().zip(o).map(|(a, b)| a - b).collect()
+/// Whether every byte of chunk `c`'s buffer is an item of the array: the chunk lies inside the
+/// shape and the blocks divide the chunk shape (no padding anywhere).
+fn chunk_without_padding(g: &Geometry, c: &ChunkPart) -> bool {
+    (0..g.ndim()).all(|i| {
+        let (cs, bs) = (g.chunkshape()[i], g.blockshape()[i]);
+        bs > 0 && cs % bs == 0 && c.stop[i] - c.start[i] == i64::from(cs)
+    })
+}
+
+/// `v - o`, item by item, without allocating (`v` has at most `MAX_DIM` items).
+fn rel_box(v: &[i64], o: &[i64]) -> [i64; MAX_DIM] {
+    let mut r = [0i64; MAX_DIM];
+    for (r, (a, b)) in r.iter_mut().zip(v.iter().zip(o)) {
+        *r = a - b;
+    }
+    r
 }
 
 /// A work buffer (a decoded chunk, a compressed chunk), reused by later calls on the same
@@ -259,6 +289,7 @@ pub fn set_slice(
         return Ok(());
     };
     let stop = &stop[..];
+    let n = g.ndim();
     let chunk_bytes = g.chunk_nbytes(ts)?;
     let block_bytes = g.block_nbytes(ts)?;
     let bs: Vec<i64> = g.blockshape().iter().map(|&x| i64::from(x)).collect();
@@ -277,7 +308,11 @@ pub fn set_slice(
         }
         let data = scratch.get(chunk_bytes);
         if chunk_covered(&c, start, stop) {
-            data.fill(0);
+            // A chunk without padding (inside the shape, blocks dividing it) is overwritten
+            // whole below; only padding must be zeros.
+            if !chunk_without_padding(g, &c) {
+                data.fill(0);
+            }
         } else {
             read_full(store, c.nchunk, data)?;
         }
@@ -287,11 +322,11 @@ pub fn set_slice(
                 tsu,
                 buffer,
                 buffershape,
-                &rel(&b.sel_start, start),
-                &rel(&b.sel_stop, start),
+                &rel_box(&b.sel_start, start)[..n],
+                &rel_box(&b.sel_stop, start)[..n],
                 &mut data[off..off + block_bytes],
                 &bs,
-                &rel(&b.sel_start, &b.start),
+                &rel_box(&b.sel_start, &b.start)[..n],
             )?;
         }
         store.write_chunk(c.nchunk, data)?;

@@ -42,10 +42,8 @@ impl LazyRef<'_> {
             return Err(Error::InvalidHeader);
         }
         let n = cs as usize;
-        if buf.len() < n {
-            buf.resize(n, 0);
-        }
-        self.read(bstart as u64, &mut buf[..n])?;
+        let t = &self.trailer;
+        super::lazy::read_growing(self.source, t.nchunk, t.offset, bstart as u64, buf, 0, n)?;
         Ok(n)
     }
 

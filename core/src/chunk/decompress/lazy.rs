@@ -70,17 +70,45 @@ fn zeroed(n: usize) -> Result<Vec<u8>> {
     Ok(v)
 }
 
-/// The first piece [`materialise`] reads past the header; each later piece is as large as
-/// what was read before it.
+/// The first piece [`read_growing`] allocates; each later piece is as large as what was
+/// read before it.
 pub(super) const FIRST_PIECE: usize = 1 << 20;
 
-/// The stored chunk a lazy chunk stands for, read whole through `source`; its header must be
-/// the lazy chunk's (lazy bit aside).
+/// Reads bytes `pos + done .. pos + n` of the stored chunk (`nchunk`, `offset` as a lazy
+/// trailer names it) into `buf[done..n]`, growing `buf` as needed.
 ///
-/// The lazy header's `cbytes` is not trusted for the allocation: a hostile frame can claim
-/// gigabytes for a chunk its storage does not hold. The chunk is read in pieces that double,
-/// each read from storage before the buffer grows again, so the buffer stays within twice
-/// what the storage really holds (plus [`FIRST_PIECE`]) before the read fails.
+/// Sizes here come from a lazy chunk's header and trailer, which a hostile frame controls:
+/// a chunk can claim gigabytes its storage does not hold. The buffer therefore grows in
+/// pieces that double, each read from storage before the buffer grows again, so it stays
+/// within twice what storage really holds (plus [`FIRST_PIECE`]) before the read fails.
+/// Whatever `buf` already holds room for is read in one piece.
+pub(super) fn read_growing(
+    source: &dyn LazySource,
+    nchunk: i32,
+    offset: i64,
+    pos: u64,
+    buf: &mut Vec<u8>,
+    mut done: usize,
+    n: usize,
+) -> Result<()> {
+    while done < n {
+        if buf.len() <= done {
+            let piece = (n - done).min(done.max(FIRST_PIECE));
+            buf.truncate(done);
+            buf.try_reserve_exact(piece)
+                .map_err(|_| Error::MemoryAlloc)?;
+            buf.resize(done + piece, 0);
+        }
+        let upto = n.min(buf.len());
+        source.read_lazy(nchunk, offset, pos + done as u64, &mut buf[done..upto])?;
+        done = upto;
+    }
+    Ok(())
+}
+
+/// The stored chunk a lazy chunk stands for, read whole through `source`; its header must be
+/// the lazy chunk's (lazy bit aside). The header's `cbytes` is not trusted for the
+/// allocation ([`read_growing`]).
 pub(super) fn materialise(src: &[u8], source: &dyn LazySource) -> Result<Vec<u8>> {
     let h = ChunkHeader::read(src, true)?;
     let t = Trailer::locate(src, h.nblocks().max(0) as usize)?;
@@ -96,15 +124,7 @@ pub(super) fn materialise(src: &[u8], source: &dyn LazySource) -> Result<Vec<u8>
     if whole[..] != head {
         return Err(Error::InvalidHeader);
     }
-    while whole.len() < total {
-        let have = whole.len();
-        let piece = (total - have).min(have.max(FIRST_PIECE));
-        whole
-            .try_reserve_exact(piece)
-            .map_err(|_| Error::MemoryAlloc)?;
-        whole.resize(have + piece, 0);
-        source.read_lazy(t.nchunk, t.offset, have as u64, &mut whole[have..])?;
-    }
+    read_growing(source, t.nchunk, t.offset, 0, &mut whole, 32, total)?;
     Ok(whole)
 }
 
@@ -141,15 +161,31 @@ pub(super) fn lazy_vl_block(
         if dsize <= 0 || dsize > MAX_DICT_SIZE || table_end + 4 + dsize as i64 > cbytes {
             return Err(Error::CodecDict);
         }
-        dict = zeroed(4 + dsize as usize)?;
-        source.read_lazy(t.nchunk, t.offset, table_end as u64, &mut dict)?;
+        let len = 4 + dsize as usize;
+        read_growing(
+            source,
+            t.nchunk,
+            t.offset,
+            table_end as u64,
+            &mut dict,
+            0,
+            len,
+        )?;
     }
     let bstart = rd_i32(src, 32 + 4 * j) as i64;
     if bstart < table_end + dict.len() as i64 || bstart + cs > cbytes {
         return Err(Error::InvalidHeader);
     }
-    let mut span = zeroed(cs as usize)?;
-    source.read_lazy(t.nchunk, t.offset, bstart as u64, &mut span)?;
+    let mut span = Vec::new();
+    read_growing(
+        source,
+        t.nchunk,
+        t.offset,
+        bstart as u64,
+        &mut span,
+        0,
+        cs as usize,
+    )?;
     let nb = rd_i32(&span, 0);
     if nb <= 0 || nb > h.nbytes {
         return Err(Error::InvalidHeader);

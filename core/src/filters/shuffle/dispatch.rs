@@ -110,44 +110,64 @@ macro_rules! level_entry_points {
         unsafe fn shuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
             let mut i = 0;
             if let Some(t) = super::stage_elems(es, n, 8) {
-                let mut stage = std::mem::MaybeUninit::<[u8; super::STAGE]>::uninit();
-                let sp = stage.as_mut_ptr() as *mut u8;
-                while i + t <= n {
-                    // SAFETY: the tile (elements i..i+t) is in bounds; `stage_elems` only
-                    // allows sizes whose kernels cover a whole tile (t a multiple of 32), so
-                    // every stage byte copied out was written by the kernel just before.
-                    unsafe {
-                        shuffle_run(es, src.add(i * es), sp, t, 0);
-                        for j in 0..es {
-                            std::ptr::copy_nonoverlapping(sp.add(j * t), dst.add(j * n + i), t);
-                        }
-                    }
-                    i += t;
-                }
+                // SAFETY: forwarded contract.
+                i = unsafe { shuffle_staged(es, src, dst, n, t) };
             }
             // SAFETY: forwarded contract.
             unsafe { shuffle_run(es, src, dst, n, i) }
+        }
+        /// The staged part of `shuffle_tf`, apart so that only calls that stage have the
+        /// 16 KiB stack frame: its stack probes touch every page of it on entry (4 pages of
+        /// stack a process keeps resident). Returns the elements done (whole tiles).
+        #[target_feature(enable = $feat)]
+        #[inline(never)]
+        unsafe fn shuffle_staged(es: usize, src: *const u8, dst: *mut u8, n: usize, t: usize) -> usize {
+            let mut i = 0;
+            let mut stage = std::mem::MaybeUninit::<[u8; super::STAGE]>::uninit();
+            let sp = stage.as_mut_ptr() as *mut u8;
+            while i + t <= n {
+                // SAFETY: the tile (elements i..i+t) is in bounds; `stage_elems` only
+                // allows sizes whose kernels cover a whole tile (t a multiple of 32), so
+                // every stage byte copied out was written by the kernel just before.
+                unsafe {
+                    shuffle_run(es, src.add(i * es), sp, t, 0);
+                    for j in 0..es {
+                        std::ptr::copy_nonoverlapping(sp.add(j * t), dst.add(j * n + i), t);
+                    }
+                }
+                i += t;
+            }
+            i
         }
         #[target_feature(enable = $feat)]
         unsafe fn unshuffle_tf(es: usize, src: *const u8, dst: *mut u8, n: usize) -> usize {
             let mut i = 0;
             if let Some(t) = super::stage_elems(es, n, 16) {
-                let mut stage = std::mem::MaybeUninit::<[u8; super::STAGE]>::uninit();
-                let sp = stage.as_mut_ptr() as *mut u8;
-                while i + t <= n {
-                    // SAFETY: rows j < es hold elements i..i+t (in bounds); the stage gets all
-                    // t*es bytes before the kernel reads them.
-                    unsafe {
-                        for j in 0..es {
-                            std::ptr::copy_nonoverlapping(src.add(j * n + i), sp.add(j * t), t);
-                        }
-                        unshuffle_run(es, sp, dst.add(i * es), t, 0);
-                    }
-                    i += t;
-                }
+                // SAFETY: forwarded contract.
+                i = unsafe { unshuffle_staged(es, src, dst, n, t) };
             }
             // SAFETY: forwarded contract.
             unsafe { unshuffle_run(es, src, dst, n, i) }
+        }
+        /// The staged part of `unshuffle_tf`, apart for the reason given at `shuffle_staged`.
+        #[target_feature(enable = $feat)]
+        #[inline(never)]
+        unsafe fn unshuffle_staged(es: usize, src: *const u8, dst: *mut u8, n: usize, t: usize) -> usize {
+            let mut i = 0;
+            let mut stage = std::mem::MaybeUninit::<[u8; super::STAGE]>::uninit();
+            let sp = stage.as_mut_ptr() as *mut u8;
+            while i + t <= n {
+                // SAFETY: rows j < es hold elements i..i+t (in bounds); the stage gets all
+                // t*es bytes before the kernel reads them.
+                unsafe {
+                    for j in 0..es {
+                        std::ptr::copy_nonoverlapping(src.add(j * n + i), sp.add(j * t), t);
+                    }
+                    unshuffle_run(es, sp, dst.add(i * es), t, 0);
+                }
+                i += t;
+            }
+            i
         }
         #[target_feature(enable = $feat)]
         unsafe fn bit_t_tf(row: *const u8, t: usize, bits: *mut u8, base: usize, stride: usize) -> usize {

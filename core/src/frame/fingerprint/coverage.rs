@@ -15,7 +15,7 @@ pub(super) const CHUNK_LEN_FIELD_END: usize = 16;
 
 /// The length of the chunk whose header starts with `head` (at least 16 bytes): its `cbytes`,
 /// taken as at least 16.
-pub(super) fn covered_chunk_len(head: &[u8]) -> u64 {
+pub(crate) fn covered_chunk_len(head: &[u8]) -> u64 {
     let c = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
     c.max(CHUNK_LEN_FIELD_END as i32) as u64
 }

@@ -245,6 +245,22 @@ mod tests {
         assert_eq!(Piece::of(b"ab").strip_suffix(Piece::of(b"abc")), None);
     }
 
+    #[test]
+    fn a_prefix_strips_off_by_crc_arithmetic() {
+        let b: Vec<u8> = (0..777u32).map(|i| (i * 31 + 7) as u8).collect();
+        for alen in [0usize, 1, 3, 4, 100, 5000] {
+            let a: Vec<u8> = (0..alen as u32).map(|i| (i * 17 + 3) as u8).collect();
+            let mut ab = a.clone();
+            ab.extend_from_slice(&b);
+            assert_eq!(
+                Piece::of(&ab).strip_prefix(Piece::of(&a)),
+                Some(Piece::of(&b)),
+                "{alen}"
+            );
+        }
+        assert_eq!(Piece::of(b"ab").strip_prefix(Piece::of(b"abc")), None);
+    }
+
     /// An update or delete learns the data part without the chunk from the chunk and what
     /// follows it (no pass over what precedes it).
     #[test]

@@ -42,6 +42,14 @@ impl Piece {
         Some(Piece { crc, len })
     }
 
+    /// The piece of the bytes of `self` without its first `prefix.len` bytes, given the piece
+    /// of those (`None` when `prefix` is longer): `crc(B) = crc(A B) + crc(A) x^(8|B|)`.
+    pub fn strip_prefix(self, prefix: Piece) -> Option<Piece> {
+        let len = self.len.checked_sub(prefix.len)?;
+        let crc = self.crc ^ gf2::mul(prefix.crc, gf2::x_pow_8n(len));
+        Some(Piece { crc, len })
+    }
+
     /// The piece of `self`'s bytes followed by `next`'s: `crc(A B) = crc(A) x^(8|B|) +
     /// crc(B)` (the CRC's initial and final inversions cancel). A table of `x^(8 v 256^k)` makes
     /// it at most one multiplication per non-zero byte of `|B|` (crc32fast's `combine` squares

@@ -4,7 +4,9 @@
 
 #![forbid(unsafe_code)]
 
+use super::space;
 use super::*;
+use std::borrow::Cow;
 
 /// The most data after an updated chunk that a cframe file update moves, as c-blosc2 does,
 /// when the new payload is shorter: past it (and past the new payload's length), the payload
@@ -143,7 +145,9 @@ impl Frame {
                 // One past the largest id named (an append scans only the new entries).
                 let unchanged = undo.old_locs.same_prefix();
                 let id = self.carry.next_file_id(&self.locs, unchanged);
-                undo.write_chunk(dir, id, chunk)?;
+                // With the old entries unchanged, `id` is past every id the committed index
+                // names: no previous file to keep.
+                undo.write_chunk(dir, id, chunk, unchanged.is_some())?;
                 // Past every id the entries at the transaction's start named when they are
                 // known unchanged: not a chunk file the fingerprint covers.
                 self.fp.wrote_chunk_file(id, chunk, unchanged.is_some());
@@ -250,6 +254,44 @@ impl Frame {
         })
     }
 
+    /// Appends the `n` chunks `next(k)` gives (`k` in `0..n`, in order) in one transaction: the
+    /// index, trailer and header are committed once at the end instead of after every chunk
+    /// (for a new sframe being filled, one index file write instead of `n`). The frame ends as
+    /// `n` calls of [`Frame::append_chunk`] leave it; a failure (of `next` too) leaves it as it
+    /// was. Returns nchunks.
+    pub fn append_chunks<'c>(
+        &mut self,
+        n: i64,
+        mut next: impl FnMut(i64) -> Result<Cow<'c, [u8]>>,
+    ) -> Result<i64> {
+        if n <= 0 {
+            return Ok(self.nchunks());
+        }
+        self.transaction_full(false, Index::Encode(0), Edit::Append, |f, undo| {
+            for k in 0..n {
+                if f.locs.len() as i64 >= MAX_NCHUNKS {
+                    return Err(Error::ChunkInsert);
+                }
+                let chunk = next(k)?;
+                let info = f.check_incoming(&chunk)?;
+                let chunk = &chunk[..info.cbytes as usize];
+                let i = f.locs.len();
+                if i == 0 {
+                    f.header.vl_blocks = info.vl_blocks;
+                }
+                f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
+                let loc = f.place(chunk, &info, undo)?;
+                f.locs.insert(i, loc);
+                f.header.nbytes = f
+                    .header
+                    .nbytes
+                    .checked_add(i64::from(info.nbytes))
+                    .ok_or(Error::TwoGbLimit)?;
+            }
+            Ok(f.locs.len() as i64)
+        })
+    }
+
     /// Replaces chunk `i`. An in-memory cframe compacts in place: the tail of the data section
     /// moves by the size difference, as in c-blosc2; a cframe in a file gets the new payload at
     /// the end of its data section and keeps the old one as dead bytes (docs/mutation.md#update).
@@ -289,22 +331,17 @@ impl Frame {
                     f.locs.set(i, loc);
                 }
                 // A cframe in a file with more data after the chunk than moving it is worth:
-                // the new payload goes to the end of the data section, like an append, and the
-                // old one stays as dead bytes, as long as those stay at most the live bytes
+                // the new payload goes into the first dead range of the data section that
+                // holds it, else to the end of the data section, like an append, as long as
+                // the dead bytes stay at most the live bytes; the old one stays as dead bytes
                 // (docs/mutation.md#update).
                 Loc::Stored(at)
-                    if undo.staged.is_some()
+                    if undo.staged.as_ref().is_some_and(|w| w.is_empty())
                         && f.header.cbytes as u64 > at + old_cbytes as u64
                         && f.header.cbytes as u64 - (at + old_cbytes as u64)
-                            > (chunk.len() as u64).max(MOVED_TAIL_MAX)
-                        && f.dead_bytes_stay_bounded(old_cbytes as u64, chunk.len() as u64) =>
+                            > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
                 {
-                    f.abandon_payload(at, undo)?;
-                    let loc = match new_special {
-                        Some(k) => ChunkLoc::Special(k),
-                        None => f.store_payload(chunk, undo)?,
-                    };
-                    f.locs.set(i, loc);
+                    f.update_far(i, at, old_cbytes as u64, chunk, new_special, variable, undo)?;
                 }
                 Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
@@ -326,6 +363,71 @@ impl Frame {
                 .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// A far update of stored chunk `i` (at `at`, `old_len` bytes) of a cframe in a file to
+    /// `chunk` (or to the special kind `new_special`); nothing staged yet. The new payload goes
+    /// into the first dead range of the committed data section that holds it; else to the end
+    /// of the data section while the dead bytes stay bounded; else the data after the chunk
+    /// moves as c-blosc2 moves it (docs/mutation.md#update).
+    #[allow(clippy::too_many_arguments)]
+    fn update_far(
+        &mut self,
+        i: usize,
+        at: u64,
+        old_len: u64,
+        chunk: &[u8],
+        new_special: Option<SpecialKind>,
+        variable: bool,
+        undo: &mut Undo,
+    ) -> Result<()> {
+        let section = self.header.cbytes as u64;
+        let mut space = self.committed_space();
+        let old = space::covered(at, old_len, section);
+        if space.as_ref().is_some_and(|s| !s.is_live(old)) {
+            space = None;
+        }
+        let fit = match (&space, new_special) {
+            (Some(s), None) => s.first_fit(chunk.len() as u64),
+            _ => None,
+        };
+        if let (Some(g), Some(s)) = (fit, space.as_mut()) {
+            // Into bytes that neither the committed state nor any copy of it a crash can leave
+            // uses (never a range this transaction frees: the space is the committed one).
+            let new_p = self.fp.data().map(|_| Piece::of(chunk));
+            let piece = new_p.and_then(|p| self.data_part_after_move(s, old, g, p));
+            self.set_data_piece(piece);
+            let pos = u64::from(self.header.header_len) + g;
+            let Backing::Contiguous(store) = &mut self.backing else {
+                return Err(Error::Failure);
+            };
+            undo.write_at(store, pos, chunk)?;
+            undo.into_dead.push((pos, pos + chunk.len() as u64));
+            self.locs.set(i, ChunkLoc::Stored(g));
+            let kept = s.take((g, g + chunk.len() as u64), new_p) && s.free(old);
+            undo.next_space = space.filter(|_| kept && !variable);
+            return Ok(());
+        }
+        if self.dead_bytes_stay_bounded(old_len, chunk.len() as u64) {
+            self.abandon_payload(at, undo)?;
+            let loc = match new_special {
+                Some(k) => ChunkLoc::Special(k),
+                None => self.store_payload(chunk, undo)?,
+            };
+            self.locs.set(i, loc);
+            if let Some(s) = space.as_mut() {
+                let end = self.header.cbytes as u64;
+                let kept = s.free(old) && s.take((section, end), None);
+                undo.next_space = space.filter(|_| kept && !variable);
+            }
+            return Ok(());
+        }
+        let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
+        self.replace_payload(at, old_len as i64, new_payload, undo)?;
+        if let Some(k) = new_special {
+            self.locs.set(i, ChunkLoc::Special(k));
+        }
+        Ok(())
     }
 
     /// Whether a cframe in a file may leave an updated chunk's old payload (`old_len` bytes)
@@ -445,7 +547,7 @@ impl Frame {
                 undo.remove_chunk_later(at);
                 if !new.is_empty() {
                     let id = self.locs.stored().map(|v| v + 1).max().unwrap_or(0);
-                    undo.write_chunk(dir, id, new)?;
+                    undo.write_chunk(dir, id, new, false)?;
                     self.fp.wrote_chunk_file(id, new, false);
                     self.locs.map_stored(|v| if v == at { id } else { v });
                     undo.moved_ids.push((id, at));

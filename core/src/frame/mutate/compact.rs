@@ -91,6 +91,7 @@ mod tests {
     use super::*;
     use crate::chunk::{compress_vec, special};
     use crate::frame::{FrameHeader, Target};
+    use std::borrow::Cow;
 
     fn cp(clevel: u8) -> CParams {
         CParams {
@@ -189,6 +190,67 @@ mod tests {
                     want.len()
                 );
             }
+        }
+    }
+
+    /// Every file of directory `dir` (name, bytes), sorted.
+    fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn append_chunks_ends_as_appends_one_by_one() {
+        let layouts: [&[usize]; 3] = [
+            &[4000, 0, 4000, 1000],
+            &[4000, 2000, 0, 4000, 3000],
+            &[0, 0, 4000],
+        ];
+        for (k, sizes) in layouts.iter().enumerate() {
+            let chunks: Vec<Vec<u8>> = sizes
+                .iter()
+                .enumerate()
+                .map(|(j, &n)| match n {
+                    0 => zeros(4000),
+                    n => compress_vec(&cp(5), &data(n, j as u32)).unwrap(),
+                })
+                .collect();
+            let tmp = crate::test_util::temp_dir("b2frame-compact-");
+            let (one, all) = (tmp.path().join("one"), tmp.path().join("all"));
+            let mut a = Frame::new_sframe(&one, &cp(5), &DParams::default()).unwrap();
+            let mut b = Frame::new_sframe(&all, &cp(5), &DParams::default()).unwrap();
+            let mut m = Frame::new_memory(&cp(5), &DParams::default()).unwrap();
+            for c in &chunks {
+                a.append_chunk(c).unwrap();
+            }
+            let n = chunks.len() as i64;
+            let lend = |i: i64| Ok(Cow::Borrowed(&chunks[i as usize][..]));
+            assert_eq!(b.append_chunks(n, lend).unwrap(), n);
+            assert_eq!(m.append_chunks(n, lend).unwrap(), n);
+            drop((a, b));
+            assert!(files(&one) == files(&all), "layout {k}");
+            let mut mm = Frame::new_memory(&cp(5), &DParams::default()).unwrap();
+            for c in &chunks {
+                mm.append_chunk(c).unwrap();
+            }
+            assert!(
+                m.to_cframe().unwrap() == mm.to_cframe().unwrap(),
+                "layout {k}"
+            );
+            // A failure part-way leaves the frame as it was.
+            let before = m.to_cframe().unwrap();
+            let r = m.append_chunks(n, |i| if i == 2 { Err(Error::Failure) } else { lend(i) });
+            assert_eq!(r, Err(Error::Failure));
+            assert_eq!(m.nchunks(), n);
+            assert!(m.to_cframe().unwrap() == before, "layout {k}");
         }
     }
 }

@@ -21,6 +21,7 @@ pub use chunks::MOVED_TAIL_MAX;
 mod commit;
 mod compact;
 mod metalayers;
+mod space;
 mod transaction;
 mod undo;
 
@@ -87,6 +88,9 @@ pub(in crate::frame) struct Carry {
     spare: Vec<Vec<u8>>,
     /// The buffer the next index chunk is assembled in: an in-memory frame's last one.
     pub index: Vec<u8>,
+    /// cframe file: the live ranges of the committed data section, kept by a far update for
+    /// the next one ([`space::Space`]); any other transaction drops them.
+    pub space: Option<space::Space>,
 }
 
 impl Carry {
@@ -307,6 +311,45 @@ mod tests {
         let g = Frame::from_vec(f.to_cframe().unwrap()).unwrap();
         assert_eq!(g.nchunks(), 5000);
         assert_eq!(&*g.chunk(4999).unwrap(), &c[..]);
+    }
+
+    /// A failed sframe append does not look for an old file of its fresh chunk id (past every
+    /// id the committed index names): a leftover file there is removed by the rollback. A
+    /// failed transaction that edited the old entries first (so the id it writes may be one
+    /// the committed index names) restores that file.
+    #[test]
+    fn failed_sframe_writes_restore_only_named_chunk_files() {
+        let d = crate::test_util::temp_dir("b2frame-mutate-fresh-");
+        let path = d.path().join("s.b2frame");
+        let (cp, _) = zeros_chunk(4000);
+        let data: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let full = crate::chunk::compress_vec(&cp, &data).unwrap();
+        let other = crate::chunk::compress_vec(&cp, &[3u8; 4000]).unwrap();
+        let mut f = Frame::create(Target::Sparse(&path), &cp, &DParams::default()).unwrap();
+        f.append_chunk(&full).unwrap();
+        f.append_chunk(&full).unwrap();
+        let file = |id| crate::frame::sframe::chunk_path(&path, id).unwrap();
+        // A leftover of a crashed append at the next id.
+        std::fs::write(file(2), b"leftover").unwrap();
+        failed_append(&mut f, &other);
+        assert!(
+            !file(2).exists(),
+            "the rollback removes the fresh id's file"
+        );
+        // Dropping the last entry first: the payload goes to id 1, a committed file.
+        let r: Result<()> = f.transaction_full(false, Index::Encode(0), Edit::Any, |f, u| {
+            f.locs.truncate(1);
+            let loc = f.store_payload(&other, u)?;
+            assert_eq!(loc.stored(), Some(1));
+            f.locs.push(loc);
+            Err(Error::Failure)
+        });
+        assert_eq!(r, Err(Error::Failure));
+        assert_eq!(std::fs::read(file(1)).unwrap(), full);
+        drop(f);
+        let g = Frame::open(&path).unwrap();
+        assert_eq!(g.nchunks(), 2);
+        assert_eq!(g.chunk(1).unwrap(), full);
     }
 
     /// sframe appends name a new chunk file one past the largest id the offsets name (what

@@ -52,6 +52,13 @@ pub(in crate::frame) struct Undo {
     pub old_locs: OldLocs,
     /// Empty buffers for the copies (reused across transactions: see [`Undo::recycle`]).
     spare: Vec<Vec<u8>>,
+    /// cframe in a file: ranges (frame positions) of staged writes that go into bytes the
+    /// committed state does not use (a far update's payload in a dead range): the commit
+    /// checks them and does not move the old state out of their way.
+    pub into_dead: Vec<(u64, u64)>,
+    /// The live ranges of the state this transaction commits, when it keeps them (a far
+    /// update): [`super::Carry::space`] after a successful commit.
+    pub next_space: Option<super::space::Space>,
 }
 
 /// The offsets a transaction started from. An append keeps only their count: the frame's
@@ -123,6 +130,8 @@ impl Undo {
             moved_ids: Vec::new(),
             old_locs: OldLocs::Full(Locs::new()),
             spare: Vec::new(),
+            into_dead: Vec::new(),
+            next_space: None,
         })
     }
 
@@ -275,10 +284,22 @@ impl Undo {
         store.truncate(len)
     }
 
-    /// [`SparseDir::write_chunk`], keeping the file's previous content.
-    pub fn write_chunk(&mut self, dir: &SparseDir, id: u64, chunk: &[u8]) -> Result<()> {
+    /// [`SparseDir::write_chunk`], keeping the file's previous content. With `fresh` (an id
+    /// past every id the committed index names), no previous content is looked for: a file of
+    /// that id can only be an unreferenced leftover, which a rollback removes.
+    pub fn write_chunk(
+        &mut self,
+        dir: &SparseDir,
+        id: u64,
+        chunk: &[u8],
+        fresh: bool,
+    ) -> Result<()> {
         if !self.chunk_files.iter().any(|(i, _)| *i == id) {
-            let old = dir.read_chunk_file(id)?;
+            let old = if fresh {
+                None
+            } else {
+                dir.read_chunk_file(id)?
+            };
             self.chunk_files.push((id, old));
         }
         dir.write_chunk(id, chunk)
