@@ -563,3 +563,69 @@ fn far_updates_of_file_frames_reuse_dead_space_and_the_reference_reads_them() {
     let s = unsafe { (api.open)(c.as_ptr()) };
     check_against_reference(&api, s, &f, "after far updates into dead space", true);
 }
+
+/// A far update takes a dead range only while the fingerprint's data part costs no more to
+/// update that way than at the end of the data section: an append drops the kept chunk pieces,
+/// and a dead range at the start of the file, taken by an update near the end, would need the
+/// bytes of most chunks read again (what made a b2nd append that rewrites the last chunk row
+/// slow on a file with dead space). Such an update goes to the end instead (its old payload
+/// turns dead); the file stays readable by c-blosc2 and its fingerprint matches.
+#[test]
+fn far_updates_take_a_far_dead_range_only_when_its_fingerprint_is_cheap() {
+    let api = api();
+    let dir = common::scratch::dir("b2frame-farcost-");
+    let path = dir.join("f.b2frame");
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let chunk_of =
+        |seed: u64| chunk::compress_vec(&cp, &data_kind("random", 40_000, seed)).unwrap();
+    let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
+    let n = 40usize;
+    let mut expected: Vec<Vec<u8>> = (0..n as u64).map(chunk_of).collect();
+    for c in &expected {
+        f.append_chunk(c).unwrap();
+    }
+    let clen = expected[0].len() as u64;
+    let compact = f.header().cbytes as u64;
+    // Chunk 0 goes to the end: its old payload is a dead range at the start of the file.
+    expected[0] = chunk_of(500);
+    f.update_chunk(0, &expected[0]).unwrap();
+    assert_eq!(f.locs().at(0).stored(), Some(compact));
+    // An append (the kept pieces go), then a far update of a chunk near the end.
+    expected.push(chunk_of(501));
+    f.append_chunk(&expected[n]).unwrap();
+    let section = f.header().cbytes as u64;
+    let i = n - 6;
+    expected[i] = chunk_of(502);
+    f.update_chunk(i as i64, &expected[i]).unwrap();
+    assert_eq!(
+        f.locs().at(i).stored(),
+        Some(section),
+        "chunk {i} of {clen} bytes: the dead range at 0 would read ~{} bytes",
+        (i as u64 - 1) * clen
+    );
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    // The next far update of a chunk before it, with a short way to the dead range, takes it.
+    expected[1] = chunk_of(503);
+    f.update_chunk(1, &expected[1]).unwrap();
+    assert_eq!(f.locs().at(1).stored(), Some(0));
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    drop(f);
+    let f = Frame::open(&path).unwrap();
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    for (k, e) in expected.iter().enumerate() {
+        assert_eq!(&f.chunk(k as i64).unwrap()[..], &e[..], "chunk {k}");
+    }
+    let c = CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    let s = unsafe { (api.open)(c.as_ptr()) };
+    check_against_reference(
+        &api,
+        s,
+        &f,
+        "after a far update that skipped a far dead range",
+        true,
+    );
+}

@@ -387,10 +387,28 @@ impl Frame {
         if space.as_ref().is_some_and(|s| !s.is_live(old)) {
             space = None;
         }
+        let len = chunk.len() as u64;
         let fit = match (&space, new_special) {
-            (Some(s), None) => s.first_fit(chunk.len() as u64),
+            (Some(s), None) => s.first_fit(len),
             _ => None,
         };
+        // A space built anew knows no chunk's CRC piece, and the fingerprint's data part after
+        // a move into a far dead range can need the bytes of most chunks (a space is dropped by
+        // appends, so a b2nd append that updates the last chunk row rebuilds it each time).
+        // Take the fit only while that read costs no more than the other ways: they read the
+        // data after the old payload once (to the end), or move it (twice, and read it).
+        let fit = fit.filter(|&g| {
+            let (Some(s), Some(_)) = (&space, self.fp.data()) else {
+                return true;
+            };
+            let tail = section.saturating_sub(old.1);
+            let other = if self.dead_bytes_stay_bounded(old_len, len) {
+                tail
+            } else {
+                3 * tail
+            };
+            s.move_read_cost(old, g, len) <= other + len
+        });
         if let (Some(g), Some(s)) = (fit, space.as_mut()) {
             // Into bytes that neither the committed state nor any copy of it a crash can leave
             // uses (never a range this transaction frees: the space is the committed one).
@@ -404,7 +422,7 @@ impl Frame {
             undo.write_at(store, pos, chunk)?;
             undo.into_dead.push((pos, pos + chunk.len() as u64));
             self.locs.set(i, ChunkLoc::Stored(g));
-            let kept = s.take((g, g + chunk.len() as u64), new_p) && s.free(old);
+            let kept = s.take((g, g + len), new_p) && s.free(old);
             undo.next_space = space.filter(|_| kept && !variable);
             return Ok(());
         }

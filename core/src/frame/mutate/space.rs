@@ -136,6 +136,32 @@ impl Space {
         Some(p)
     }
 
+    /// The chunks [`Space::data_part_after_move`] combines for a payload of `len` bytes moved
+    /// from `old` to `at`: those on the shorter side of the two places, and whether that is
+    /// the side from the earlier place on (the suffix) or the one before the later place.
+    fn move_side(&self, old: (u64, u64), at: u64, len: u64) -> (std::ops::Range<usize>, bool) {
+        let (lo, hi) = (old.0.min(at), old.1.max(at + len));
+        let from = self.chunks.partition_point(|c| c.0 < lo);
+        let to = self.chunks.partition_point(|c| c.1 <= hi);
+        let len_of =
+            |r: std::ops::Range<usize>| -> u64 { self.chunks[r].iter().map(|c| c.1 - c.0).sum() };
+        if len_of(from..self.chunks.len()) <= len_of(0..to) {
+            (from..self.chunks.len(), true)
+        } else {
+            (0..to, false)
+        }
+    }
+
+    /// How many bytes [`Space::data_part_after_move`] would read for that move: the chunks
+    /// of [`Space::move_side`] whose piece is not known yet.
+    pub fn move_read_cost(&self, old: (u64, u64), at: u64, len: u64) -> u64 {
+        self.chunks[self.move_side(old, at, len).0]
+            .iter()
+            .filter(|c| c.2.is_none())
+            .map(|c| c.1 - c.0)
+            .sum()
+    }
+
     /// The fingerprint's data part `d` (of this committed state) once the chunk covering `old`
     /// stops being covered and `new` (whose piece is `new_p`) is written at `at` (inside a dead
     /// range): by CRC arithmetic from the pieces of the chunks on the shorter side of the two
@@ -154,18 +180,8 @@ impl Space {
         if d.len != self.live_len() {
             return None;
         }
-        // Chunks at or past `lo`, or ending at or before `hi`.
-        let (lo, hi) = (old.0.min(at), old.1.max(at + new_p.len));
-        let from = self.chunks.partition_point(|c| c.0 < lo);
-        let to = self.chunks.partition_point(|c| c.1 <= hi);
-        let len_of =
-            |r: std::ops::Range<usize>| -> u64 { self.chunks[r].iter().map(|c| c.1 - c.0).sum() };
-        let suffix = len_of(from..self.chunks.len()) <= len_of(0..to);
-        let range = if suffix {
-            from..self.chunks.len()
-        } else {
-            0..to
-        };
+        // Chunks at or past the earlier place, or ending at or before the later one.
+        let (range, suffix) = self.move_side(old, at, new_p.len);
         let mut old_p = Piece::EMPTY;
         let mut new_side = Piece::EMPTY;
         let mut placed = false;
