@@ -218,16 +218,24 @@ impl CframePlan {
             }
             w(out, &c[..n])?;
         }
-        let (index, trailer) = self.tail.split_at(self.index_len);
-        w(out, index)?;
-        if sealing {
-            let mut trailer = trailer.to_vec();
-            fingerprint::seal(&mut trailer, Piece::of(&self.head), data, Piece::of(index));
-            w(out, &trailer)?;
-        } else {
-            w(out, trailer)?;
-        }
+        self.write_tail(out, sealing.then_some(data))?;
         out.flush().map_err(|_| Error::FileWrite)
+    }
+
+    /// Writes the offsets index and the trailer, the trailer sealed with the data part
+    /// `data` (the stored chunks' piece) when fingerprints are written.
+    fn write_tail(&self, out: &mut (impl Write + ?Sized), data: Option<Piece>) -> Result<()> {
+        let (index, trailer) = self.tail.split_at(self.index_len);
+        out.write_all(index).map_err(|_| Error::FileWrite)?;
+        let r = match data {
+            Some(data) => {
+                let mut trailer = trailer.to_vec();
+                fingerprint::seal(&mut trailer, Piece::of(&self.head), data, Piece::of(index));
+                out.write_all(&trailer)
+            }
+            None => out.write_all(trailer),
+        };
+        r.map_err(|_| Error::FileWrite)
     }
 }
 
@@ -357,15 +365,7 @@ pub(crate) fn stream_cframe<'s>(
     {
         return Err(Error::Failure);
     }
-    let (index, trailer) = plan.tail.split_at(plan.index_len);
-    w(out, index)?;
-    if sealing {
-        let mut trailer = trailer.to_vec();
-        fingerprint::seal(&mut trailer, Piece::of(&plan.head), data, Piece::of(index));
-        w(out, &trailer)?;
-    } else {
-        w(out, trailer)?;
-    }
+    plan.write_tail(out, sealing.then_some(data))?;
     let end = out.stream_position().map_err(|_| Error::FileWrite)?;
     if end - start != plan.len {
         return Err(Error::Failure);

@@ -239,19 +239,32 @@ impl Frame {
             Edit::Any
         };
         self.transaction_full(false, Index::Encode(0), edit, |f, undo| {
-            if f.locs.is_empty() {
-                f.header.vl_blocks = info.vl_blocks;
-            }
-            f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
-            let loc = f.place(chunk, &info, undo)?;
-            f.locs.insert(i, loc);
-            f.header.nbytes = f
-                .header
-                .nbytes
-                .checked_add(i64::from(info.nbytes))
-                .ok_or(Error::TwoGbLimit)?;
+            f.insert_in(i, chunk, &info, undo)?;
             Ok(f.locs.len() as i64)
         })
+    }
+
+    /// Inside a transaction: stores checked `chunk` (`info`) as the new chunk `i` and
+    /// accounts for it (shared by [`Frame::insert_chunk`] and [`Frame::append_chunks`]).
+    fn insert_in(
+        &mut self,
+        i: usize,
+        chunk: &[u8],
+        info: &ChunkInfo,
+        undo: &mut Undo,
+    ) -> Result<()> {
+        if self.locs.is_empty() {
+            self.header.vl_blocks = info.vl_blocks;
+        }
+        self.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
+        let loc = self.place(chunk, info, undo)?;
+        self.locs.insert(i, loc);
+        self.header.nbytes = self
+            .header
+            .nbytes
+            .checked_add(i64::from(info.nbytes))
+            .ok_or(Error::TwoGbLimit)?;
+        Ok(())
     }
 
     /// Appends the `n` chunks `next(k)` gives (`k` in `0..n`, in order) in one transaction: the
@@ -274,19 +287,8 @@ impl Frame {
                 }
                 let chunk = next(k)?;
                 let info = f.check_incoming(&chunk)?;
-                let chunk = &chunk[..info.cbytes as usize];
                 let i = f.locs.len();
-                if i == 0 {
-                    f.header.vl_blocks = info.vl_blocks;
-                }
-                f.account(Op::Insert(i), i64::from(info.nbytes), undo)?;
-                let loc = f.place(chunk, &info, undo)?;
-                f.locs.insert(i, loc);
-                f.header.nbytes = f
-                    .header
-                    .nbytes
-                    .checked_add(i64::from(info.nbytes))
-                    .ok_or(Error::TwoGbLimit)?;
+                f.insert_in(i, &chunk[..info.cbytes as usize], &info, undo)?;
             }
             Ok(f.locs.len() as i64)
         })
