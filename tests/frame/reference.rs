@@ -505,18 +505,9 @@ fn far_updates_of_file_frames_reuse_dead_space_and_the_reference_reads_them() {
     let api = api();
     let dir = common::scratch::dir("b2frame-farreuse-");
     let path = dir.join("f.b2frame");
-    let cp = CParams {
-        typesize: 4,
-        ..CParams::default()
-    };
-    // Incompressible: every chunk is stored as is, all of one length.
-    let chunk_of = |seed: u64| chunk::compress_vec(&cp, &data_kind("random", 4000, seed)).unwrap();
-    let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
+    let chunk_of = |seed: u64| incompressible_chunk(4000, seed);
     let n = 40usize;
-    let mut expected: Vec<Vec<u8>> = (0..n as u64).map(chunk_of).collect();
-    for c in &expected {
-        f.append_chunk(c).unwrap();
-    }
+    let (mut f, mut expected) = incompressible_file_frame(&path, n, 4000);
     let clen = expected[0].len() as u64;
     let compact = f.header().cbytes as u64;
     assert_eq!(compact, n as u64 * clen);
@@ -553,15 +544,47 @@ fn far_updates_of_file_frames_reuse_dead_space_and_the_reference_reads_them() {
     assert!(offsets.iter().all(|&o| o < compact + clen));
     assert!(offsets.windows(2).any(|w| w[0] > w[1]));
     drop(f);
-    let f = Frame::open(&path).unwrap();
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
+    reopen_and_check_far_updates(&api, &path, &expected, "after far updates into dead space");
+}
+
+/// A chunk of `len` incompressible bytes (stored as is: all such chunks have one length).
+fn incompressible_chunk(len: usize, seed: u64) -> Vec<u8> {
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    chunk::compress_vec(&cp, &data_kind("random", len, seed)).unwrap()
+}
+
+/// A new cframe file at `path` holding `n` incompressible chunks of `len` bytes (seeds
+/// `0..n`), and those chunks.
+fn incompressible_file_frame(path: &Path, n: usize, len: usize) -> (Frame, Vec<Vec<u8>>) {
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let mut f = Frame::new_file(path, &cp, &DParams::default()).unwrap();
+    let chunks: Vec<Vec<u8>> = (0..n as u64)
+        .map(|k| incompressible_chunk(len, k))
+        .collect();
+    for c in &chunks {
+        f.append_chunk(c).unwrap();
+    }
+    (f, chunks)
+}
+
+/// The far-update tests' end: the file at `path` reopens with a matching fingerprint and the
+/// `expected` chunks, and c-blosc2 reads the same.
+fn reopen_and_check_far_updates(api: &Api, path: &Path, expected: &[Vec<u8>], what: &str) {
+    let f = Frame::open(path).unwrap();
+    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match, "{what}");
     for (i, e) in expected.iter().enumerate() {
-        assert_eq!(&f.chunk(i as i64).unwrap()[..], &e[..], "chunk {i}");
+        assert_eq!(&f.chunk(i as i64).unwrap()[..], &e[..], "{what}: chunk {i}");
     }
     let c = CString::new(path.to_str().unwrap()).unwrap();
     // SAFETY: a NUL-terminated path.
     let s = unsafe { (api.open)(c.as_ptr()) };
-    check_against_reference(&api, s, &f, "after far updates into dead space", true);
+    check_against_reference(api, s, &f, what, true);
 }
 
 /// A far update takes a dead range only while the fingerprint's data part costs no more to
@@ -575,18 +598,9 @@ fn far_updates_take_a_far_dead_range_only_when_its_fingerprint_is_cheap() {
     let api = api();
     let dir = common::scratch::dir("b2frame-farcost-");
     let path = dir.join("f.b2frame");
-    let cp = CParams {
-        typesize: 4,
-        ..CParams::default()
-    };
-    let chunk_of =
-        |seed: u64| chunk::compress_vec(&cp, &data_kind("random", 40_000, seed)).unwrap();
-    let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
+    let chunk_of = |seed: u64| incompressible_chunk(40_000, seed);
     let n = 40usize;
-    let mut expected: Vec<Vec<u8>> = (0..n as u64).map(chunk_of).collect();
-    for c in &expected {
-        f.append_chunk(c).unwrap();
-    }
+    let (mut f, mut expected) = incompressible_file_frame(&path, n, 40_000);
     let clen = expected[0].len() as u64;
     let compact = f.header().cbytes as u64;
     // Chunk 0 goes to the end: its old payload is a dead range at the start of the file.
@@ -613,19 +627,10 @@ fn far_updates_take_a_far_dead_range_only_when_its_fingerprint_is_cheap() {
     assert_eq!(f.locs().at(1).stored(), Some(0));
     assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
     drop(f);
-    let f = Frame::open(&path).unwrap();
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
-    for (k, e) in expected.iter().enumerate() {
-        assert_eq!(&f.chunk(k as i64).unwrap()[..], &e[..], "chunk {k}");
-    }
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    let s = unsafe { (api.open)(c.as_ptr()) };
-    check_against_reference(
+    reopen_and_check_far_updates(
         &api,
-        s,
-        &f,
+        &path,
+        &expected,
         "after a far update that skipped a far dead range",
-        true,
     );
 }
