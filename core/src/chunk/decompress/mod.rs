@@ -456,12 +456,26 @@ impl Decompressor {
         let mut written = 0;
         for j in first..=last {
             let (off, size, _) = lay.block(j);
-            let block = scratch(block_buf, size);
             let dref = (has_dref && j > 0).then_some(dref_block);
-            decode_block(lay, &mut w, j, block, dref, 0, true)?;
             let a = start_b.max(off) - off;
             let b = stop_b.min(off + size) - off;
-            copy_bytes(&mut out[written..written + (b - a)], &block[a..b]);
+            if a == 0 && b == size {
+                // A whole block is wanted: decoded in place, not through the scratch block
+                // (a copy of the block saved; b2nd reads whole blocks).
+                decode_block(
+                    lay,
+                    &mut w,
+                    j,
+                    &mut out[written..written + size],
+                    dref,
+                    0,
+                    true,
+                )?;
+            } else {
+                let block = scratch(block_buf, size);
+                decode_block(lay, &mut w, j, block, dref, 0, true)?;
+                copy_bytes(&mut out[written..written + (b - a)], &block[a..b]);
+            }
             written += b - a;
         }
         if written != nb {
