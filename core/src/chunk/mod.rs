@@ -263,12 +263,10 @@ impl Default for DParams {
 /// buffer is sized for the worst case (`nbytes + 32`), so this never returns an empty chunk.
 pub fn compress_vec(cparams: &CParams, src: &[u8]) -> Result<Vec<u8>> {
     let mut c = Compressor::new(*cparams, no_hooks())?;
-    let mut dst = vec![0u8; src.len() + header::EXTENDED_HEADER_LEN];
-    let n = c.compress(src, &mut dst)?;
-    if n == 0 {
+    let dst = c.compress_to_vec(src, src.len() + header::EXTENDED_HEADER_LEN)?;
+    if dst.is_empty() {
         return Err(Error::WriteBuffer);
     }
-    dst.truncate(n);
     Ok(dst)
 }
 

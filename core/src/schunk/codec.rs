@@ -101,12 +101,11 @@ impl Engines {
 
 impl ChunkCodec for Engines {
     fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
-        let mut dst = vec![0u8; src.len() + crate::chunk::header::EXTENDED_HEADER_LEN];
-        let n = self.compressor.compress(src, &mut dst)?;
-        if n == 0 {
+        let room = src.len() + crate::chunk::header::EXTENDED_HEADER_LEN;
+        let dst = self.compressor.compress_to_vec(src, room)?;
+        if dst.is_empty() {
             return Err(Error::WriteBuffer);
         }
-        dst.truncate(n);
         Ok(dst)
     }
 

@@ -99,6 +99,23 @@ impl Context {
         Ok(n)
     }
 
+    /// [`Context::compress`] into a new vector with room for `destsize` bytes (see
+    /// [`Compressor::compress_to_vec`]): the chunk, empty when it does not fit.
+    pub(crate) fn compress_to_vec(&mut self, src: &[u8], destsize: usize) -> Result<Vec<u8>> {
+        if self.cparams.instr_codec {
+            let mut dst = vec![0u8; destsize];
+            let n = self.compress(src, &mut dst)?;
+            dst.truncate(n);
+            return Ok(dst);
+        }
+        let v = self.compressor()?.compress_to_vec(src, destsize)?;
+        if v.len() >= 16 {
+            let bs = i32::from_le_bytes([v[8], v[9], v[10], v[11]]);
+            self.last_blocksize.store(bs, Ordering::Relaxed);
+        }
+        Ok(v)
+    }
+
     /// Decompresses a whole chunk; returns nbytes.
     pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let n = self.decompressor()?.decompress(src, dst)?;

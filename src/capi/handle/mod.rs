@@ -86,12 +86,10 @@ impl ChunkCodec for CtxCodec {
         if src.len() > (i32::MAX as usize) - BLOSC2_MAX_OVERHEAD as usize {
             return Err(Error::MaxBufsizeExceeded);
         }
-        let mut dst = vec![0u8; src.len() + BLOSC2_MAX_OVERHEAD as usize];
-        let n = ctx.compress(src, &mut dst)?;
-        if n == 0 {
+        let dst = ctx.compress_to_vec(src, src.len() + BLOSC2_MAX_OVERHEAD as usize)?;
+        if dst.is_empty() {
             return Err(Error::WriteBuffer);
         }
-        dst.truncate(n);
         Ok(dst)
     }
 

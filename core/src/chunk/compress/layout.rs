@@ -50,7 +50,7 @@ impl Compressor {
     pub(super) fn run_blocks(
         &mut self,
         plan: &Plan<'_>,
-        dst: &mut [u8],
+        dst: &mut Sink<'_>,
         start: usize,
         destsize: usize,
     ) -> Result<Option<(usize, bool)>> {
@@ -59,7 +59,7 @@ impl Compressor {
         let mut all_zero = plan.dict.is_none() && !plan.is_vl();
         let mut first = 0;
         if self.cp.nthreads > 1 && plan.nblocks > 1 {
-            match self.run_parallel(plan, dst, start, destsize)? {
+            match self.run_parallel(plan, dst.upto(destsize), start, destsize)? {
                 Placed::All(n, zero) => return Ok(Some((n, zero))),
                 Placed::NoFit => return Ok(None),
                 Placed::Upto(next, at, zero) => (first, nt, all_zero) = (next, at, zero),
@@ -69,14 +69,15 @@ impl Compressor {
         // straight into the chunk, as c-blosc2's serial writer does. With room for the worst
         // case no stream can fail a fit check; otherwise each stream gets only the room left,
         // which is what `check_fit` + `Fit::Redo` would end up with (same bytes, one copy
-        // fewer).
+        // fewer). A growing output is grown by one block's room at a time.
         let mut w = lock(&self.workers[0]);
         let w = &mut *w;
         let mut o = std::mem::take(&mut w.out);
         let r = (|| {
             for j in first..plan.nblocks {
                 let bpos = plan.hlen + 4 * j;
-                let limit = if nt.saturating_add(block_bound(plan, j)) <= destsize {
+                let bound = nt.saturating_add(block_bound(plan, j));
+                let limit = if bound <= destsize {
                     None
                 } else if nt < destsize {
                     Some((nt, destsize))
@@ -86,7 +87,9 @@ impl Compressor {
                 let BlockOut {
                     streams, neblock, ..
                 } = &mut o;
-                let out = &mut dst[nt..destsize];
+                let dst = dst.upto(bound.min(destsize));
+                let end = dst.len().min(destsize);
+                let out = &mut dst[nt..end];
                 let r = encode_block(plan, w, j, 0, out, streams, neblock, limit, false)?;
                 let Some((len, _)) = r else {
                     return Ok(None);

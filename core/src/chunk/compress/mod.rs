@@ -68,6 +68,27 @@ impl std::fmt::Debug for Compressor {
     }
 }
 
+/// Where a chunk is written.
+pub(super) enum Sink<'a> {
+    /// The caller's buffer.
+    Fixed(&'a mut [u8]),
+    /// A vector grown (zeroed) only as far as the chunk is written, up to its capacity.
+    Grow(&'a mut Vec<u8>),
+}
+
+impl Sink<'_> {
+    /// The output so far, at least `end` bytes long (`end` ≤ the room).
+    pub(super) fn upto(&mut self, end: usize) -> &mut [u8] {
+        match self {
+            Sink::Fixed(d) => d,
+            Sink::Grow(v) => {
+                grow(v, end);
+                v
+            }
+        }
+    }
+}
+
 fn grow(v: &mut Vec<u8>, n: usize) {
     if v.len() < n {
         v.resize(n, 0);
@@ -171,17 +192,39 @@ impl Compressor {
 
     /// Compresses `src` into `dst` as one chunk; returns its size, or 0 if it does not fit.
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.compress_impl(src, dst, true)
+        let size = dst.len();
+        self.compress_impl(src, Sink::Fixed(dst), size, true)
+    }
+
+    /// [`Compressor::compress`] into a new vector with room for `destsize` bytes: the chunk
+    /// (empty when it does not fit). Only the bytes the chunk is written with get zeroed
+    /// first (block by block, when `nthreads` is 1), not the whole room, so the untouched room
+    /// never becomes resident memory: the same bytes as `compress` into a `destsize` buffer.
+    pub fn compress_to_vec(&mut self, src: &[u8], destsize: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(destsize.min(i32::MAX as usize))
+            .map_err(|_| Error::MemoryAlloc)?;
+        let n = self.compress_impl(src, Sink::Grow(&mut v), destsize, true)?;
+        v.truncate(n);
+        Ok(v)
     }
 
     /// Like [`Compressor::compress`] but writes a 16-byte Blosc1-style header (c-blosc2's
     /// `BLOSC_BLOSC1_COMPAT` mode): the pipeline is only described by the flag bits, no runs,
     /// no dictionary, memcpyed chunks are `nbytes + 16` bytes.
     pub fn compress_blosc1(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.compress_impl(src, dst, false)
+        let size = dst.len();
+        self.compress_impl(src, Sink::Fixed(dst), size, false)
     }
 
-    fn compress_impl(&mut self, src: &[u8], dst: &mut [u8], extended: bool) -> Result<usize> {
+    /// `dst_size`: the room of `dst` (its length when fixed).
+    fn compress_impl(
+        &mut self,
+        src: &[u8],
+        mut dst: Sink<'_>,
+        dst_size: usize,
+        extended: bool,
+    ) -> Result<usize> {
         let mut cp = self.cp;
         // A 16-byte header describes a pipeline only through its flag bits; one it cannot
         // describe gets the 32-byte header instead, so the chunk always decodes to its input.
@@ -194,9 +237,9 @@ impl Compressor {
             cp.filters = blosc1_filters.unwrap_or(cp.filters);
             header::MIN_HEADER_LEN
         };
-        self.check_params(src.len(), dst.len())?;
+        self.check_params(src.len(), dst_size)?;
         let (format, versionlz) = self.codec_ids()?;
-        let destsize = dst.len().min(i32::MAX as usize);
+        let destsize = dst_size.min(i32::MAX as usize);
         let nbytes = src.len();
         let b = blocks_of(&cp, nbytes);
         let Blocks {
@@ -257,9 +300,10 @@ impl Compressor {
                     let start = bstarts_end + 4 + bytes.len();
                     if start <= destsize {
                         plan.dict = Some(d);
-                        done = self.run_blocks(&plan, dst, start, destsize)?;
+                        done = self.run_blocks(&plan, &mut dst, start, destsize)?;
                         plan.dict = None;
                         if let Some((n, _)) = done {
+                            let dst = dst.upto(start);
                             dst[bstarts_end..bstarts_end + 4]
                                 .copy_from_slice(&(bytes.len() as i32).to_le_bytes());
                             dst[bstarts_end + 4..start].copy_from_slice(bytes);
@@ -274,7 +318,7 @@ impl Compressor {
             }
             if done.is_none() && !memcpyed {
                 plan.dict = None;
-                done = self.run_blocks(&plan, dst, bstarts_end, destsize)?;
+                done = self.run_blocks(&plan, &mut dst, bstarts_end, destsize)?;
             }
             match done {
                 Some((n, all_zero)) => {
@@ -284,7 +328,7 @@ impl Compressor {
                     } else {
                         h.cbytes = n as i32;
                     }
-                    h.write(dst);
+                    h.write(dst.upto(hlen));
                     return Ok(h.cbytes as usize);
                 }
                 None => memcpyed = true,
@@ -297,6 +341,7 @@ impl Compressor {
         h.flags |= flags::MEMCPYED;
         h.blosc2_flags &= !blosc2_flags::USEDICT;
         h.cbytes = (nbytes + hlen) as i32;
+        let dst = dst.upto(hlen + nbytes);
         let body = &mut dst[hlen..hlen + nbytes];
         if self.hooks.has_prefilter() {
             self.prefilter_memcpy(src, body, blocksize, typesize)?;
@@ -467,7 +512,7 @@ impl Compressor {
                     return Ok(0);
                 }
                 plan.dict = Some(d);
-                let done = self.run_blocks(&plan, dst, start, destsize)?;
+                let done = self.run_blocks(&plan, &mut Sink::Fixed(dst), start, destsize)?;
                 let Some((n, _)) = done else {
                     return Ok(0);
                 };
@@ -480,7 +525,7 @@ impl Compressor {
                 return Ok(n);
             }
         }
-        match self.run_blocks(&plan, dst, bstarts_end, destsize)? {
+        match self.run_blocks(&plan, &mut Sink::Fixed(dst), bstarts_end, destsize)? {
             Some((n, _)) => {
                 h.cbytes = n as i32;
                 h.write(dst);
@@ -513,4 +558,72 @@ fn blosc1_pipeline(filters: &[u8; 6], meta: &[u8; 6]) -> Option<[u8; 6]> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::no_hooks;
+
+    /// `compress_to_vec` writes the bytes `compress` writes into a buffer of the same room
+    /// (or the same error), without outgrowing that room, serially and on workers, with and
+    /// without a dictionary, for chunks that compress, are memcpyed, are all zeros or do not
+    /// fit.
+    #[test]
+    fn compress_to_vec_writes_what_compress_writes() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut cases = 0;
+        for (compcode, clevel, use_dict, nthreads, filters) in [
+            (codecs::BLOSCLZ, 5u8, false, 1i16, [0, 0, 0, 0, 0, 1u8]),
+            (codecs::BLOSCLZ, 1, false, 2, [0, 0, 0, 0, 0, 1]),
+            (codecs::LZ4, 9, false, 1, [0, 0, 0, 0, 0, 2]),
+            (codecs::ZSTD, 3, true, 1, [0, 0, 0, 0, 0, 1]),
+            (codecs::BLOSCLZ, 0, false, 1, [0; 6]),
+        ] {
+            let cp = CParams {
+                compcode,
+                clevel,
+                use_dict,
+                nthreads,
+                filters,
+                typesize: 4,
+                blocksize: 16384,
+                ..CParams::default()
+            };
+            let mut c = Compressor::new(cp, no_hooks()).unwrap();
+            for shape in 0..4 {
+                let nbytes = 200_000;
+                let src: Vec<u8> = match shape {
+                    0 => (0..nbytes / 4)
+                        .flat_map(|_| ((rnd() % 1000) as u32).to_le_bytes())
+                        .collect(),
+                    1 => vec![0; nbytes],
+                    2 => (0..nbytes).map(|_| rnd() as u8).collect(),
+                    _ => (0..nbytes)
+                        .map(|i| if i % 7000 < 3500 { 0 } else { rnd() as u8 })
+                        .collect(),
+                };
+                for room in [nbytes + 32, nbytes + 100, nbytes / 2, 40_000, 100, 31] {
+                    let mut want = vec![0u8; room];
+                    let want = c.compress(&src, &mut want).map(|n| {
+                        want.truncate(n);
+                        want
+                    });
+                    let got = c.compress_to_vec(&src, room);
+                    if let Ok(v) = &got {
+                        assert_eq!(v.capacity(), room, "{compcode} {shape} {room}");
+                    }
+                    assert_eq!(got, want, "{compcode} {nthreads} {shape} {room}");
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 120);
+    }
 }
