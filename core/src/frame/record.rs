@@ -224,12 +224,32 @@ pub fn temp_name(path: &Path) -> PathBuf {
     use std::sync::atomic::AtomicU64;
     static N: AtomicU64 = AtomicU64::new(0);
     let mut name = path.as_os_str().to_owned();
-    name.push(format!(
-        ".b2tmp-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    name.push(".b2tmp-");
+    name.push(decimal(u64::from(std::process::id())));
+    name.push("-");
+    name.push(decimal(N.fetch_add(1, Ordering::Relaxed)));
     PathBuf::from(name)
+}
+
+/// `v` in decimal, written without `core::fmt`: its digit table is the only data of the
+/// library a whole-file write of an in-memory frame would otherwise read from its 64 KiB
+/// window (each window of the mapping read costs the whole window in resident memory).
+fn decimal(mut v: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(digits.len() - i);
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
+    s
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -377,6 +397,22 @@ pub fn publish_dir<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temp_names_are_path_b2tmp_pid_counter() {
+        for v in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            assert_eq!(decimal(v), v.to_string());
+        }
+        let a = temp_name(Path::new("dir/f.b2frame"));
+        let b = temp_name(Path::new("dir/f.b2frame"));
+        let prefix = format!("dir/f.b2frame.b2tmp-{}-", std::process::id());
+        let n = |p: &Path| -> u64 {
+            let s = p.to_str().unwrap();
+            assert!(s.starts_with(&prefix), "{s}");
+            s[prefix.len()..].parse().unwrap()
+        };
+        assert!(n(&b) > n(&a));
+    }
 
     #[test]
     fn records_only_while_started() {
