@@ -10,7 +10,9 @@
 # the fill_special frame, default 200000000), B2_MEM_BIG_CHUNKS
 # (chunks of 4 MiB in the large frame, default 256: 1 GiB of data), B2_MEM_1M (chunks of the
 # 1M-chunk frame, default 1048576), B2_MEM_FILTER (only rows whose op contains it),
-# CARGO_TARGET_DIR. `b2frame convert` / `compact` rows need the CLI binary (target/release/b2frame,
+# B2_MEM_EXACT=1 (two more columns: the exact peak RSS of each side, KiB, median over
+# B2_MEM_REPEAT more runs under benches/memory/peak.c, which says why `/usr/bin/time`'s can be
+# ~250 KiB off on Linux 6.2 and later), CARGO_TARGET_DIR. `b2frame convert` / `compact` rows need the CLI binary (target/release/b2frame,
 # or B2FRAME_CLI); they are compared with what a c-blosc2 program does for the same job
 # (open + blosc2_schunk_copy to a cframe file; open + blosc2_schunk_to_file).
 set -euo pipefail
@@ -29,6 +31,8 @@ cc -O2 -I"$root/include" "$root/benches/memory/frame_ops.c" -o "$work/ops_ours" 
 cc -O2 -I"$root/include" "$root/benches/memory/frame_ops.c" -o "$work/ops_ref" \
   -L"$work/lib-ref" -lblosc2 -Wl,-rpath,"$reflib"
 cli="${B2FRAME_CLI:-$target/release/b2frame}"
+exact="${B2_MEM_EXACT:-}"
+[ -z "$exact" ] || cc -O2 -shared -fPIC "$root/benches/memory/peak.c" -o "$work/peak.so" -ldl
 
 # Source frames (written by b2frame through a plain super-chunk; c-blosc2 reads them too).
 mk() { [ -f "$work/$1" ] || "$work/ops_ours" make "$2" "$3" "$work/$1" >/dev/null; }
@@ -54,7 +58,16 @@ measure() {
     fi
     rs+=("$(awk -F': ' '/Maximum resident set size/ {print $2}' <<<"$out")")
   done
-  echo "$(printf '%s\n' "${ts[@]}" | median) $(printf '%s\n' "${rs[@]}" | median)"
+  local ex=()
+  if [ -n "$exact" ]; then
+    for _ in $(seq "$repeat"); do
+      rm -rf "$work/out" "$work/peak"
+      B2_PEAK_OUT="$work/peak" LD_PRELOAD="$work/peak.so" "$@" >/dev/null 2>&1
+      # One line per process (a `bash -c` row has several): the largest.
+      ex+=("$(sort -g "$work/peak" | tail -1)")
+    done
+  fi
+  echo "$(printf '%s\n' "${ts[@]}" | median) $(printf '%s\n' "${rs[@]}" | median) $(printf '%s\n' "${ex[@]:-0}" | median)"
 }
 
 row() { # row OP FRAME OURS_CMD... -- REF_CMD...
@@ -65,15 +78,22 @@ row() { # row OP FRAME OURS_CMD... -- REF_CMD...
     if [ "$a" = "--" ]; then side=1; continue; fi
     if [ $side = 0 ]; then ours+=("$a"); else ref+=("$a"); fi
   done
-  read -r to ro < <(measure "${ours[@]}")
-  read -r tr rr < <(measure "${ref[@]}")
-  printf '| %s | %s | %.1f | %.1f | %.2f | %.4f | %.4f | %.2f |\n' "$op" "$frame" \
+  read -r to ro xo < <(measure "${ours[@]}")
+  read -r tr rr xr < <(measure "${ref[@]}")
+  printf '| %s | %s | %.1f | %.1f | %.2f | %.4f | %.4f | %.2f |' "$op" "$frame" \
     "$(echo "$ro / 1024" | bc -l)" "$(echo "$rr / 1024" | bc -l)" "$(echo "$ro / $rr" | bc -l)" \
     "$to" "$tr" "$(echo "$tr / $to" | bc -l)"
+  if [ -n "$exact" ]; then printf ' %s | %s |' "$xo" "$xr"; fi
+  echo
 }
 
-echo "| operation | frame | ours max RSS MiB | c-blosc2 max RSS MiB | RSS ours/ref | ours s | c-blosc2 s | x time (ref/ours) |"
-echo "|---|---|---|---|---|---|---|---|"
+if [ -n "$exact" ]; then
+  echo "| operation | frame | ours max RSS MiB | c-blosc2 max RSS MiB | RSS ours/ref | ours s | c-blosc2 s | x time (ref/ours) | ours exact peak KiB | c-blosc2 exact peak KiB |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+else
+  echo "| operation | frame | ours max RSS MiB | c-blosc2 max RSS MiB | RSS ours/ref | ours s | c-blosc2 s | x time (ref/ours) |"
+  echo "|---|---|---|---|---|---|---|---|"
+fi
 for f in small big; do
   src="$work/$f.b2frame"
   desc="$f ($(du -m "$src" | cut -f1) MiB file)"
