@@ -3,13 +3,17 @@
 scripts/hot-text.sh, which runs them): the functions of libb2frame.so that the profiled frame
 operations execute, as name patterns, in an order that keeps what every operation needs together.
 
-    hot-text.py OUT.ld LIBB2FRAME.so OP=CALLGRIND_FILE...
+    hot-text.py OUT.ld LIBB2FRAME.so OP=CALLGRIND_FILE... [-- LIBB2FRAME.so OP=CALLGRIND_FILE...]
 
 A pattern drops the parts of a symbol that change between builds (the legacy mangling's hash,
 the crate disambiguators of v0 names), unless that would also take instantiations of a generic
-function that no profiled operation runs: those keep their hash (it depends on the crate and the
-instance, not on the code). The list stays valid while the code changes; functions added or
-instantiated later simply stay in the rest of .text.
+function that no profiled operation runs: those are listed by their names with the hash, for
+each profiled build (a hash depends on the crate's metadata, which differs between a workspace
+`cargo build` and CMake's `cargo build -p b2frame --lib`, and with the toolchain, but not on the
+code), and their hash-less patterns go into a section of their own, between .text and the hot
+one, with the other instances (and all of them in a build whose hashes were not profiled).
+The list stays valid while the code changes; functions added or instantiated later simply stay
+in the rest of .text.
 """
 import re
 import subprocess
@@ -75,35 +79,47 @@ def pattern(name):
 
 
 def main():
-    out_path, lib = sys.argv[1], sys.argv[2]
-    nm = subprocess.run(["nm", "--defined-only", lib], capture_output=True, text=True,
-                        check=True).stdout
-    names = {p[2] for p in (l.split() for l in nm.splitlines())
-             if len(p) == 3 and p[1] in "tTwW"}
-    ops = {}
-    for arg in sys.argv[3:]:
-        op, path = arg.split("=", 1)
-        ops[op] = executed(path, names)
-    # A legacy-mangled pattern that also matches instantiations nobody profiled runs (generic
-    # wrappers: guard_int, read_op, bracket ... have dozens) is replaced by the symbol's own name
-    # with its hash, which stays the same while the crate's code changes, so that only the
-    # instances that run are gathered.
-    matches = {}
-    for n in names:
-        if n.startswith("_ZN"):
-            p = pattern(n)
-            matches[p] = matches.get(p, 0) + 1
-
-    def pick(f):
-        p = pattern(f)
-        if matches.get(p, 0) > 1:
-            return re.sub(r"[^A-Za-z0-9_$.*]", "?", re.sub(r"\.llvm\.\d+$", "", f)) + "*"
-        return p
-
-    users = {}
-    for op, fs in ops.items():
-        for f in fs:
-            users.setdefault(pick(f), set()).add(op)
+    out_path = sys.argv[1]
+    # Groups "LIB OP=CALLGRIND_FILE..." separated by "--": the same operations profiled on
+    # builds with other symbol hashes (see hot-text.sh).
+    groups, cur = [], None
+    for arg in sys.argv[2:]:
+        if arg == "--":
+            cur = None
+        elif cur is None:
+            cur = (arg, {})
+            groups.append(cur)
+        else:
+            op, path = arg.split("=", 1)
+            cur[1][op] = path
+    users = {}  # hash-less pattern -> operations that run it
+    exact = {}  # hash-less pattern of a generic function -> the instances that run, by hash
+    ops = set()
+    for lib, profiles in groups:
+        nm = subprocess.run(["nm", "--defined-only", lib], capture_output=True, text=True,
+                            check=True).stdout
+        names = {p[2] for p in (l.split() for l in nm.splitlines())
+                 if len(p) == 3 and p[1] in "tTwW"}
+        # A legacy-mangled pattern that also matches instantiations nobody profiled runs
+        # (generic wrappers: guard_int, read_op, bracket ... have dozens) is written as the
+        # symbol's own names with their hashes, so that only the instances that run are
+        # gathered.
+        matches = {}
+        for n in names:
+            if n.startswith("_ZN"):
+                p = pattern(n)
+                matches[p] = matches.get(p, 0) + 1
+        for op, path in profiles.items():
+            ops.add(op)
+            for f in executed(path, names):
+                p = pattern(f)
+                users.setdefault(p, set()).add(op)
+                if matches.get(p, 0) > 1:
+                    name = re.sub(r"\.llvm\.\d+$", "", f)
+                    e = exact.setdefault(p, [])
+                    q = re.sub(r"[^A-Za-z0-9_$.*]", "?", name) + "*"
+                    if q not in e:
+                        e.append(q)
     order, seen = [], set()
 
     def put(ps):
@@ -114,8 +130,8 @@ def main():
 
     put(sorted(p for p, u in users.items() if len(u) == len(ops)))
     put(EXTRA)
-    for op in [o for o in ORDER if o in ops] + sorted(set(ops) - set(ORDER)):
-        put(sorted({pick(f) for f in ops[op]}, key=lambda p: (-len(users[p]), p)))
+    for op in [o for o in ORDER if o in ops] + sorted(ops - set(ORDER)):
+        put(sorted((p for p, u in users.items() if op in u), key=lambda p: (-len(users[p]), p)))
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(
             "/* Generated by scripts/hot-text.sh (BENCHMARKS.md, \"Peak memory: code pages\").\n"
@@ -127,9 +143,19 @@ def main():
         # Reversed: the part every operation runs ends next to the PLT (after .text), which
         # every call into the C library goes through, so both share one window.
         for p in reversed(order):
+            for q in exact.get(p, [p]):
+                f.write(f"    *(.text.{q} .text.unlikely.{q})\n")
+        f.write("  }\n}\nINSERT AFTER .text;\n")
+        # The hash-less patterns of the generic functions listed above by hash, in a section of
+        # their own written after (a linker script puts a section where the first pattern that
+        # matches it is) and placed before (each INSERT AFTER .text goes right after .text):
+        # they gather the instances nobody profiled runs away from the rest, and all instances
+        # of a build whose hashes were not profiled (another toolchain) in one place.
+        f.write("SECTIONS\n{\n  .text.b2gen :\n  {\n")
+        for p in sorted(exact):
             f.write(f"    *(.text.{p} .text.unlikely.{p})\n")
         f.write("  }\n}\nINSERT AFTER .text;\n")
-    print(f"{len(order)} patterns from {len(ops)} operations -> {out_path}")
+    print(f"{len(order)} functions from {len(ops)} operations on {len(groups)} builds -> {out_path}")
 
 
 if __name__ == "__main__":
