@@ -58,11 +58,12 @@ fn static_libgcc(target_os: &str) {
 }
 
 /// Has the linker gather the functions that frame operations run (link/hot-text.ld, written by
-/// scripts/hot-text.sh) into one output section. A process maps a shared library's code in
+/// scripts/hot-text.sh) into one output section (and the instances of generic functions that
+/// do not run into another, before it). A process maps a shared library's code in
 /// 64 KiB windows around each first call, so with those functions spread over the 2.5 MB of
 /// code, opening one frame touched 21 windows (1.3 MB of resident code, more than c-blosc2's
 /// whole footprint difference); gathered, it touches a few (BENCHMARKS.md, "Peak memory: code
-/// pages"). The script only adds an output section (`INSERT AFTER .text`), which GNU ld and
+/// pages"). The script only adds output sections (`INSERT AFTER .text`), which GNU ld and
 /// LLD (the default linker of Rust on x86_64 Linux) both understand; other linkers (gold, mold)
 /// do not, and B2FRAME_NO_HOT_TEXT=1 turns it off.
 fn hot_text(target_os: &str) {
