@@ -69,6 +69,68 @@ impl Pool {
     }
 }
 
+/// Where a (de)compressor takes its pool from on its first parallel call: a function giving a
+/// pool of `n` workers shared with others (the C layer's per-size registry), in place of a pool
+/// of its own.
+pub type PoolSource = fn(usize) -> Result<Arc<Pool>>;
+
+/// A (de)compressor's pool, started only when a call first runs blocks in parallel (as
+/// c-blosc2 starts a context's threads on first use): a context that is made with
+/// `nthreads > 1` but never decodes or encodes more than one block in parallel starts no
+/// threads, whose stacks and malloc arenas would add to the process's memory.
+#[derive(Default)]
+pub struct PoolSlot {
+    pool: Option<Arc<Pool>>,
+    source: Option<PoolSource>,
+}
+
+impl PoolSlot {
+    /// Uses `pool` from now on (its size is checked by the caller).
+    pub fn set(&mut self, pool: Arc<Pool>) {
+        self.pool = Some(pool);
+    }
+
+    /// Takes the pool from `source` when it is first needed (and after [`PoolSlot::reset`]).
+    pub fn set_source(&mut self, source: PoolSource) {
+        self.source = Some(source);
+    }
+
+    /// Forgets the pool (the thread count changed); the next parallel call gets a new one.
+    pub fn reset(&mut self) {
+        self.pool = None;
+    }
+
+    /// Whether a pool has been started or set.
+    pub fn is_started(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// The pool of `nthreads` workers, started (or taken from the source) now if there is
+    /// none yet, or if the one held was started before a `fork()` (its threads stayed in the
+    /// parent: it is never touched again, not even dropped).
+    pub fn get(&mut self, nthreads: usize) -> Result<&Pool> {
+        if let Some(stale) = self.pool.take_if(|p| !p.is_usable()) {
+            std::mem::forget(stale);
+        }
+        if self.pool.is_none() {
+            let shared = match self.source {
+                Some(source) => Some(source(nthreads)?),
+                None => None,
+            };
+            let pool = match shared {
+                Some(p) if p.is_usable() && p.nthreads() == nthreads => p,
+                Some(stale) => {
+                    std::mem::forget(stale);
+                    Pool::new(nthreads)?
+                }
+                None => Pool::new(nthreads)?,
+            };
+            self.pool = Some(pool);
+        }
+        Ok(self.pool.as_deref().expect("pool just set"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +151,23 @@ mod tests {
         });
         assert_eq!(out[999], 1998);
         assert_eq!(Pool::new(0).err(), Some(Error::InvalidParam));
+    }
+
+    #[test]
+    fn a_slot_starts_its_pool_on_first_use_from_its_source() {
+        fn source(n: usize) -> Result<Arc<Pool>> {
+            // A source with a pool of another size: the slot starts one of its own instead.
+            Pool::new(if n == 3 { 1 } else { n })
+        }
+        let mut slot = PoolSlot::default();
+        slot.set_source(source);
+        assert!(!slot.is_started());
+        assert_eq!(slot.get(2).unwrap().nthreads(), 2);
+        assert!(slot.is_started());
+        slot.reset();
+        assert!(!slot.is_started());
+        assert_eq!(slot.get(3).unwrap().nthreads(), 3);
+        let mut own = PoolSlot::default();
+        assert_eq!(own.get(2).unwrap().nthreads(), 2);
     }
 }

@@ -4,9 +4,9 @@
 
 use super::Hooks;
 use crate::error::Result;
-use crate::pool::Pool;
+use crate::pool::{Pool, PoolSlot};
 use rayon::prelude::*;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 /// Locks `m`, ignoring poisoning (a panicking job already failed its own call).
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -34,7 +34,7 @@ pub(crate) fn acquire<T>(workers: &[Mutex<T>]) -> (usize, MutexGuard<'_, T>) {
 /// Runs `job(0..njobs)` in parallel, creating the pool (of `nthreads`) on first use.
 pub(crate) fn run_jobs(
     hooks: &dyn Hooks,
-    pool: &mut Option<Arc<Pool>>,
+    pool: &mut PoolSlot,
     nthreads: usize,
     njobs: usize,
     job: &(dyn Fn(usize) + Sync),
@@ -42,14 +42,7 @@ pub(crate) fn run_jobs(
     if hooks.run_parallel(njobs, job) {
         return Ok(());
     }
-    if let Some(stale) = pool.take_if(|p| !p.is_usable()) {
-        // Forked child: the pool's threads stayed in the parent; never touch it again.
-        std::mem::forget(stale);
-    }
-    if pool.is_none() {
-        *pool = Some(Pool::new(nthreads)?);
-    }
-    let p = pool.as_ref().expect("pool just created");
-    p.install(|| (0..njobs).into_par_iter().for_each(job));
+    pool.get(nthreads)?
+        .install(|| (0..njobs).into_par_iter().for_each(job));
     Ok(())
 }

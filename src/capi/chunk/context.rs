@@ -300,10 +300,9 @@ pub(crate) fn create_cctx(
         std::ptr::null_mut()
     };
     let mut compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
-    if cp.nthreads > 1 {
-        let pool = globals::shared_pool(cp.nthreads as usize).ok()?;
-        compressor.set_pool(pool).ok()?;
-    }
+    // The shared pool is taken on the first parallel call (c-blosc2 starts a context's threads
+    // on first use too): a context that never runs blocks in parallel starts no threads.
+    compressor.set_pool_source(globals::shared_pool);
     Some(Box::new(Context {
         engine: Engine::Compress(compressor),
         hooks,
@@ -354,10 +353,7 @@ pub(crate) fn create_dctx(
         nthreads: dp.nthreads.max(1),
     };
     let mut decompressor = Decompressor::new(core, hooks.clone()).ok()?;
-    if core.nthreads > 1 {
-        let pool = globals::shared_pool(core.nthreads as usize).ok()?;
-        decompressor.set_pool(pool).ok()?;
-    }
+    decompressor.set_pool_source(globals::shared_pool);
     Some(Box::new(Context {
         engine: Engine::Decompress(decompressor),
         hooks,
@@ -482,4 +478,51 @@ pub unsafe extern "C" fn blosc2_set_maskout(
         c.decompressor()?.set_maskout(&mask);
         Ok(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Contexts made with `nthreads > 1` start their worker threads (the shared pool) on the
+    /// first call that runs blocks in parallel, as c-blosc2's do: a context used only for
+    /// single-block chunks, or not at all, starts none.
+    #[test]
+    fn contexts_start_their_threads_on_first_parallel_use() {
+        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+        cp.nthreads = 3;
+        cp.typesize = 4;
+        cp.blocksize = 16 << 10;
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        dp.nthreads = 3;
+        let mut cctx = create_cctx(&cp, |_| None).expect("cctx");
+        let mut dctx = create_dctx(&dp, |_| None).expect("dctx");
+        let Engine::Compress(c) = &mut cctx.engine else {
+            panic!("not a compression context")
+        };
+        assert!(!c.pool_started(), "started at creation");
+        let small: Vec<u8> = (0..1000u32).flat_map(|i| (i % 7).to_le_bytes()).collect();
+        let mut one = vec![0u8; small.len() + 64];
+        let n1 = c.compress(&small[..1000], &mut one).unwrap();
+        assert!(n1 > 0);
+        assert!(!c.pool_started(), "started for a single-block chunk");
+        let big: Vec<u8> = (0..(256u32 << 10))
+            .flat_map(|i| (i / 3).to_le_bytes())
+            .collect();
+        let mut many = vec![0u8; big.len() + 64];
+        let n = c.compress(&big, &mut many).unwrap();
+        assert!(c.pool_started(), "not started for a chunk of 64 blocks");
+
+        let Engine::Decompress(d) = &mut dctx.engine else {
+            panic!("not a decompression context")
+        };
+        assert!(!d.pool_started(), "started at creation");
+        let mut out = vec![0u8; 1000];
+        assert_eq!(d.decompress(&one[..n1], &mut out).unwrap(), 1000);
+        assert!(!d.pool_started(), "started for a single-block chunk");
+        let mut back = vec![0u8; big.len()];
+        assert_eq!(d.decompress(&many[..n], &mut back).unwrap(), big.len());
+        assert_eq!(back, big);
+        assert!(d.pool_started(), "not started for a chunk of 64 blocks");
+    }
 }

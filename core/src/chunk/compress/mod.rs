@@ -21,7 +21,7 @@ use super::pipeline::Pipeline;
 use super::{CParams, Hooks, PrefilterArgs};
 use crate::codecs::{self, dict, CodecState};
 use crate::error::{Error, Result};
-use crate::pool::Pool;
+use crate::pool::{Pool, PoolSlot, PoolSource};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
@@ -47,7 +47,7 @@ pub struct Compressor {
     hooks: Arc<dyn Hooks>,
     /// The same hooks, typed: the built-in plugins follow the typesize of `cp`.
     plugins: Arc<super::plugins::Plugins>,
-    pool: Option<Arc<Pool>>,
+    pool: PoolSlot,
     workers: Vec<Mutex<Worker>>,
     /// Per-block outputs of the dictionary training pass.
     outs: Vec<Mutex<BlockOut>>,
@@ -108,7 +108,7 @@ impl Compressor {
             cp: cparams,
             hooks: plugins.clone(),
             plugins,
-            pool: None,
+            pool: PoolSlot::default(),
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             outs: Vec::new(),
             pending: Vec::new(),
@@ -135,7 +135,7 @@ impl Compressor {
             return Err(Error::InvalidParam);
         }
         if cparams.nthreads != self.cp.nthreads {
-            self.pool = None;
+            self.pool.reset();
             let n = cparams.nthreads as usize;
             self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
         }
@@ -150,8 +150,19 @@ impl Compressor {
         if pool.nthreads() != self.cp.nthreads as usize {
             return Err(Error::InvalidParam);
         }
-        self.pool = Some(pool);
+        self.pool.set(pool);
         Ok(())
+    }
+
+    /// Takes the pool from `source` (a pool shared with other contexts) on the first call
+    /// that runs blocks in parallel, not before: see [`PoolSlot`].
+    pub fn set_pool_source(&mut self, source: PoolSource) {
+        self.pool.set_source(source);
+    }
+
+    /// Whether worker threads have been started or set (for tests of when they start).
+    pub fn pool_started(&self) -> bool {
+        self.pool.is_started()
     }
 
     /// Checks shared by every entry point (c-blosc2's `initialize_context_compression`).

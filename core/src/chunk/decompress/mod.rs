@@ -14,7 +14,7 @@ use super::pipeline::Pipeline;
 use super::{special, DParams, Hooks, PostfilterArgs};
 use crate::codecs::{self, dict::DecompressDict, CodecState};
 use crate::error::{Error, Result};
-use crate::pool::Pool;
+use crate::pool::{Pool, PoolSlot, PoolSource};
 use std::sync::{Arc, Mutex};
 
 mod block;
@@ -57,7 +57,7 @@ pub fn vlchunk_nblocks(src: &[u8]) -> Result<i32> {
 #[allow(clippy::too_many_arguments)]
 fn decode_all(
     dp: &DParams,
-    pool: &mut Option<Arc<Pool>>,
+    pool: &mut PoolSlot,
     workers: &mut [Mutex<Worker>],
     dref_buf: &mut Vec<u8>,
     jobs_buf: &mut Vec<Mutex<BlockJob<'static>>>,
@@ -158,7 +158,7 @@ fn decode_all(
 pub struct Decompressor {
     dp: DParams,
     hooks: Arc<dyn Hooks>,
-    pool: Option<Arc<Pool>>,
+    pool: PoolSlot,
     workers: Vec<Mutex<Worker>>,
     maskout: Option<Vec<bool>>,
     dref: Vec<u8>,
@@ -185,7 +185,7 @@ impl Decompressor {
         Ok(Decompressor {
             dp: dparams,
             hooks: super::plugins::Plugins::new(hooks, 1),
-            pool: None,
+            pool: PoolSlot::default(),
             workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
             maskout: None,
             dref: Vec::new(),
@@ -205,7 +205,7 @@ impl Decompressor {
             return Err(Error::InvalidParam);
         }
         if dparams.nthreads != self.dp.nthreads {
-            self.pool = None;
+            self.pool.reset();
             let n = dparams.nthreads as usize;
             self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
         }
@@ -218,8 +218,19 @@ impl Decompressor {
         if pool.nthreads() != self.dp.nthreads as usize {
             return Err(Error::InvalidParam);
         }
-        self.pool = Some(pool);
+        self.pool.set(pool);
         Ok(())
+    }
+
+    /// Takes the pool from `source` (a pool shared with other contexts) on the first call
+    /// that decodes blocks in parallel, not before: see [`PoolSlot`].
+    pub fn set_pool_source(&mut self, source: PoolSource) {
+        self.pool.set_source(source);
+    }
+
+    /// Whether worker threads have been started or set (for tests of when they start).
+    pub fn pool_started(&self) -> bool {
+        self.pool.is_started()
     }
 
     /// `blosc2_set_maskout`: blocks whose entry is `true` are skipped (their part of the
