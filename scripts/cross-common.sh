@@ -1,6 +1,6 @@
 # Sourced by scripts/cross-aarch64.sh and scripts/cross-windows.sh (after they set root, triple
 # and target_dir): what the two cross stages share. The steps' bookkeeping (cross_begin, ok, bad,
-# cross_end); installing the cross tools and the rustup target, and fetching the reference
+# cross_end; scripts/dropin-check.sh uses it too); installing the cross tools and the rustup target, and fetching the reference
 # c-blosc2 (python-blosc2's wheel for the target platform), each of which exits the script on a
 # failure; running the Rust tests (cross_rust_tests, through scripts/stall-runner.sh, which the
 # calling script sets as cargo's runner); and comparing the frames written on the target with

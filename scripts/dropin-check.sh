@@ -17,16 +17,11 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(cd "${1:?usage: dropin-check.sh PREFIX [REFERENCE_BLOSC2_DIR]}" && pwd)
 ref="${2:-$(ls -d "$root"/.venv/lib/python3*/site-packages/blosc2 2>/dev/null | head -n1)}"
-work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-dropin.XXXXXX")
-# $work is removed when the script ends (early exits included), unless a check failed: then its
-# logs stay for diagnosis.
-keep_work=0
-trap '[ "$keep_work" = 1 ] || rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-passed=0
-failed=0
-ok() { echo "PASS dropin: $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL dropin: $1"; failed=$((failed + 1)); }
+# The steps' bookkeeping the cross stages use too: $work (removed when the script ends, early
+# exits included, unless a check failed: then its logs stay for diagnosis), ok, bad, cross_end.
+# shellcheck source=scripts/cross-common.sh
+. "$root/scripts/cross-common.sh"
+cross_begin dropin
 
 if [ -z "$ref" ] || [ ! -f "$ref/lib/libblosc2.so.9" ] || [ ! -f "$ref/include/blosc2.h" ]; then
   echo "REFERENCE c-blosc2 UNREACHABLE: no libblosc2.so.9 + include/blosc2.h under '${ref}'." >&2
@@ -108,10 +103,4 @@ else
   tail -n 30 "$cm_log" | sed 's/^/     | /'
 fi
 
-if [ "$failed" = 0 ]; then
-  echo "dropin: $passed passed, $failed failed"
-  exit 0
-fi
-keep_work=1
-echo "dropin: $passed passed, $failed failed (logs kept in $work)"
-exit 1
+cross_end
