@@ -259,6 +259,20 @@ pub enum Fetched<'a> {
     Read(usize),
 }
 
+impl<'a> Fetched<'a> {
+    /// The chunk's bytes: the lent ones, or the first `n` of `buf` (the buffer the chunk was
+    /// fetched with).
+    pub fn bytes<'b>(&self, buf: &'b [u8]) -> &'b [u8]
+    where
+        'a: 'b,
+    {
+        match *self {
+            Fetched::Lent(s) => s,
+            Fetched::Read(n) => &buf[..n],
+        }
+    }
+}
+
 /// Reads the chunk stored at data offset `at`, re-validating its cbytes against the data
 /// section.
 pub fn read_chunk<'a>(store: &'a Store, header: &FrameHeader, at: u64) -> Result<Cow<'a, [u8]>> {

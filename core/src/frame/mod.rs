@@ -333,10 +333,8 @@ impl Frame {
     /// [`Frame::chunk`] read into `buf` unless the frame lends it: a buffer reused across
     /// reads (see [`io::sized`]) spares an allocation and its zero-fill per chunk.
     pub fn chunk_in<'a>(&'a self, i: i64, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-        match self.fetch(i, buf)? {
-            Fetched::Lent(s) => Ok(s),
-            Fetched::Read(n) => Ok(&buf[..n]),
-        }
+        let fetched = self.fetch(i, buf)?;
+        Ok(fetched.bytes(buf))
     }
 
     /// [`Frame::chunk_in`], telling whether the frame lent the chunk or it is in `buf`.

@@ -205,10 +205,7 @@ impl CframePlan {
         for (i, st) in self.stored.iter().enumerate() {
             let Some(n) = *st else { continue };
             let n = n as usize;
-            let c = match chunk(i, &mut buf)? {
-                Fetched::Lent(lent) => lent,
-                Fetched::Read(k) => &buf[..k],
-            };
+            let c = chunk(i, &mut buf)?.bytes(&buf);
             // The chunk must still be the one planned.
             if c.len() < n || ChunkInfo::parse(c)?.cbytes as usize != n {
                 return Err(Error::Failure);
@@ -266,10 +263,7 @@ impl CframePlan {
             }
             let (slot, after) = std::mem::take(&mut rest).split_at_mut(n);
             if !direct(i, slot)? {
-                let c = match chunk(i, &mut buf)? {
-                    Fetched::Lent(lent) => lent,
-                    Fetched::Read(k) => &buf[..k],
-                };
+                let c = chunk(i, &mut buf)?.bytes(&buf);
                 if c.len() < n {
                     return Err(Error::Failure);
                 }

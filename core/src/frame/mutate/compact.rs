@@ -71,10 +71,7 @@ impl Frame {
         crate::schunk::build::stream_cframe(header, &infos, &self.vlmeta, true, out, |i, buf| {
             let i = i as i64;
             let fetched = self.fetch(i, buf)?;
-            let c = match &fetched {
-                Fetched::Lent(s) => *s,
-                Fetched::Read(n) => &buf[..*n],
-            };
+            let c = fetched.bytes(buf);
             match recode(i, c)? {
                 Some(new) => {
                     *buf = new;
