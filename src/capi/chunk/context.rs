@@ -92,11 +92,17 @@ impl Context {
             }
         }
         let n = self.compressor()?.compress(src, dst)?;
-        if n >= 16 {
-            let bs = i32::from_le_bytes([dst[8], dst[9], dst[10], dst[11]]);
+        self.note_blocksize(&dst[..n]);
+        Ok(n)
+    }
+
+    /// Records the blocksize in the header of the chunk just made, which
+    /// `blosc2_ctx_get_cparams` reports afterwards.
+    fn note_blocksize(&self, chunk: &[u8]) {
+        if let Some(b) = chunk.get(8..12).filter(|_| chunk.len() >= 16) {
+            let bs = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             self.last_blocksize.store(bs, Ordering::Relaxed);
         }
-        Ok(n)
     }
 
     /// [`Context::compress`] into a new vector with room for `destsize` bytes (see
@@ -109,10 +115,7 @@ impl Context {
             return Ok(dst);
         }
         let v = self.compressor()?.compress_to_vec(src, destsize)?;
-        if v.len() >= 16 {
-            let bs = i32::from_le_bytes([v[8], v[9], v[10], v[11]]);
-            self.last_blocksize.store(bs, Ordering::Relaxed);
-        }
+        self.note_blocksize(&v);
         Ok(v)
     }
 
