@@ -1,7 +1,7 @@
 //! Build script: gives the shared library its versioned SONAME and, on x86_64 Linux, the
 //! order of its hot functions (link/hot-text.ld) and a static copy of libgcc's unwinder.
 //!
-//! Soname policy (see README "Versioning"): `libb2frame.so.<MAJOR>` where MAJOR is bumped on any
+//! Soname policy (docs/c-api.md, "Versioning"): `libb2frame.so.<MAJOR>` where MAJOR is bumped on any
 //! ABI break of b2frame's own API; the c-blosc2-compatible ABI it mirrors is c-blosc2 3.x
 //! (`libblosc2.so.9`). Cargo itself writes `libb2frame.so`; CMake's install step adds the
 //! `libb2frame.so.1 -> libb2frame.so.1.x.y` chain.

@@ -1,19 +1,31 @@
-/* Concurrent readers on ONE blosc2_schunk through the C API (issue 5; c-blosc2 cannot, its
- * issue #147): pthreads calling decompress_chunk, get_chunk, get_lazychunk, get_slice_buffer,
+/* Concurrent readers on ONE blosc2_schunk through the C API (c-blosc2 cannot, its issue #147):
+ * READERS pthreads calling decompress_chunk, get_chunk, get_lazychunk, get_slice_buffer,
  * frame_get_offsets, vlmeta_get and get_cparams at the same time on every storage kind, every
  * byte checked; then readers while a writer thread updates and appends chunks (a reader sees the
- * old or the new content of a chunk, never anything else). Borrowed chunks (needs_free false)
- * are only valid until the next mutation, so with a writer only copies are looked into. */
+ * old or the new content of a chunk, never anything else), on the same handle, with and without
+ * `.b2lock` locking; then, with locking, readers each on a handle of its own while the writer
+ * commits through another (each read must see a committed state: the chunks the writer has
+ * acknowledged, whole, at a version it stored). Every phase runs with the super-chunk's dparams
+ * nthreads 1 and 2. Borrowed chunks (needs_free false) are only valid until the next mutation, so
+ * with a writer only copies are looked into. scripts/tsan.sh also runs this program under
+ * ThreadSanitizer (with fewer operations: -DOPS). */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "blosc2.h"
 #include "harness.h"
 
-enum { ITEMS = 4096, CHUNKBYTES = ITEMS * 4, NCHUNKS = 16, READERS = 4, OPS = 1500, MAXCHUNKS = 64 };
+#ifndef OPS
+#define OPS 1500
+#endif
+enum { ITEMS = 4096, CHUNKBYTES = ITEMS * 4, NCHUNKS = 16, READERS = 8, MAXCHUNKS = 64 };
 
 static const char *KIND_NAMES[4] = {"plain", "memory", "file", "sparse"};
 static const char *PATHS[4] = {NULL, NULL, "ct_threads.b2frame", "ct_threads_dir.b2frame"};
+/* The super-chunk's dparams nthreads of the phase being run. */
+static int dthreads = 1;
 
 static uint32_t item(int i, int v, int j) { return ((uint32_t)i << 20) ^ ((uint32_t)v << 12) ^ (uint32_t)(j / 8); }
 static int version_of(int i, uint32_t x) { return (int)(((x ^ ((uint32_t)i << 20)) >> 12) & 0xff); }
@@ -48,6 +60,7 @@ struct shared {
   atomic_int nchunks;  /* chunks readers may touch */
   atomic_int version;  /* newest chunk version the writer may have stored */
   atomic_int done;
+  int own_handles;     /* readers open handles of their own (files, with locking) */
 };
 
 #define FAIL_IF(cond)                                                              \
@@ -64,7 +77,7 @@ static blosc2_schunk *make(int k) {
   cp.typesize = 4;
   cp.nthreads = 1;
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  dp.nthreads = 1;
+  dp.nthreads = (int16_t)dthreads;
   blosc2_storage st = {.contiguous = (k == 1 || k == 2), .urlpath = (char *)PATHS[k],
                        .cparams = &cp, .dparams = &dp};
   blosc2_remove_urlpath(PATHS[k]);
@@ -205,27 +218,39 @@ static void *checker(void *arg) {
   uint32_t seed = (uint32_t)(uintptr_t)pthread_self() | 1u;
   uint32_t *out = malloc(CHUNKBYTES);
   blosc2_context *dctx = blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
+  /* A handle of this reader's own (opened while the writer may be committing), or the shared one. */
+  blosc2_schunk *sc = sh->own_handles ? blosc2_schunk_open(PATHS[sh->kind]) : sh->sc;
   int reads = 0;
+  FAIL_IF(sc == NULL);
   while (!atomic_load(&sh->done) || reads < 200) {
     reads++;
+    /* The chunks the writer acknowledged before this read: the read must see them. */
     int n = atomic_load(&sh->nchunks);
     int i = (int)(next(&seed) % (uint32_t)n);
-      switch (next(&seed) % 3) {
+    /* flock queues no one: while readers of other handles keep a shared lock taken, the
+     * writer's exclusive one waits. Readers of their own handles pause between reads so that
+     * the writer gets its turns (c-blosc2's processes share the same protocol). */
+    if (sh->own_handles && !atomic_load(&sh->done)) usleep(1000);
+    if (sh->own_handles && next(&seed) % 8 == 0) {
+      FAIL_IF(blosc2_schunk_refresh(sc) < 0);
+      FAIL_IF(sc->nchunks < n);
+    }
+    switch (next(&seed) % 3) {
       case 0: {
-        FAIL_IF(blosc2_schunk_decompress_chunk(sh->sc, i, out, CHUNKBYTES) != CHUNKBYTES);
+        FAIL_IF(blosc2_schunk_decompress_chunk(sc, i, out, CHUNKBYTES) != CHUNKBYTES);
         FAIL_IF(!chunk_ok(out, i, atomic_load(&sh->version)));
         break;
       }
       case 1: {
         /* One whole chunk through the slice API. */
-        FAIL_IF(blosc2_schunk_get_slice_buffer(sh->sc, (int64_t)i * ITEMS, (int64_t)(i + 1) * ITEMS, out) != 0);
+        FAIL_IF(blosc2_schunk_get_slice_buffer(sc, (int64_t)i * ITEMS, (int64_t)(i + 1) * ITEMS, out) != 0);
         FAIL_IF(!chunk_ok(out, i, atomic_load(&sh->version)));
         break;
       }
       default: {
         uint8_t *c;
         bool nf;
-        int len = blosc2_schunk_get_chunk(sh->sc, i, &c, &nf);
+        int len = blosc2_schunk_get_chunk(sc, i, &c, &nf);
         FAIL_IF(len <= 0);
         if (nf) {
           int got = blosc2_decompress_ctx(dctx, c, len, out, CHUNKBYTES);
@@ -237,6 +262,7 @@ static void *checker(void *arg) {
     }
   }
 out:
+  if (sh->own_handles && sc != NULL) blosc2_schunk_free(sc);
   blosc2_free_ctx(dctx);
   free(out);
   return NULL;
@@ -274,16 +300,23 @@ out:
   return NULL;
 }
 
-static void test_readers_and_writer(void) {
-  for (int k = 0; k < 4; k++) {
+/* Readers and one writer on kind k: on the writer's handle, or (own_handles) each reader on a
+ * handle of its own; `locking`: BLOSC_LOCKING set while the handles are made. */
+static void readers_and_writer(int k, int locking, int own_handles) {
+  {
+    if (locking) setenv("BLOSC_LOCKING", "1", 1);
     struct shared *sh = fresh_shared(k);
     CHECK_NOT_NULL(sh->sc);
+    sh->own_handles = own_handles;
     atomic_store(&sh->nchunks, NCHUNKS);
     pthread_t t[READERS + 1];
     for (int r = 0; r < READERS; r++) CHECK_EQ_INT(pthread_create(&t[r], NULL, checker, sh), 0);
     CHECK_EQ_INT(pthread_create(&t[READERS], NULL, writer, sh), 0);
     for (int r = 0; r <= READERS; r++) pthread_join(t[r], NULL);
-    if (atomic_load(&sh->failures) != 0) fprintf(stderr, "kind %s\n", KIND_NAMES[k]);
+    if (locking) unsetenv("BLOSC_LOCKING");
+    if (atomic_load(&sh->failures) != 0)
+      fprintf(stderr, "kind %s, locking %d, own handles %d, dparams nthreads %d\n", KIND_NAMES[k],
+              locking, own_handles, dthreads);
     CHECK_EQ_INT(atomic_load(&sh->failures), 0);
     CHECK_EQ_INT(sh->sc->nchunks, atomic_load(&sh->nchunks));
     uint32_t *out = malloc(CHUNKBYTES);
@@ -297,10 +330,26 @@ static void test_readers_and_writer(void) {
   }
 }
 
+static void test_readers_and_writer(void) {
+  for (int k = 0; k < 4; k++) readers_and_writer(k, 0, 0);
+}
+
+/* `.b2lock` locking on: the writer's handle shared by the readers, then a handle per reader. */
+static void test_readers_and_writer_locking(void) {
+  for (int k = 2; k < 4; k++) {
+    readers_and_writer(k, 1, 0);
+    readers_and_writer(k, 1, 1);
+  }
+}
+
 int main(void) {
   blosc2_init();
-  RUN(test_readers);
-  RUN(test_readers_and_writer);
+  for (dthreads = 1; dthreads <= 2; dthreads++) {
+    printf("dparams nthreads %d\n", dthreads);
+    RUN(test_readers);
+    RUN(test_readers_and_writer);
+    RUN(test_readers_and_writer_locking);
+  }
   blosc2_destroy();
   return harness_summary();
 }

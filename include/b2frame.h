@@ -875,7 +875,8 @@ int blosc2_getitem_ctx(blosc2_context *context,
 void blosc2_init(void);
 
 /**
- * `const char *blosc2_list_compressors(void)`: the built-in codec names, comma-separated.
+ * `const char *blosc2_list_compressors(void)`: the built-in codec names of the codec table,
+ * comma-separated.
  */
 const char *blosc2_list_compressors(void);
 
@@ -1287,7 +1288,8 @@ int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
 void blosc2_set_delta(int dodelta);
 
 /**
- * Sets a one-shot block mask (true = skip) for the next decompression with `ctx`.
+ * Sets a one-shot block mask (true = skip) for the calling thread's next decompression with
+ * `ctx`.
  *
  * # Safety
  * `ctx` as for [`blosc2_free_ctx`]; `maskout` must hold `nblocks` bools.

@@ -7,8 +7,10 @@
  * from a super-chunk, a cframe or a file, and are released with b2nd_free. Functions return 0
  * (or a non-negative value) on success and a negative BLOSC2_ERROR_* code on failure.
  *
- * Views (b2nd_squeeze, b2nd_squeeze_index, b2nd_expand_dims) are independent copies in b2frame:
- * they never share the parent's chunks, and writes to one do not show in the other.
+ * Views (b2nd_squeeze, b2nd_squeeze_index, b2nd_expand_dims) share the parent's data, as in
+ * c-blosc2: each sees the other's writes. The data lives until the last of them is freed, in
+ * either order, and a view fails with BLOSC2_ERROR_INVALID_PARAM once the parent's shape changes
+ * (docs/divergences.md, 14).
  */
 #ifndef BLOSC_B2ND_H
 #define BLOSC_B2ND_H

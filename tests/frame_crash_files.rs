@@ -110,7 +110,7 @@ fn appended(root: &Path) -> Vec<(PathBuf, u64)> {
     ]
 }
 
-/// A cframe with dead space (a deleted chunk and an updated one) for `compact`.
+/// A cframe with dead space (a deleted chunk), then an updated one, for `compact`.
 fn dead_space(root: &Path) {
     let mut sc = filled(NewStorage::File(&root.join("t.b2frame")), 4, 3);
     sc.delete_chunk(2).unwrap();
@@ -145,7 +145,7 @@ fn cases() -> Vec<Case> {
                 old_target(root);
             },
             call: |root| {
-                let sc = SChunk::open(&root.join("src.b2frame"), 1).unwrap();
+                let sc = SChunk::open(root.join("src.b2frame")).unwrap();
                 sc.to_file(&root.join("t.b2frame")).unwrap();
             },
             targets: one("t.b2frame"),
@@ -166,7 +166,7 @@ fn cases() -> Vec<Case> {
                 base_file(root);
             },
             call: |root| {
-                let sc = SChunk::open(&root.join("src.b2frame"), 1).unwrap();
+                let sc = SChunk::open(root.join("src.b2frame")).unwrap();
                 sc.append_file(&root.join("base.bin")).unwrap();
             },
             targets: appended,
@@ -175,7 +175,7 @@ fn cases() -> Vec<Case> {
             name: "copy into a cframe file",
             prepare: source_file,
             call: |root| {
-                let sc = SChunk::open(&root.join("src.b2frame"), 1).unwrap();
+                let sc = SChunk::open(root.join("src.b2frame")).unwrap();
                 sc.copy_to(NewStorage::File(&root.join("t.b2frame")), None, None)
                     .unwrap();
             },
@@ -185,7 +185,7 @@ fn cases() -> Vec<Case> {
             name: "copy into a cframe file, recompressed",
             prepare: source_file,
             call: |root| {
-                let sc = SChunk::open(&root.join("src.b2frame"), 1).unwrap();
+                let sc = SChunk::open(root.join("src.b2frame")).unwrap();
                 let cp = CParams {
                     clevel: 9,
                     ..cparams()
@@ -199,7 +199,7 @@ fn cases() -> Vec<Case> {
             name: "copy into an sframe",
             prepare: source_file,
             call: |root| {
-                let sc = SChunk::open(&root.join("src.b2frame"), 1).unwrap();
+                let sc = SChunk::open(root.join("src.b2frame")).unwrap();
                 sc.copy_to(NewStorage::Sparse(&root.join("t.b2sframe")), None, None)
                     .unwrap();
             },

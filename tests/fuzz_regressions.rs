@@ -454,7 +454,7 @@ fn plain_schunk_with_empty_chunk_refuses_serialisation() {
     let mut sc = SChunk::new(NewStorage::Plain, CParams::default(), DParams::default()).unwrap();
     sc.append_buffer(&[1u8; 120]).unwrap();
     assert_eq!(sc.append_buffer(&[]), Ok(2));
-    assert_eq!(sc.decompress_chunk_vec(1), Ok(Vec::new()));
+    assert_eq!(sc.decompress_chunk(1), Ok(Vec::new()));
     assert_eq!(sc.to_cframe(), Err(b2frame::Error::InvalidParam));
     // Removed when the test passes (see `common::scratch`); nothing should be written into it.
     let scratch = common::scratch::dir("b2frame-empty-chunk-");
@@ -472,7 +472,7 @@ fn plain_schunk_with_empty_chunk_refuses_serialisation() {
     let plain = sc.copy_to(NewStorage::Plain, None, None).unwrap();
     assert_eq!(plain.nchunks(), 2);
     assert_eq!(sc.nchunks(), 2);
-    assert_eq!(sc.decompress_chunk_vec(0), Ok(vec![1u8; 120]));
+    assert_eq!(sc.decompress_chunk(0), Ok(vec![1u8; 120]));
     sc.delete_chunk(1).unwrap();
     let bytes = sc
         .to_cframe()
@@ -683,11 +683,7 @@ fn short_chunk_in_plain_schunk_refuses_serialisation() {
     assert!(!p.exists(), "nothing written");
     assert!(sc.copy_to(NewStorage::File(&p), None, None).is_err());
     assert!(!p.exists(), "nothing copied");
-    assert_eq!(
-        sc.decompress_chunk_vec(0),
-        Ok(vec![7u8; 100]),
-        "chunks kept"
-    );
+    assert_eq!(sc.decompress_chunk(0), Ok(vec![7u8; 100]), "chunks kept");
     let mut framed =
         SChunk::new(NewStorage::Memory, CParams::default(), DParams::default()).unwrap();
     assert_eq!(
@@ -697,8 +693,8 @@ fn short_chunk_in_plain_schunk_refuses_serialisation() {
     // Without it the super-chunk saves again.
     assert_eq!(sc.delete_chunk(1), Ok(1));
     let bytes = sc.to_cframe().unwrap();
-    let mut back = SChunk::from_cframe(&bytes, true, 1).unwrap();
-    assert_eq!(back.decompress_chunk_vec(0), Ok(vec![7u8; 100]));
+    let back = SChunk::from_cframe(&bytes, true, 1).unwrap();
+    assert_eq!(back.decompress_chunk(0), Ok(vec![7u8; 100]));
 }
 
 /// chunk_decompress finding (a fault of the check, not of the library): for a valid VL-block
@@ -835,7 +831,7 @@ fn append_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
     schunk_ops_check::run(&regression("schunk_ops", "nan-fill-then-append"));
     let (_dir, p, mut sc) = nan_filled_file(6, 1452, 144);
     assert_eq!(
-        sc.decompress_chunk_vec(0).map(|v| v.len()),
+        sc.decompress_chunk(0).map(|v| v.len()),
         Err(b2frame::Error::Data)
     );
     assert_eq!(
@@ -844,7 +840,7 @@ fn append_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
     );
     assert_eq!(sc.nchunks(), 61);
     drop(sc);
-    let again = b2frame::schunk::SChunk::open(&p, 1).unwrap();
+    let again = b2frame::schunk::SChunk::open(&p).unwrap();
     assert_eq!(again.nchunks(), 61);
     assert_eq!(again.counters().chunksize, 144);
 }
@@ -863,7 +859,7 @@ fn reorder_after_an_undecodable_nan_fill_fails_and_keeps_the_frame() {
     let reversed: Vec<i64> = (0..61).rev().collect();
     assert_eq!(sc.reorder(&reversed), Err(b2frame::Error::Data));
     drop(sc);
-    let again = b2frame::schunk::SChunk::open(&p, 1).unwrap();
+    let again = b2frame::schunk::SChunk::open(&p).unwrap();
     assert_eq!(
         (again.chunk_nbytes(0), again.chunk_nbytes(60)),
         (Ok(160), Ok(80))

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 const UNGUARDED: &[(&str, &str)] = &[
     ("blosc2_get_version_string", "returns a constant"),
     ("b2frame_version_string", "returns a constant"),
-    ("blosc2_list_compressors", "returns a constant"),
     ("blosc2_get_blosc2_cparams_defaults", "returns a constant"),
     ("blosc2_get_blosc2_dparams_defaults", "returns a constant"),
     ("blosc2_get_blosc2_storage_defaults", "returns a constant"),
@@ -202,6 +201,18 @@ fn anchors(page: &Path) -> Vec<String> {
         }
         if !fenced && line.starts_with('#') {
             out.push(slug(line.trim_start_matches('#')));
+        }
+        // A page the book builds from another file (`{{#include ../BENCHMARKS.md}}`) has that
+        // file's sections.
+        if let Some(inc) = line
+            .trim()
+            .strip_prefix("{{#include ")
+            .and_then(|r| r.strip_suffix("}}"))
+        {
+            let included = page.parent().unwrap().join(inc.trim());
+            if included != page {
+                out.extend(anchors(&included));
+            }
         }
     }
     out

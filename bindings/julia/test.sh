@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the Julia bindings' tests and the README's Julia example against an installed b2frame.
+# Runs the Julia bindings' tests and examples/julia/hello.jl against an installed b2frame.
 # Usage: bash bindings/julia/test.sh PREFIX
 # Julia cannot be installed by this project's scripts; without `julia` on PATH this prints one
 # line saying the tests were skipped and why, and exits 0.
@@ -16,8 +16,5 @@ lib=$(find "$prefix" -name 'libb2frame.so' -print -quit)
 export B2FRAME_LIB="$lib"
 export B2FRAME_PYTHON="${B2FRAME_PYTHON:-$root/.venv/bin/python}"
 julia --startup-file=no --project="$here" -e 'using Pkg; Pkg.instantiate(); Pkg.test()'
-# The README example (between the julia-example markers).
-ex=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-julia-example.XXXXXX")
-awk '/<!-- julia-example -->/{f=1;next} /<!-- \/julia-example -->/{f=0} f && !/^```/' "$root/README.md" > "$ex/example.jl"
-(cd "$ex" && julia --startup-file=no --project="$here" example.jl)
-rm -rf "$ex"
+# examples/julia/hello.jl, the Julia example the README and the book show.
+julia --startup-file=no --project="$here" "$root/examples/julia/hello.jl"

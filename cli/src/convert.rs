@@ -1,11 +1,11 @@
 //! `convert` (cframe ⇄ sframe, optional recompression) and `compact` (drop dead space).
 
 use crate::{emit, names, open, progress::Progress, CliResult, Failure};
-use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::chunk::plugins::env_hooks;
-use b2frame_core::chunk::{CParams, Compressor, Hooks};
-use b2frame_core::chunk::{DParams, Decompressor};
-use b2frame_core::frame::{Backing, Frame, Target};
+use blosc2_frame::chunk::header::ChunkHeader;
+use blosc2_frame::chunk::plugins::env_hooks;
+use blosc2_frame::chunk::{CParams, Compressor, Hooks};
+use blosc2_frame::chunk::{DParams, Decompressor};
+use blosc2_frame::frame::{Backing, Frame, Target};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -111,7 +111,7 @@ fn vl_bound(blocks: &[Vec<u8>]) -> usize {
 /// them), a regular chunk as a whole. c-blosc2's `blosc2_schunk_copy` copies VL-block chunks
 /// unchanged instead; here the requested codec, level and filters apply to them too.
 /// `hooks` describe the super-chunk to the plugin codecs and filters.
-fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core::Result<Vec<u8>> {
+fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> blosc2_frame::Result<Vec<u8>> {
     let h = ChunkHeader::parse(chunk)?;
     let mut d = Decompressor::new(DParams::default(), hooks.clone())?;
     let mut comp = Compressor::new(*c, hooks.clone())?;
@@ -119,10 +119,10 @@ fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core
         let mut buf = vec![0u8; h.nbytes.max(0) as usize];
         let n = d.decompress(chunk, &mut buf)?;
         buf.truncate(n);
-        let mut dst = vec![0u8; buf.len() + b2frame_core::chunk::header::EXTENDED_HEADER_LEN];
+        let mut dst = vec![0u8; buf.len() + blosc2_frame::chunk::header::EXTENDED_HEADER_LEN];
         let n = comp.compress(&buf, &mut dst)?;
         if n == 0 {
-            return Err(b2frame_core::Error::WriteBuffer);
+            return Err(blosc2_frame::Error::WriteBuffer);
         }
         dst.truncate(n);
         return Ok(dst);
@@ -132,7 +132,7 @@ fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core
     let mut dst = vec![0u8; vl_bound(&blocks)];
     let n = comp.vlcompress(&srcs, &mut dst)?;
     if n == 0 {
-        return Err(b2frame_core::Error::WriteBuffer);
+        return Err(blosc2_frame::Error::WriteBuffer);
     }
     dst.truncate(n);
     Ok(dst)
@@ -140,7 +140,7 @@ fn recompress(c: &CParams, chunk: &[u8], hooks: &Arc<dyn Hooks>) -> b2frame_core
 
 /// Whether chunk `i` of `src` (as fetched: `chunk`) holds no compressed data: a special offset,
 /// or a stored zeros/NaN/value/uninit chunk. Those are copied as they are.
-fn is_special(src: &Frame, i: i64, chunk: &[u8]) -> b2frame_core::Result<bool> {
+fn is_special(src: &Frame, i: i64, chunk: &[u8]) -> blosc2_frame::Result<bool> {
     Ok(!src.locs().get(i as usize).is_some_and(|l| l.is_stored())
         || ChunkHeader::parse(chunk)?.special_code() != 0)
 }
@@ -161,7 +161,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
     let mut at = 0;
     out.append_chunks(src.nchunks(), |i| {
         at = i;
-        let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
+        let err = |e: blosc2_frame::Error| Failure::new(spath, format!("chunk {i}: {e}"));
         let r = src.chunk(i).and_then(|chunk| match cp {
             Some(c) if !is_special(src, i, &chunk)? => {
                 recompress(c, &chunk, &hooks).map(std::borrow::Cow::Owned)
@@ -192,7 +192,7 @@ fn copy_into(src: &Frame, out: &mut Frame, cp: Option<&CParams>, spath: &Path) -
 /// frame made by `Frame::new_like(header)` filled with the same chunks and vlmetalayers.
 fn stream_into_file(
     src: &Frame,
-    header: &b2frame_core::frame::header::FrameHeader,
+    header: &blosc2_frame::frame::header::FrameHeader,
     cp: Option<&CParams>,
     spath: &Path,
     dst: &Path,
@@ -204,9 +204,9 @@ fn stream_into_file(
     // The first failure, with its message; the library's own error otherwise.
     let mut failed: Option<Failure> = None;
     let mut lib_err = None;
-    let r = b2frame_core::frame::record::publish_seekable(dst, true, false, |w| {
+    let r = blosc2_frame::frame::record::publish_seekable(dst, true, false, |w| {
         src.write_converted(&header, w, |i, chunk| {
-            let err = |e: b2frame_core::Error| Failure::new(spath, format!("chunk {i}: {e}"));
+            let err = |e: blosc2_frame::Error| Failure::new(spath, format!("chunk {i}: {e}"));
             let new = match cp {
                 Some(c) => {
                     let special = is_special(src, i, chunk).inspect_err(|&e| {
@@ -272,7 +272,7 @@ pub fn convert(a: &ConvertArgs) -> CliResult<()> {
     }
     // Built in a temporary directory renamed into place: a crash leaves no directory or the
     // complete sframe; nothing half-written is left behind on failure either.
-    b2frame_core::frame::record::publish_dir(
+    blosc2_frame::frame::record::publish_dir(
         &a.dst,
         |tmp| {
             let mut out = Frame::new_like(&header, Target::Sparse(tmp))
@@ -315,7 +315,7 @@ pub fn compact(path: &Path) -> CliResult<()> {
     let mut failed = None;
     let mut after = 0;
     let mut src = Some(f);
-    b2frame_core::frame::record::publish_with(path, false, true, |w| {
+    blosc2_frame::frame::record::publish_with(path, false, true, |w| {
         let f = src
             .take()
             .ok_or_else(|| std::io::Error::other("no source"))?;
@@ -343,7 +343,7 @@ pub fn compact(path: &Path) -> CliResult<()> {
 /// `recover SRC DST`: salvages the cframe at `offset` of `src` into the new file `dst` and says
 /// how, and what could not be kept.
 pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
-    use b2frame_core::frame::recover::recover_cframe;
+    use blosc2_frame::frame::recover::recover_cframe;
     if dst.exists() {
         return Err(Failure::new(
             dst,
@@ -351,7 +351,7 @@ pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
         ));
     }
     if src.is_dir() {
-        let (method, notes) = b2frame_core::frame::recover::recover_sframe(src, dst)
+        let (method, notes) = blosc2_frame::frame::recover::recover_sframe(src, dst)
             .map_err(|e| Failure::new(dst, format!("cannot salvage: {e}")))?;
         return emit(&recovered(dst, method, &notes));
     }
@@ -362,14 +362,14 @@ pub fn recover(src: &Path, offset: u64, dst: &Path) -> CliResult<()> {
         .ok_or_else(|| Failure::new(src, "offset past the end of the file"))?;
     let r = recover_cframe(&bytes[from..])
         .map_err(|e| Failure::new(src, format!("nothing to salvage: {e}")))?;
-    b2frame_core::frame::record::publish_file(dst, &r.cframe, true)
+    blosc2_frame::frame::record::publish_file(dst, &r.cframe, true)
         .map_err(|e| Failure::new(dst, format!("cannot write: {e}")))?;
     emit(&recovered(dst, r.method, &r.notes))
 }
 
 /// What `recover` reports: how the frame was salvaged, then one line per note.
-fn recovered(dst: &Path, method: b2frame_core::frame::recover::Method, notes: &[String]) -> String {
-    use b2frame_core::frame::recover::Method;
+fn recovered(dst: &Path, method: blosc2_frame::frame::recover::Method, notes: &[String]) -> String {
+    use blosc2_frame::frame::recover::Method;
     let how = match method {
         Method::Intact => "the frame opens as it is; copied".to_string(),
         Method::Earlier(len) => format!("kept the last consistent state on disk (frame_len {len})"),

@@ -2,10 +2,10 @@
 //! only returns an error code, so on failure the same structure is walked again here, step by
 //! step, naming the first thing that is wrong and where it is.
 
-use b2frame_core::frame::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
-use b2frame_core::frame::header::{peek_lengths, FrameHeader, FrameType, TRAILER_MINLEN};
-use b2frame_core::frame::offsets;
-use b2frame_core::frame::trailer;
+use blosc2_frame::frame::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN};
+use blosc2_frame::frame::header::{peek_lengths, FrameHeader, FrameType, TRAILER_MINLEN};
+use blosc2_frame::frame::offsets;
+use blosc2_frame::frame::trailer;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;

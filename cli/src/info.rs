@@ -1,11 +1,11 @@
 //! `info` and `chunks`: what a frame holds, from its header, index, trailer and chunk headers.
 
 use crate::{emit, msgpack_json, names, open, CliResult, Failure};
-use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::frame::fingerprint::Verdict;
-use b2frame_core::frame::header::FrameType;
-use b2frame_core::frame::offsets::{Loc, SpecialKind};
-use b2frame_core::frame::{Backing, Frame};
+use blosc2_frame::chunk::header::ChunkHeader;
+use blosc2_frame::frame::fingerprint::Verdict;
+use blosc2_frame::frame::header::FrameType;
+use blosc2_frame::frame::offsets::{Loc, SpecialKind};
+use blosc2_frame::frame::{Backing, Frame};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -23,7 +23,7 @@ pub fn special_offset_name(k: SpecialKind) -> &'static str {
 fn metalayer_value(name: &str, content: &[u8]) -> Value {
     if name == "b2nd" || name == "caterva" {
         // caterva (the predecessor) metalayers end after the block shape.
-        if let Ok((m, _)) = b2frame_core::b2nd_meta::deserialize(content, name == "b2nd") {
+        if let Ok((m, _)) = blosc2_frame::b2nd_meta::deserialize(content, name == "b2nd") {
             return json!({
                 "ndim": m.ndim(),
                 "shape": m.shape,

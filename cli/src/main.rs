@@ -9,12 +9,13 @@
 mod convert;
 mod diagnose;
 mod info;
+mod man;
 mod msgpack_json;
 mod names;
 mod progress;
 mod verify;
 
-use b2frame_core::frame::Frame;
+use blosc2_frame::frame::Frame;
 use clap::{Args, Parser, Subcommand};
 use std::fmt;
 use std::io::{IsTerminal, Write};
@@ -25,7 +26,16 @@ use std::process::ExitCode;
 #[command(
     name = "b2frame",
     version,
-    about = "Inspect, verify and rewrite Blosc2 frames"
+    about = "Inspect, verify and rewrite Blosc2 frames",
+    long_about = "Inspect, verify and rewrite Blosc2 frames: cframe files (also at an offset inside a \
+larger file) and sframe directories, as c-blosc2, python-blosc2 and b2frame write them.",
+    after_help = "Examples:
+  b2frame info data.b2frame
+  b2frame verify data.b2frame
+  b2frame convert data.b2frame data.b2sframe --sparse --codec zstd --clevel 9
+
+Errors are one line, `b2frame: PATH: reason`, with exit status 1 (2 for bad usage). \
+`b2frame help COMMAND` or `b2frame COMMAND --help` shows a command's options and examples."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -45,6 +55,10 @@ struct Source {
 #[derive(Subcommand)]
 enum Cmd {
     /// Frame kind, versions, sizes, parameters and metalayers
+    #[command(after_help = "Examples:
+  b2frame info data.b2frame
+  b2frame info --json data.b2sframe
+  b2frame info --offset 4096 container.bin")]
     Info {
         #[command(flatten)]
         src: Source,
@@ -53,16 +67,25 @@ enum Cmd {
         json: bool,
     },
     /// One line per chunk: offset, sizes, special kind, codec and filters
+    #[command(after_help = "Examples:
+  b2frame chunks data.b2frame
+  b2frame chunks data.b2sframe | head")]
     Chunks {
         #[command(flatten)]
         src: Source,
     },
     /// Decompress every chunk and check every structure; exit status 0 iff sound
+    #[command(after_help = "Examples:
+  b2frame verify data.b2frame
+  b2frame verify data.b2sframe && echo sound")]
     Verify {
         #[command(flatten)]
         src: Source,
     },
     /// Write the decompressed bytes to stdout
+    #[command(after_help = "Examples:
+  b2frame cat data.b2frame > data.bin
+  b2frame cat --chunk 0 data.b2frame | od -A d -t d4 | head")]
     Cat {
         #[command(flatten)]
         src: Source,
@@ -71,8 +94,16 @@ enum Cmd {
         chunk: Option<i64>,
     },
     /// Rewrite as a cframe or sframe, optionally recompressing
+    #[command(after_help = "Examples:
+  b2frame convert data.b2frame copy.b2sframe --sparse
+  b2frame convert data.b2sframe data2.b2frame --contiguous
+  b2frame convert data.b2frame small.b2frame --codec zstd --clevel 9 --filter bitshuffle
+  b2frame convert floats.b2frame lossy.b2frame --filter trunc_prec:12,shuffle")]
     Convert(convert::ConvertArgs),
     /// Rewrite a cframe file without the dead space left by deletes and updates
+    #[command(after_help = "Examples:
+  b2frame compact data.b2frame
+  b2frame info data.b2frame | grep 'dead bytes'")]
     Compact {
         /// cframe file
         path: PathBuf,
@@ -80,11 +111,21 @@ enum Cmd {
     /// Salvage a cframe that a crash left unopenable into a new cframe file DST: the frame as
     /// it is if it opens, else the last consistent state still on disk, else a frame rebuilt
     /// from the chunks that are intact
+    #[command(after_help = "Examples:
+  b2frame recover damaged.b2frame recovered.b2frame
+  b2frame recover damaged.b2frame recovered.b2frame && b2frame verify recovered.b2frame")]
     Recover {
         #[command(flatten)]
         src: Source,
         /// The new cframe file (must not exist)
         dst: PathBuf,
+    },
+    /// Write the man pages (b2frame.1 and one per command) into DIR; a build step of the
+    /// install (CMakeLists.txt), hidden from the help
+    #[command(hide = true)]
+    GenerateMan {
+        /// Directory to write the pages into (created if missing)
+        dir: PathBuf,
     },
 }
 
@@ -185,6 +226,7 @@ fn run(cli: Cli) -> CliResult<ExitCode> {
         Cmd::Recover { src, dst } => {
             convert::recover(&src.path, src.offset, &dst).map(|_| ExitCode::SUCCESS)
         }
+        Cmd::GenerateMan { dir } => man::generate(&dir).map(|_| ExitCode::SUCCESS),
     }
 }
 

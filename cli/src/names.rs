@@ -1,51 +1,33 @@
 //! Human names for the numeric codes a frame stores (blosc2.h's `BLOSC_*` constants).
 
-/// Codec name for a Blosc2 compcode.
+use blosc2_frame::{Codec, Filter, Origin};
+
+/// Codec name for a Blosc2 compcode, from the codec table (`codec<ID>` for an unknown id).
 pub fn codec(code: u8) -> String {
-    match code {
-        0 => "blosclz".into(),
-        1 => "lz4".into(),
-        2 => "lz4hc".into(),
-        4 => "zlib".into(),
-        5 => "zstd".into(),
-        c => format!("codec{c}"),
-    }
+    Codec::from(code).to_string()
 }
 
-/// The compcode for a codec name given on the command line.
+/// The compcode for a codec name given on the command line (any case): the built-in codecs,
+/// which need nothing but the data.
 pub fn codec_code(name: &str) -> Option<u8> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "blosclz" => 0,
-        "lz4" => 1,
-        "lz4hc" => 2,
-        "zlib" => 4,
-        "zstd" => 5,
-        _ => return None,
-    })
+    let c: Codec = name.to_ascii_lowercase().parse().ok()?;
+    (c.info()?.origin == Origin::BuiltIn).then_some(c.id())
 }
 
-/// Filter name for a filter id.
+/// Filter name for a filter id, from the filter table (`filter<ID>` for an unknown id).
 pub fn filter(id: u8) -> String {
-    match id {
-        0 => "nofilter".into(),
-        1 => "shuffle".into(),
-        2 => "bitshuffle".into(),
-        3 => "delta".into(),
-        4 => "trunc_prec".into(),
-        f => format!("filter{f}"),
-    }
+    Filter::from(id).to_string()
 }
 
-/// The filter id for a filter name given on the command line.
+/// The filter id for a filter name given on the command line (any case; `none` too): the
+/// built-in filters.
 pub fn filter_code(name: &str) -> Option<u8> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "nofilter" | "none" => 0,
-        "shuffle" => 1,
-        "bitshuffle" => 2,
-        "delta" => 3,
-        "trunc_prec" => 4,
-        _ => return None,
-    })
+    let name = name.to_ascii_lowercase();
+    if name == "none" {
+        return Some(Filter::NoFilter.id());
+    }
+    let f: Filter = name.parse().ok()?;
+    (f.info()?.origin == Origin::BuiltIn).then_some(f.id())
 }
 
 /// A `--filter` item, `NAME` or `NAME:META` (e.g. `trunc_prec:12` keeps 12 mantissa bits,
@@ -88,7 +70,7 @@ pub fn special(code: u8) -> &'static str {
 pub fn chunk_codec(format: u8, udcompcode: u8) -> String {
     match format {
         6 => codec(udcompcode),
-        f => b2frame_core::chunk::header::complib_name(f)
+        f => blosc2_frame::chunk::header::complib_name(f)
             .map(|n| n.to_ascii_lowercase())
             .unwrap_or_else(|| format!("format{f}")),
     }

@@ -3,12 +3,12 @@
 //! problem is reported with where it is; the exit status is 0 only for a sound frame.
 
 use crate::{emit, info::special_offset_name, open, progress::Progress, CliResult, Failure};
-use b2frame_core::chunk::header::ChunkHeader;
-use b2frame_core::chunk::plugins::env_hooks;
-use b2frame_core::chunk::{DParams, Decompressor, SchunkEnv};
-use b2frame_core::frame::header::FrameType;
-use b2frame_core::frame::offsets::Loc;
-use b2frame_core::frame::{Backing, Frame};
+use blosc2_frame::chunk::header::ChunkHeader;
+use blosc2_frame::chunk::plugins::env_hooks;
+use blosc2_frame::chunk::{DParams, Decompressor, SchunkEnv};
+use blosc2_frame::frame::header::FrameType;
+use blosc2_frame::frame::offsets::Loc;
+use blosc2_frame::frame::{Backing, Frame};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -186,7 +186,7 @@ fn locate(
     chunk: &[u8],
     h: &ChunkHeader,
     d: &mut Decompressor,
-    whole: b2frame_core::Error,
+    whole: blosc2_frame::Error,
 ) -> String {
     let (nblocks, kind) = if h.is_vl() {
         (h.blocksize, "VL block")
@@ -210,7 +210,7 @@ fn locate(
 /// The b2nd metalayer against the frame: every chunk holds a whole (padded) chunkshape, and
 /// the shape needs exactly the frame's number of chunks.
 fn check_b2nd(f: &Frame, name: &str, content: &[u8], rep: &mut Report) {
-    let m = match b2frame_core::b2nd_meta::deserialize(content, name == "b2nd") {
+    let m = match blosc2_frame::b2nd_meta::deserialize(content, name == "b2nd") {
         Ok((m, _)) => m,
         Err(_) => {
             rep.push(format!("metalayer {name:?}: malformed b2nd content"));
@@ -352,7 +352,7 @@ pub fn verify(path: &Path, offset: u64) -> CliResult<ExitCode> {
                         b.len() > 87 && &b[2..10] == b"b2frame\0" && {
                             let hl = u32::from_be_bytes([b[11], b[12], b[13], b[14]]) as usize;
                             b.get(..hl).is_some_and(|h| {
-                                b2frame_core::frame::header::FrameHeader::parse(h).is_ok()
+                                blosc2_frame::frame::header::FrameHeader::parse(h).is_ok()
                             })
                         }
                     })

@@ -127,6 +127,23 @@ pub fn deserialize(buf: &[u8], with_dtype: bool) -> Result<(B2ndMeta, usize)> {
     Ok((m, r.pos()))
 }
 
+/// `buf` (a stored metalayer) with its shape replaced by `shape` (as many dimensions), every
+/// other byte kept: the metalayer of an array whose chunk grid changed, of the same length
+/// (frames holding chunks keep a metalayer's length).
+pub fn with_shape(buf: &[u8], shape: &[i64]) -> Result<Vec<u8>> {
+    let (m, _) = deserialize(buf, false)?;
+    if m.ndim() != shape.len() {
+        return Err(Error::InvalidParam);
+    }
+    let mut out = buf.to_vec();
+    for (d, &s) in shape.iter().enumerate() {
+        // marker, version, ndim, array marker; then per dimension an int64 marker and the value
+        let at = 4 + 9 * d + 1;
+        out[at..at + 8].copy_from_slice(&s.to_be_bytes());
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +222,13 @@ mod tests {
         assert_eq!(deserialize(&b, true).map(|_| ()), Err(Error::Failure));
         b[46..50].copy_from_slice(&i32::MAX.to_be_bytes());
         assert_eq!(deserialize(&b, true).map(|_| ()), Err(Error::Failure));
+    }
+
+    #[test]
+    fn with_shape_replaces_only_the_shape() {
+        let a = serialize(&[40, 30], &[10, 10], &[5, 5], Some(b"<i4"), 0).unwrap();
+        let b = serialize(&[25, 14], &[10, 10], &[5, 5], Some(b"<i4"), 0).unwrap();
+        assert_eq!(with_shape(&a, &[25, 14]).unwrap(), b);
+        assert_eq!(with_shape(&a, &[25]), Err(Error::InvalidParam));
     }
 }

@@ -37,6 +37,17 @@ pub mod names {
     /// Present (any value): informational `[INFO] - ...` lines on stderr (c-blosc2's
     /// `BLOSC_INFO` macro; only the memory-mapped file open prints one here).
     pub const INFO: &str = "BLOSC_INFO";
+    /// Present (any value): c-blosc2's `[error] - ...` / `[info] - ...` trace lines on stderr
+    /// (here: what loading a dynamic plugin tried and why it failed).
+    pub const TRACE: &str = "BLOSC_TRACE";
+}
+
+/// Prints a `BLOSC_TRACE` line (`[level] - message (b2frame)`, c-blosc2's layout) on stderr
+/// when the variable is set.
+pub fn trace(level: &str, msg: &str) {
+    if std::env::var_os(names::TRACE).is_some() {
+        eprintln!("[{level}] - {msg} (b2frame)");
+    }
 }
 
 /// Looks a variable up in the process environment (non-UTF-8 values are kept lossily, which only

@@ -39,7 +39,7 @@ struct Model {
 
 fn observe(sc: &mut SChunk) -> Model {
     let n = sc.nchunks();
-    let chunks = (0..n).map(|i| sc.decompress_chunk_vec(i)).collect();
+    let chunks = (0..n).map(|i| sc.decompress_chunk(i)).collect();
     let metalayers = sc.metalayers().to_vec();
     let mut vlmeta: Vec<(String, Vec<u8>)> = sc
         .vlmetalayers()
@@ -137,7 +137,7 @@ fn fill_special(sc: &mut SChunk, model: &mut Model, a: u8, b: u8, payload: &[u8]
             "filled chunk {i} size"
         );
         // NaN chunks only decode for typesizes 4 and 8 (as in c-blosc2); that then stays so.
-        let d = sc.decompress_chunk_vec(i);
+        let d = sc.decompress_chunk(i);
         match &d {
             Ok(d) => {
                 assert_eq!(d.len() as i64, size, "filled chunk {i} decoded size");
@@ -449,7 +449,7 @@ pub fn run(input: &[u8]) {
                     !holds_unframeable_chunk(&sc),
                     "a short or 0-byte chunk went into a file"
                 );
-                sc = SChunk::open(&p, 1).unwrap_or_else(|e| panic!("open our own file: {e:?}"));
+                sc = SChunk::open(&p).unwrap_or_else(|e| panic!("open our own file: {e:?}"));
             }
             12 => {
                 // A hostile chunk (arbitrary bytes): may be refused; if taken, whatever it
@@ -458,7 +458,7 @@ pub fn run(input: &[u8]) {
                 let i = a as i64 % (n + 1);
                 if sc.insert_chunk(i, payload).is_ok() {
                     hostile = true;
-                    let d = sc.decompress_chunk_vec(i);
+                    let d = sc.decompress_chunk(i);
                     model.chunks.insert(i as usize, d);
                 }
             }
@@ -468,7 +468,7 @@ pub fn run(input: &[u8]) {
                     let i = a as i64 % n;
                     if sc.update_chunk(i, payload).is_ok() {
                         hostile = true;
-                        model.chunks[i as usize] = sc.decompress_chunk_vec(i);
+                        model.chunks[i as usize] = sc.decompress_chunk(i);
                     }
                 }
             }

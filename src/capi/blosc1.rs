@@ -7,9 +7,7 @@ use super::boundary::{cstr, guard_int, guard_or, guard_void};
 use super::chunk::{
     build_filters, create_cctx, create_dctx, input, len_of, output, whole_chunk, CHooks,
 };
-use super::globals::{
-    blosc1_settings, engines, ensure_init, lock, nthreads, set_nthreads, shared_pool,
-};
+use super::globals::{blosc1_settings, engines, ensure_init, lock, nthreads, set_nthreads};
 use super::registry;
 use super::types::BLOSC2_DPARAMS_DEFAULTS;
 use super::types::{blosc2_dparams, BLOSC2_CPARAMS_DEFAULTS};
@@ -169,9 +167,6 @@ pub(crate) fn global_compress(
         }
         slot => slot.insert(Compressor::new(cp, Arc::new(CHooks::plain()))?),
     };
-    if cp.nthreads > 1 {
-        comp.set_pool(shared_pool(cp.nthreads as usize)?)?;
-    }
     let n = comp.compress(src, dst)?;
     if blosc1_header && n > 0 {
         to_blosc1_header(dst, n, src, &cp)
@@ -320,11 +315,7 @@ pub(crate) fn global_decompress(
         let dp = DParams {
             nthreads: nthreads.max(1),
         };
-        let mut d = Decompressor::new(dp, Arc::new(CHooks::plain()))?;
-        if dp.nthreads > 1 {
-            d.set_pool(shared_pool(dp.nthreads as usize)?)?;
-        }
-        engines.decompressor = Some(d);
+        engines.decompressor = Some(Decompressor::new(dp, Arc::new(CHooks::plain()))?);
     }
     let d = engines.decompressor.as_mut().ok_or(Error::Failure)?;
     d.decompress(src, dst)

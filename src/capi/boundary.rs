@@ -1,6 +1,6 @@
 //! The FFI boundary: the one place where C calls enter the safe core.
 //!
-//! Conventions (also in the README, "C boundary"):
+//! Conventions (also in docs/c-api/boundary.md):
 //! * Every `extern "C"` function body runs inside one of the `guard_*` helpers, which catch any
 //!   panic so that it never unwinds into C: a panic becomes `BLOSC2_ERROR_FAILURE`, NULL or a
 //!   no-op, like any other error.

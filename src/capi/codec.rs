@@ -6,7 +6,7 @@
 //! its contexts through `chunk`: `chunk` <- `handle` <- `codec`, without a cycle.
 
 use super::boundary::{guard_int, malloc_copy};
-use super::chunk::{context_mut, input, len_of, output};
+use super::chunk::{context_cell, context_mut, input, len_of, output};
 use super::handle::{read_op, Reader};
 use super::types::{blosc2_context, blosc2_schunk};
 use crate::chunk::lazy::{self, LazySource};
@@ -54,7 +54,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let mut c = unsafe { context_mut(context) }?;
         if srcsize < 0 {
             return Err(Error::InvalidParam);
         }
@@ -78,7 +78,10 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let cell = unsafe { context_cell(context) }?;
+        let mut c = cell.lock()?;
+        // The mask this thread set for this decompression (`blosc2_set_maskout`).
+        c.apply_mask(cell.take_mask())?;
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
         let n = with_lazy_source(c.schunk(), s, |source| match source {
@@ -105,7 +108,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let mut c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
         let n = with_lazy_source(c.schunk(), s, |source| {
@@ -135,7 +138,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let mut c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
         let n = with_lazy_source(c.schunk(), s, |source| {
@@ -165,7 +168,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let mut c = unsafe { context_mut(context) }?;
         let comp = c.compressor()?;
         if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
             return Err(Error::InvalidParam);
@@ -209,7 +212,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let mut c = unsafe { context_mut(context) }?;
         let schunk = c.schunk();
         let d = c.decompressor()?;
         if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
@@ -289,7 +292,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 ) -> c_int {
     guard_int(|| {
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(context) }?;
+        let mut c = unsafe { context_mut(context) }?;
         let schunk = c.schunk();
         let d = c.decompressor()?;
         if dest.is_null() || destsize.is_null() {

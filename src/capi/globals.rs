@@ -1,12 +1,14 @@
 //! Process-wide state the C API defines and the functions that read and set it: whether the
-//! library is initialised, the global thread count, the threads callback, the Blosc1 settings
-//! (set through [`super::blosc1`]), the global API's engines and the shared worker pools.
+//! library is initialised, the global thread count, the Blosc1 settings (set through
+//! [`super::blosc1`]) and the global API's engines. The threads callback is handed to the core
+//! ([`crate::pool::set_global_runner`]), whose pools every context shares.
 //!
 //! c-blosc2 keeps a handful of globals for its Blosc1-style API (`blosc2_compress`,
 //! `blosc1_*`): the thread count, the compressor, a forced blocksize, the split mode, the DELTA
 //! switch, the threads callback and whether the library is initialised. They all live in the one
-//! `GLOBALS` mutex below; the registries of user codecs/filters/tuners live in
-//! [`super::registry`]. Nothing else in the crate holds mutable global state.
+//! `GLOBALS` mutex below (the threads callback in the core's runner slot); the registered
+//! codecs/filters/tuners live in the core's table ([`crate::registry`]). Nothing else in the
+//! crate holds mutable global state.
 //!
 //! Semantics follow the reference: `blosc2_init` is idempotent, `blosc2_destroy` ends the
 //! initialised period (a second destroy is a no-op), and the next init starts a new one, in which
@@ -15,18 +17,15 @@
 //! demand.
 //!
 //! This module is the bottom of the C facade's process state: it names no other facade module
-//! but the panic guard and the C types. The registries depend on it, not the other way round:
-//! they keep the number of the period (`period`) their registrations belong to, and a registry
-//! of an earlier period reads as empty.
+//! but the panic guard and the C types. An init that starts a new period tells the core's table
+//! to forget what was registered in the last one.
 
 use super::boundary::{guard_int, guard_or, guard_void};
 use super::types::blosc_threads_callback;
 use crate::chunk::{Compressor, Decompressor};
 use crate::error::{Error, Result};
-use crate::pool::Pool;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A user threads callback and its data pointer, as registered.
 #[derive(Clone, Copy)]
@@ -46,6 +45,8 @@ pub(crate) struct ThreadsCallback {
 // SAFETY: the callback is a plain function pointer and `data` an opaque token that c-blosc2's
 // contract lets any thread pass back to the callback; we never dereference it.
 unsafe impl Send for ThreadsCallback {}
+// SAFETY: as above; c-blosc2 calls the callback from whichever thread compresses.
+unsafe impl Sync for ThreadsCallback {}
 
 /// The Blosc1-style settings and library state.
 pub(crate) struct Globals {
@@ -62,8 +63,6 @@ pub(crate) struct Globals {
     pub splitmode: i32,
     /// `blosc2_set_delta`.
     pub delta: i32,
-    /// `blosc2_set_threads_callback`.
-    pub threads_callback: Option<ThreadsCallback>,
 }
 
 static GLOBALS: Mutex<Globals> = Mutex::new(Globals {
@@ -73,7 +72,6 @@ static GLOBALS: Mutex<Globals> = Mutex::new(Globals {
     force_blocksize: 0,
     splitmode: 4,
     delta: 0,
-    threads_callback: None,
 });
 
 /// The compressor and decompressor behind the global API (`blosc2_compress`, ...), kept
@@ -102,35 +100,10 @@ fn release_engines() {
     e.decompressor = None;
 }
 
-/// Worker pools shared by all contexts with the same thread count, as c-blosc2 shares one
-/// pool per distinct `nthreads`. Held weakly: a pool lives while some context uses it.
-static POOLS: Mutex<Vec<(usize, Weak<Pool>)>> = Mutex::new(Vec::new());
-
-/// The shared pool of `nthreads` workers, started on first use.
-pub(crate) fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
-    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    pools.retain(|(_, w)| w.strong_count() > 0);
-    if let Some(p) = pools
-        .iter()
-        .find(|(n, _)| *n == nthreads)
-        .and_then(|(_, w)| w.upgrade())
-    {
-        return Ok(p);
-    }
-    let p = Pool::new(nthreads)?;
-    pools.push((nthreads, Arc::downgrade(&p)));
-    Ok(p)
-}
-
 /// Locks the globals (a poisoned lock is still usable: the state is plain data).
 pub(crate) fn lock() -> MutexGuard<'static, Globals> {
     GLOBALS.lock().unwrap_or_else(|e| e.into_inner())
 }
-
-/// The number of initialised periods begun so far: 0 before the first init, then one more for
-/// each init that finds the library uninitialised (the first one, and each after a destroy).
-/// Changed only under the `GLOBALS` lock.
-static PERIOD: AtomicU64 = AtomicU64::new(0);
 
 /// Initialises the library if needed (what every reference entry point does on first use),
 /// starting a new initialised period.
@@ -138,14 +111,10 @@ pub(crate) fn ensure_init() {
     let mut g = lock();
     if !g.initialized {
         g.initialized = true;
-        PERIOD.fetch_add(1, Ordering::AcqRel);
+        // A new period: what the program registered in the last one is forgotten.
+        crate::registry::forget_registered();
+        crate::dynamic::forget();
     }
-}
-
-/// The current initialised period (see [`PERIOD`]); it changes only when an init starts a new
-/// one, so a destroy alone leaves it (and what was registered in it) as it is.
-pub(crate) fn period() -> u64 {
-    PERIOD.load(Ordering::Acquire)
 }
 
 /// Whether `blosc2_init` has run and `blosc2_destroy` has not (the I/O registry needs it).
@@ -157,11 +126,6 @@ pub(crate) fn is_initialized() -> bool {
 pub(crate) fn nthreads() -> i16 {
     ensure_init();
     lock().nthreads
-}
-
-/// The registered threads callback, if any.
-pub(crate) fn threads_callback() -> Option<ThreadsCallback> {
-    lock().threads_callback
 }
 
 /// A snapshot of the Blosc1 settings the global compressor uses.
@@ -258,10 +222,12 @@ pub extern "C" fn blosc2_set_threads_callback(
     callback_data: *mut c_void,
 ) {
     guard_void(|| {
-        lock().threads_callback = callback.map(|func| ThreadsCallback {
-            func,
-            data: callback_data,
-        });
+        crate::pool::set_global_runner(callback.map(|func| {
+            Arc::new(ThreadsCallback {
+                func,
+                data: callback_data,
+            }) as Arc<dyn crate::pool::Runner>
+        }));
     })
 }
 
@@ -296,17 +262,5 @@ pub(crate) mod tests {
         assert_eq!(blosc1_get_blocksize(), 4096);
         assert!(is_initialized());
         blosc1_set_blocksize(0);
-    }
-
-    #[test]
-    fn pools_are_shared_per_thread_count_while_in_use() {
-        let a = shared_pool(7).unwrap();
-        let b = shared_pool(7).unwrap();
-        assert!(Arc::ptr_eq(&a, &b));
-        let c = shared_pool(9).unwrap();
-        assert_eq!(c.nthreads(), 9);
-        let weak = Arc::downgrade(&a);
-        drop((a, b));
-        assert!(weak.upgrade().is_none());
     }
 }

@@ -70,67 +70,31 @@ pub extern "C" fn b2frame_get_durable() -> c_int {
     guard_or(-1, || c_int::from(crate::frame::record::durable()))
 }
 
-/// `const char *blosc2_list_compressors(void)`: the built-in codec names, comma-separated.
+/// `const char *blosc2_list_compressors(void)`: the built-in codec names of the codec table,
+/// comma-separated.
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {
-    c"blosclz,lz4,lz4hc,zlib,zstd".as_ptr()
+    static LIST: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    guard_or(std::ptr::null(), || {
+        LIST.get_or_init(|| {
+            std::ffi::CString::new(crate::codecs::list_compressors()).unwrap_or_default()
+        })
+        .as_ptr()
+    })
 }
 
-/// The compcode for a codec name (exact, case-sensitive): built-in codecs, then the codecs
-/// registered with `blosc2_register_codec`.
-fn compname_to_compcode(name: &[u8]) -> Option<c_int> {
-    let code = std::str::from_utf8(name).map_or(-1, registry::compname_to_compcode);
-    (code >= 0).then_some(code)
-}
-
-/// The library code, library name and library version behind a codec name. A registered
-/// codec reports its `complib`, the name of the (first) codec registered with that complib,
-/// and the version "unknown", like c-blosc2.
+/// The library code, library name and library version behind a codec name, from the codec
+/// table. A registered codec reports its `complib`, the name of the (first) codec registered
+/// with that complib, and the version "unknown", like c-blosc2.
 fn complib_of(name: &[u8]) -> Option<(c_int, String, String)> {
-    let code = compname_to_compcode(name)?;
-    let builtin = |lib: &str, ver: String| (lib.to_string(), ver);
-    let (lib_code, (lib, ver)) = match code {
-        BLOSC_BLOSCLZ => (
-            BLOSC_BLOSCLZ_LIB,
-            builtin(BLOSC_BLOSCLZ_LIBNAME, BLOSCLZ_VERSION.to_string()),
-        ),
-        BLOSC_LZ4 | BLOSC_LZ4HC => (
-            BLOSC_LZ4_LIB,
-            builtin(BLOSC_LZ4_LIBNAME, crate::codecs::lz4::version()),
-        ),
-        BLOSC_ZLIB => (
-            BLOSC_ZLIB_LIB,
-            builtin(BLOSC_ZLIB_LIBNAME, ZLIB_RS_VERSION.to_string()),
-        ),
-        BLOSC_ZSTD => (
-            BLOSC_ZSTD_LIB,
-            builtin(BLOSC_ZSTD_LIBNAME, crate::codecs::zstd::version()),
-        ),
-        _ if registry::plugin_codec_name(code).is_some() => {
-            let name = registry::plugin_codec_name(code)?
-                .to_string_lossy()
-                .into_owned();
-            (code, (name, "unknown".to_string()))
-        }
-        _ => {
-            let complib = registry::codec(u8::try_from(code).ok()?)?.codec.complib;
-            let p = registry::complib_name(complib);
-            if p.is_null() {
-                return None;
-            }
-            // SAFETY: registered codec names are NUL-terminated and stay valid while
-            // registered (the registry's contract).
-            let lib = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-            (c_int::from(complib), (lib, "unknown".to_string()))
-        }
+    let code = u8::try_from(registry::compname_bytes_to_compcode(name)).ok()?;
+    let info = crate::codecs::table::codec(code)?;
+    let lib = match info.origin {
+        crate::registry::Origin::Registered => crate::codecs::table::complib_name(info.complib)?,
+        _ => info.library.to_string(),
     };
-    Some((lib_code, lib, ver))
+    Some((c_int::from(info.complib), lib, info.library_version()))
 }
-
-/// The BloscLZ stream format release b2frame's own BloscLZ codec reads and writes.
-const BLOSCLZ_VERSION: &str = "2.5.3";
-/// The zlib-rs release line b2frame's deflate comes from (Cargo.toml pins `zlib-rs = "0.6"`).
-const ZLIB_RS_VERSION: &str = "0.6";
 
 /// Copies `s` into a malloc'ed NUL-terminated string the caller `free()`s.
 fn malloc_cstring(s: &str) -> *mut c_char {
@@ -225,7 +189,7 @@ pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) ->
     guard_or(-1, || {
         // SAFETY: NULL or a C string by this function's contract.
         match unsafe { cbytes(compname) } {
-            Ok(name) => compname_to_compcode(name).unwrap_or(-1),
+            Ok(name) => registry::compname_bytes_to_compcode(name),
             Err(_) => -1,
         }
     })

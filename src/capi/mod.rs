@@ -1,5 +1,5 @@
 //! The C facade: the inbound FFI layer. It converts and checks C arguments, calls the safe core
-//! (`b2frame-core`), and mirrors results into the C structs callers read. Every `unsafe` block
+//! (`blosc2-frame`), and mirrors results into the C structs callers read. Every `unsafe` block
 //! of this crate lives here. The core has `unsafe` in three places only: its outbound calls
 //! into the C codecs (`codecs::zstd`, `codecs::lz4`, `codecs::zfp`), the SIMD kernels of
 //! `filters` and the operating-system calls of `sys`; its other modules forbid it. Every unsafe

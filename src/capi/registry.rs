@@ -1,246 +1,236 @@
-//! Registries of user-defined codecs, filters and tuners (`blosc2_register_*`), and the
-//! compcode/compname tables that consult them.
-//!
-//! The reference validates ids and names like this (verified against 3.3.5): codecs need a
-//! compcode >= 160 (`BLOSC2_USER_REGISTERED_CODECS_START`, else `CODEC_PARAM`), filters and
-//! tuners an id >= 160 (else `FAILURE`); re-registering an id under the same name succeeds and
-//! changes nothing, under another name fails (`CODEC_PARAM` for codecs, `FAILURE` otherwise).
-//! Registrations last until the next `blosc2_init` after a `blosc2_destroy`: the registry keeps
-//! the initialised period (`globals::period`) its entries belong to, and one of an earlier
-//! period is emptied before it is read or written.
-//!
-//! The C structs are copied; the name pointers are kept as given (the reference hands them back
-//! from `blosc2_compcode_to_compname`), with an owned copy for comparisons.
+//! `blosc2_register_codec`, `_filter` and `_tuner`, and the name lookups of the C API, over
+//! the core's one table of codecs, filters and tuners ([`crate::registry`]): the rules
+//! (ids, names, conflicts, when registrations are forgotten) live there. Here the C structs
+//! are copied into the core's entries as their [`Foreign`] part, and names are handed back as
+//! C strings: the table's own, NUL-terminated once, or the registrant's pointer (the reference
+//! hands that back from `blosc2_compcode_to_compname`).
 
 use super::boundary::{guard_int, non_null};
 use super::globals;
-use super::types::{blosc2_codec, blosc2_filter, blosc2_tuner};
+use super::types::{
+    blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_filter,
+    blosc2_filter_backward_cb, blosc2_filter_forward_cb, blosc2_tuner,
+};
 use crate::error::{Error, Result};
-use std::ffi::{c_char, c_int, CStr, CString};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::registry::{self as table, Foreign, Registration};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// First id available to users (`BLOSC2_USER_REGISTERED_*_START`).
-pub const USER_START: i32 = 160;
-/// Entries each registry holds at most (the reference's `UINT8_MAX`).
-const CAPACITY: usize = 255;
-
-/// A registered codec.
+/// A registered codec: the C struct as given.
 #[derive(Clone, Copy)]
 pub(crate) struct CodecEntry {
     pub codec: blosc2_codec,
 }
 
-/// A registered filter.
+/// A registered filter: the C struct as given.
 #[derive(Clone, Copy)]
 pub(crate) struct FilterEntry {
     pub filter: blosc2_filter,
 }
 
-struct Named<T> {
-    item: T,
-    name: Option<CString>,
+/// A registered tuner: the C struct as given.
+#[derive(Clone, Copy)]
+struct TunerEntry {
+    #[allow(dead_code)]
+    tuner: blosc2_tuner,
 }
 
-#[derive(Default)]
-struct Registry {
-    /// The initialised period the entries were registered in.
-    period: u64,
-    codecs: Vec<Named<CodecEntry>>,
-    filters: Vec<Named<FilterEntry>>,
-    tuners: Vec<Named<blosc2_tuner>>,
-}
+// SAFETY: the entries hold C function pointers and name pointers that the C contract makes
+// valid process-wide while registered; they are only passed back to C.
+unsafe impl Send for CodecEntry {}
+// SAFETY: as above; entries are never mutated after registration.
+unsafe impl Sync for CodecEntry {}
+// SAFETY: as for `CodecEntry`.
+unsafe impl Send for FilterEntry {}
+// SAFETY: as for `CodecEntry`.
+unsafe impl Sync for FilterEntry {}
+// SAFETY: as for `CodecEntry`.
+unsafe impl Send for TunerEntry {}
+// SAFETY: as for `CodecEntry`.
+unsafe impl Sync for TunerEntry {}
 
-// SAFETY: the registry stores C function pointers and name pointers that the C contract makes
-// valid process-wide; they are only passed back to C or read under the lock.
-unsafe impl Send for Registry {}
-// SAFETY: as above; all mutation goes through the RwLock.
-unsafe impl Sync for Registry {}
-
-static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
-    period: 0,
-    codecs: Vec::new(),
-    filters: Vec::new(),
-    tuners: Vec::new(),
-});
-
-/// The registry of the current initialised period, for reading.
-fn read() -> RwLockReadGuard<'static, Registry> {
-    loop {
-        let r = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-        if r.period == globals::period() {
-            return r;
-        }
-        // Registered in an earlier period: emptied by `write`, then read again (an init between
-        // the two only makes it go round once more).
-        drop(r);
-        drop(write());
+/// The table's name `s` as a static C string (made once per name; the table is finite).
+fn static_cstr(s: &str) -> &'static CStr {
+    static NAMES: OnceLock<Mutex<HashMap<String, &'static CStr>>> = OnceLock::new();
+    let mut m = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = m.get(s) {
+        return c;
     }
+    let c: &'static CStr = Box::leak(CString::new(s).unwrap_or_default().into_boxed_c_str());
+    m.insert(s.to_string(), c);
+    c
 }
 
-/// The registry of the current initialised period, for writing: a registry of an earlier period
-/// is emptied first (what c-blosc2 does when an init follows a destroy).
-fn write() -> RwLockWriteGuard<'static, Registry> {
-    let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    let now = globals::period();
-    if r.period != now {
-        r.codecs.clear();
-        r.filters.clear();
-        r.tuners.clear();
-        r.period = now;
-    }
-    r
-}
-
-/// Copies a C name for comparisons (NULL → `None`).
+/// Copies a C name for the table (NULL → `None`).
 ///
 /// # Safety
 /// `p` must be NULL or NUL-terminated.
-unsafe fn own_name(p: *const c_char) -> Option<CString> {
+unsafe fn own_name(p: *const c_char) -> Option<Vec<u8>> {
     if p.is_null() {
         None
     } else {
         // SAFETY: non-null and NUL-terminated by this function's contract.
-        Some(unsafe { CStr::from_ptr(p) }.to_owned())
+        Some(unsafe { CStr::from_ptr(p) }.to_bytes().to_vec())
     }
-}
-
-/// Shared add-or-confirm logic: `Ok(true)` if added, `Ok(false)` if already there with the
-/// same name, `Err(on_conflict)` if the id is taken under another name.
-fn add<T>(
-    list: &mut Vec<Named<T>>,
-    id_of: impl Fn(&T) -> i32,
-    item: T,
-    name: Option<CString>,
-    on_conflict: Error,
-) -> Result<bool> {
-    let id = id_of(&item);
-    if let Some(existing) = list.iter().find(|e| id_of(&e.item) == id) {
-        return if existing.name == name {
-            Ok(false)
-        } else {
-            Err(on_conflict)
-        };
-    }
-    if list.len() >= CAPACITY {
-        return Err(Error::CodecSupport);
-    }
-    list.push(Named { item, name });
-    Ok(true)
 }
 
 /// The registered codec with `compcode`, if any.
 pub(crate) fn codec(compcode: u8) -> Option<CodecEntry> {
-    read()
-        .codecs
-        .iter()
-        .find(|c| c.item.codec.compcode == compcode)
-        .map(|c| c.item)
+    let r = table::registered_codec(compcode)?;
+    r.foreign.downcast_ref::<CodecEntry>().copied()
 }
 
 /// The registered filter with `id`, if any.
 pub(crate) fn filter(id: u8) -> Option<FilterEntry> {
-    read()
-        .filters
-        .iter()
-        .find(|f| f.item.filter.id == id)
-        .map(|f| f.item)
+    let r = table::registered_filter(id)?;
+    r.foreign.downcast_ref::<FilterEntry>().copied()
+}
+
+/// What the chunk engine calls for a codec beyond the compiled-in ones: a registered codec's
+/// functions, where it gave them, else those of the plugin library named like the codec
+/// (loaded on first use, as c-blosc2's `fill_codec` does for the dynamically loaded codecs it
+/// registers, OpenHTJ2K 36 ... HTJ2K 40, and for codecs registered without functions).
+/// `None`: no such codec (`CodecSupport` upstream); `Some(Err)`: its library cannot be loaded.
+pub(crate) fn codec_functions(
+    compcode: u8,
+) -> Option<Result<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)>> {
+    let (name, given) = match codec(compcode) {
+        Some(e) if e.codec.encoder.is_some() && e.codec.decoder.is_some() => {
+            return Some(Ok((e.codec.encoder, e.codec.decoder)));
+        }
+        Some(e) => (c_name(e.codec.compname), Some(e.codec)),
+        None => {
+            let info = crate::codecs::table::codec(compcode)?;
+            if info.origin != table::Origin::Dynamic {
+                return None;
+            }
+            (Some(info.name.to_string()), None)
+        }
+    };
+    let loaded = name
+        .ok_or(Error::CodecSupport)
+        .and_then(|n| crate::dynamic::load(&n, crate::dynamic::Kind::Codec));
+    let plugin = match loaded {
+        Ok(p) => p,
+        Err(e) => {
+            crate::env::trace("error", &format!("Could not load codec {compcode}."));
+            return Some(Err(e));
+        }
+    };
+    let (Some(enc), Some(dec)) = (plugin.function(0), plugin.function(1)) else {
+        return Some(Err(Error::CodecSupport));
+    };
+    // SAFETY: the plugin contract: `info` names the plugin's encoder and decoder, which have
+    // the signatures of `blosc2_codec_encoder_cb` / `_decoder_cb` (c-blosc2 assigns them to
+    // those fields the same way).
+    let (enc, dec): (blosc2_codec_encoder_cb, blosc2_codec_decoder_cb) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(enc.addr()),
+            std::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(dec.addr()),
+        )
+    };
+    let given_enc = given.and_then(|c| c.encoder);
+    let given_dec = given.and_then(|c| c.decoder);
+    Some(Ok((given_enc.or(enc), given_dec.or(dec))))
+}
+
+/// [`codec_functions`] for filters (`FilterPipeline` when the library cannot be loaded).
+pub(crate) fn filter_functions(
+    id: u8,
+) -> Option<Result<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)>> {
+    let e = filter(id)?;
+    if e.filter.forward.is_some() && e.filter.backward.is_some() {
+        return Some(Ok((e.filter.forward, e.filter.backward)));
+    }
+    let loaded = c_name(e.filter.name)
+        .ok_or(Error::FilterPipeline)
+        .and_then(|n| crate::dynamic::load(&n, crate::dynamic::Kind::Filter));
+    let plugin = match loaded {
+        Ok(p) => p,
+        Err(err) => {
+            crate::env::trace("error", &format!("Could not load filter {id}."));
+            return Some(Err(err));
+        }
+    };
+    let (Some(fwd), Some(bwd)) = (plugin.function(0), plugin.function(1)) else {
+        return Some(Err(Error::FilterPipeline));
+    };
+    // SAFETY: the plugin contract: `info` names the forward and backward functions, with the
+    // signatures of `blosc2_filter_forward_cb` / `_backward_cb`.
+    let (fwd, bwd): (blosc2_filter_forward_cb, blosc2_filter_backward_cb) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fwd.addr()),
+            std::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bwd.addr()),
+        )
+    };
+    Some(Ok((e.filter.forward.or(fwd), e.filter.backward.or(bwd))))
+}
+
+/// A registered C name as a plugin name (`None` for NULL or a name that is not UTF-8).
+fn c_name(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: registered names are NUL-terminated and stay valid while registered (the
+    // contract of `blosc2_register_codec` / `_filter`).
+    let n = unsafe { CStr::from_ptr(p) };
+    n.to_str().ok().map(str::to_string)
 }
 
 /// Whether a user tuner with `id` is registered.
 pub(crate) fn has_tuner(id: i32) -> bool {
-    read().tuners.iter().any(|t| t.item.id == id)
+    table::registered_tuner(id).is_some()
 }
 
-/// Built-in codec names, NUL-terminated for C.
-const BUILTIN_NAMES: [(i32, &CStr); 5] = [
-    (0, c"blosclz"),
-    (1, c"lz4"),
-    (2, c"lz4hc"),
-    (4, c"zlib"),
-    (5, c"zstd"),
-];
-
-/// The plugin codecs c-blosc2 registers in `blosc2_init` (see `chunk::plugins::codecs`):
-/// their names, NUL-terminated for C. Their complib is their compcode.
-const PLUGIN_NAMES: [(i32, &CStr); 9] = [
-    (32, c"ndlz"),
-    (33, c"zfp_acc"),
-    (34, c"zfp_prec"),
-    (35, c"zfp_rate"),
-    (36, c"openhtj2k"),
-    (37, c"grok"),
-    (38, c"openzl"),
-    (39, c"j2k"),
-    (40, c"htj2k"),
-];
-
-/// The registered plugin codecs of this build (the ZFP ones only with the `zfp` feature).
-fn plugin_names() -> impl Iterator<Item = &'static (i32, &'static CStr)> {
-    PLUGIN_NAMES
-        .iter()
-        .filter(|(c, _)| crate::chunk::plugins::is_plugin_codec(*c as u8))
-}
-
-/// The name of plugin codec `compcode`, if it is one this build registers.
-pub(crate) fn plugin_codec_name(compcode: i32) -> Option<&'static CStr> {
-    plugin_names()
-        .find(|(c, _)| *c == compcode)
-        .map(|(_, n)| *n)
-}
-
-/// `blosc2_compname_to_compcode`: built-in names, then the plugin codecs, then registered
-/// codecs; -1 if unknown.
-pub(crate) fn compname_to_compcode(name: &str) -> i32 {
-    if let Some((code, _)) = BUILTIN_NAMES
-        .iter()
-        .chain(plugin_names())
-        .find(|(_, n)| n.to_bytes() == name.as_bytes())
-    {
-        return *code;
+/// The name of the table's codec `compcode` as a C string: this build's codecs by their
+/// table name, registered ones by the registrant's pointer.
+fn codec_cname(compcode: u8) -> Option<*const c_char> {
+    if let Some(e) = codec(compcode) {
+        return Some(e.codec.compname as *const c_char);
     }
-    read()
-        .codecs
-        .iter()
-        .find(|c| c.name.as_deref().map(CStr::to_bytes) == Some(name.as_bytes()))
-        .map_or(-1, |c| i32::from(c.item.codec.compcode))
+    let info = crate::codecs::table::codec(compcode)?;
+    Some(static_cstr(&info.name).as_ptr())
+}
+
+/// `blosc2_compname_to_compcode`: -1 if unknown.
+pub(crate) fn compname_to_compcode(name: &str) -> i32 {
+    compname_bytes_to_compcode(name.as_bytes())
+}
+
+/// [`compname_to_compcode`] for a name given as bytes.
+pub(crate) fn compname_bytes_to_compcode(name: &[u8]) -> i32 {
+    crate::codecs::table::codec_id_by_name(name).map_or(-1, i32::from)
 }
 
 /// `blosc2_compcode_to_compname`: `(code, name)` with `(-1, NULL)` for an unknown compcode.
 pub(crate) fn compcode_to_compname(compcode: i32) -> (i32, *const c_char) {
-    if let Some((code, name)) = BUILTIN_NAMES
-        .iter()
-        .chain(plugin_names())
-        .find(|(c, _)| *c == compcode)
-    {
-        return (*code, name.as_ptr());
-    }
-    read()
-        .codecs
-        .iter()
-        .find(|c| i32::from(c.item.codec.compcode) == compcode)
-        .map_or((-1, std::ptr::null()), |c| {
-            (compcode, c.item.codec.compname as *const c_char)
-        })
+    u8::try_from(compcode)
+        .ok()
+        .and_then(codec_cname)
+        .map_or((-1, std::ptr::null()), |p| (compcode, p))
 }
 
 /// The library name for a chunk's codec format code (flags bits 5-7), as
 /// `blosc2_cbuffer_complib` reports it; registered codecs are matched by their `complib`.
 pub(crate) fn complib_name(format: u8) -> *const c_char {
-    let builtin: Option<&'static CStr> = match format {
-        0 => Some(c"BloscLZ"),
-        1 => Some(c"LZ4"),
-        3 => Some(c"Zlib"),
-        4 => Some(c"Zstd"),
-        _ => None,
-    };
-    if let Some(n) = builtin.or_else(|| plugin_codec_name(i32::from(format))) {
-        return n.as_ptr();
+    if let Some(lib) = crate::codecs::table::format_library(format) {
+        return static_cstr(lib).as_ptr();
     }
-    read()
-        .codecs
-        .iter()
-        .find(|c| c.item.codec.complib == format)
-        .map_or(std::ptr::null(), |c| c.item.codec.compname as *const c_char)
+    let plugin = |i: &crate::codecs::CodecInfo| {
+        matches!(i.origin, table::Origin::Plugin | table::Origin::Dynamic)
+    };
+    if let Some(info) = crate::codecs::table::codec(format).filter(plugin) {
+        return static_cstr(&info.name).as_ptr();
+    }
+    table::registered_codecs()
+        .into_iter()
+        .filter_map(|r| r.foreign.downcast_ref::<CodecEntry>().copied())
+        .find(|e| e.codec.complib == format)
+        .map_or(std::ptr::null(), |e| e.codec.compname as *const c_char)
 }
 
 /// Registers a user codec (compcode 160..=255). 0 on success.
@@ -254,20 +244,18 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         non_null(codec).map_err(|_| Error::InvalidParam)?;
         // SAFETY: non-null and valid by this function's contract.
         let c = unsafe { *codec };
-        if i32::from(c.compcode) < USER_START {
+        if i32::from(c.compcode) < table::USER_START {
             return Err(Error::CodecParam);
         }
         globals::ensure_init();
-        // SAFETY: `compname` is NULL or NUL-terminated by this function's contract.
-        let name = unsafe { own_name(c.compname) };
-        let mut r = write();
-        add(
-            &mut r.codecs,
-            |e: &CodecEntry| i32::from(e.codec.compcode),
-            CodecEntry { codec: c },
-            name,
-            Error::CodecParam,
-        )?;
+        table::register_codec(Registration {
+            id: i32::from(c.compcode),
+            // SAFETY: `compname` is NULL or NUL-terminated by this function's contract.
+            name: unsafe { own_name(c.compname) },
+            complib: c.complib,
+            version: c.version,
+            foreign: Arc::new(CodecEntry { codec: c }) as Foreign,
+        })?;
         Ok(0)
     })
 }
@@ -283,20 +271,18 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         non_null(filter).map_err(|_| Error::InvalidParam)?;
         // SAFETY: non-null and valid by this function's contract.
         let f = unsafe { *filter };
-        if i32::from(f.id) < USER_START {
+        if i32::from(f.id) < table::USER_START {
             return Err(Error::Failure);
         }
         globals::ensure_init();
-        // SAFETY: `name` is NULL or NUL-terminated by this function's contract.
-        let name = unsafe { own_name(f.name) };
-        let mut r = write();
-        add(
-            &mut r.filters,
-            |e: &FilterEntry| i32::from(e.filter.id),
-            FilterEntry { filter: f },
-            name,
-            Error::Failure,
-        )?;
+        table::register_filter(Registration {
+            id: i32::from(f.id),
+            // SAFETY: `name` is NULL or NUL-terminated by this function's contract.
+            name: unsafe { own_name(f.name) },
+            complib: 0,
+            version: f.version,
+            foreign: Arc::new(FilterEntry { filter: f }) as Foreign,
+        })?;
         Ok(0)
     })
 }
@@ -312,20 +298,18 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
         non_null(tuner).map_err(|_| Error::InvalidParam)?;
         // SAFETY: non-null and valid by this function's contract.
         let t = unsafe { *tuner };
-        if t.id < USER_START {
+        if t.id < table::USER_START {
             return Err(Error::Failure);
         }
         globals::ensure_init();
-        // SAFETY: `name` is NULL or NUL-terminated by this function's contract.
-        let name = unsafe { own_name(t.name) };
-        let mut r = write();
-        add(
-            &mut r.tuners,
-            |e: &blosc2_tuner| e.id,
-            t,
-            name,
-            Error::Failure,
-        )?;
+        table::register_tuner(Registration {
+            id: t.id,
+            // SAFETY: `name` is NULL or NUL-terminated by this function's contract.
+            name: unsafe { own_name(t.name) },
+            complib: 0,
+            version: 0,
+            foreign: Arc::new(TunerEntry { tuner: t }) as Foreign,
+        })?;
         Ok(0)
     })
 }

@@ -28,7 +28,7 @@ use std::ffi::{c_char, c_int, c_void};
 type Sc = *mut blosc2_schunk;
 type Ctx = *mut blosc2_context;
 
-struct Api {
+pub(crate) struct Api {
     new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
     free: unsafe extern "C" fn(Sc) -> c_int,
     meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
@@ -39,7 +39,7 @@ struct Api {
     free_ctx: unsafe extern "C" fn(Ctx),
 }
 
-fn ours() -> Api {
+pub(crate) fn ours() -> Api {
     Api {
         new: blosc2_schunk_new,
         free: blosc2_schunk_free,
@@ -52,7 +52,7 @@ fn ours() -> Api {
     }
 }
 
-fn theirs() -> Api {
+pub(crate) fn theirs() -> Api {
     let r = reference();
     // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
     unsafe {
@@ -70,7 +70,7 @@ fn theirs() -> Api {
 }
 
 /// An in-memory super-chunk of one library, freed on drop.
-struct Schunk<'a> {
+pub(crate) struct Schunk<'a> {
     api: &'a Api,
     sc: Sc,
 }
@@ -83,23 +83,23 @@ impl Drop for Schunk<'_> {
 }
 
 #[derive(Clone, Debug)]
-struct Case {
-    compcode: u8,
-    compcode_meta: u8,
-    clevel: u8,
-    typesize: i32,
-    splitmode: i32,
-    filters: [u8; 6],
-    filters_meta: [u8; 6],
+pub(crate) struct Case {
+    pub(crate) compcode: u8,
+    pub(crate) compcode_meta: u8,
+    pub(crate) clevel: u8,
+    pub(crate) typesize: i32,
+    pub(crate) splitmode: i32,
+    pub(crate) filters: [u8; 6],
+    pub(crate) filters_meta: [u8; 6],
     /// (chunkshape, blockshape) of a b2nd metalayer; the array shape is the chunk shape.
-    nd: Option<(Vec<i32>, Vec<i32>)>,
+    pub(crate) nd: Option<(Vec<i32>, Vec<i32>)>,
     /// Chunk bytes when there is no b2nd geometry.
-    nbytes: usize,
-    lossless: bool,
+    pub(crate) nbytes: usize,
+    pub(crate) lossless: bool,
 }
 
 impl Case {
-    fn schunk<'a>(&self, api: &'a Api) -> Schunk<'a> {
+    pub(crate) fn schunk<'a>(&self, api: &'a Api) -> Schunk<'a> {
         let mut cp = BLOSC2_CPARAMS_DEFAULTS;
         cp.compcode = self.compcode;
         cp.compcode_meta = self.compcode_meta;
@@ -132,7 +132,7 @@ impl Case {
 }
 
 impl Schunk<'_> {
-    fn compress(&self, src: &[u8]) -> Result<Vec<u8>, i32> {
+    pub(crate) fn compress(&self, src: &[u8]) -> Result<Vec<u8>, i32> {
         let mut dst = vec![0u8; src.len() + 64];
         // SAFETY: the schunk's own context; buffers of the stated sizes.
         let n = unsafe {
@@ -151,7 +151,7 @@ impl Schunk<'_> {
         Ok(dst)
     }
 
-    fn decompress(&self, chunk: &[u8], nbytes: usize) -> Result<Vec<u8>, i32> {
+    pub(crate) fn decompress(&self, chunk: &[u8], nbytes: usize) -> Result<Vec<u8>, i32> {
         let mut dst = vec![0u8; nbytes];
         // SAFETY: as above.
         let n = unsafe {
@@ -192,7 +192,7 @@ impl Schunk<'_> {
 }
 
 /// Smooth float data (what ZFP, NDMEAN and BYTEDELTA are for), as `typesize`-byte items.
-fn floats(n: usize, typesize: i32, seed: u64) -> Vec<u8> {
+pub(crate) fn floats(n: usize, typesize: i32, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let noise = (rng.below(1000) as f64) / 1000.0;
     (0..n)
@@ -208,7 +208,7 @@ fn floats(n: usize, typesize: i32, seed: u64) -> Vec<u8> {
 }
 
 /// Integers with structure, as `typesize`-byte little-endian items.
-fn ints(n: usize, typesize: usize, seed: u64) -> Vec<u8> {
+pub(crate) fn ints(n: usize, typesize: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     (0..n)
         .flat_map(|i| {
@@ -285,7 +285,7 @@ fn run(case: &Case, src: &[u8]) -> bool {
     true
 }
 
-fn base(compcode: u8, typesize: i32) -> Case {
+pub(crate) fn base(compcode: u8, typesize: i32) -> Case {
     Case {
         compcode,
         compcode_meta: 0,

@@ -5,6 +5,7 @@ use crate::common;
 use b2frame::chunk::{
     CParams, Compressor, DParams, Decompressor, Hooks, PostfilterArgs, PrefilterArgs,
 };
+use b2frame::pool::Runner;
 use b2frame::{Error, Result};
 use common::data_kind;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,8 +17,21 @@ use std::sync::Arc;
 struct Toy {
     pre_calls: AtomicUsize,
     post_calls: AtomicUsize,
-    jobs: AtomicUsize,
-    use_runner: bool,
+}
+
+/// A threads callback that runs each worker on a thread of its own, counting them.
+#[derive(Default)]
+struct Spawning(AtomicUsize);
+
+impl Runner for Spawning {
+    fn run(&self, nworkers: usize, worker: &(dyn Fn(usize) + Sync)) {
+        self.0.fetch_add(nworkers, Ordering::Relaxed);
+        std::thread::scope(|s| {
+            for tid in 0..nworkers {
+                s.spawn(move || worker(tid));
+            }
+        });
+    }
 }
 
 impl Hooks for Toy {
@@ -118,18 +132,6 @@ impl Hooks for Toy {
             .for_each(|(o, i)| *o = i.wrapping_mul(2));
         Ok(())
     }
-    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
-        if !self.use_runner {
-            return false;
-        }
-        self.jobs.fetch_add(njobs, Ordering::Relaxed);
-        std::thread::scope(|s| {
-            for half in [0, 1] {
-                s.spawn(move || (half..njobs).step_by(2).for_each(job));
-            }
-        });
-        true
-    }
 }
 
 fn params(nthreads: i16) -> CParams {
@@ -150,11 +152,12 @@ fn params(nthreads: i16) -> CParams {
 fn user_codec_filter_and_pre_postfilters_round_trip() {
     let data: Vec<u8> = (0..40_000u32).map(|i| ((i / 64) % 100) as u8 * 2).collect();
     for (nthreads, runner) in [(1i16, false), (2, false), (2, true)] {
-        let hooks = Arc::new(Toy {
-            use_runner: runner,
-            ..Default::default()
-        });
+        let hooks = Arc::new(Toy::default());
+        let spawning = Arc::new(Spawning::default());
         let mut c = Compressor::new(params(nthreads), hooks.clone()).unwrap();
+        if runner {
+            c.set_runner(spawning.clone());
+        }
         let mut chunk = vec![0u8; data.len() + 32];
         let n = c.compress(&data, &mut chunk).unwrap();
         chunk.truncate(n);
@@ -165,14 +168,23 @@ fn user_codec_filter_and_pre_postfilters_round_trip() {
         assert_eq!(chunk[23], 7);
         assert_eq!(hooks.pre_calls.load(Ordering::Relaxed), 10);
         let mut d = Decompressor::new(DParams { nthreads }, hooks.clone()).unwrap();
+        if runner {
+            d.set_runner(spawning.clone());
+        }
         let mut out = vec![0u8; data.len()];
         assert_eq!(d.decompress(&chunk, &mut out).unwrap(), data.len());
         // prefilter halves, postfilter doubles: the even input comes back.
         assert!(out == data, "nthreads {nthreads} runner {runner}");
         assert_eq!(hooks.post_calls.load(Ordering::Relaxed), 10);
-        if runner {
-            assert_eq!(hooks.jobs.load(Ordering::Relaxed), 20);
-        }
+        // One compression and one decompression, two workers each.
+        assert_eq!(
+            spawning.0.load(Ordering::Relaxed),
+            if runner { 4 } else { 0 }
+        );
+        assert_eq!(
+            c.pool_started() || d.pool_started(),
+            nthreads > 1 && !runner
+        );
         // getitem goes through the same hooks.
         let mut part = vec![0u8; 100];
         assert_eq!(d.getitem(&chunk, 4090, 100, &mut part).unwrap(), 100);

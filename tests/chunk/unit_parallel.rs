@@ -6,6 +6,7 @@ use crate::common;
 
 use b2frame::chunk::header::{flags, ChunkHeader};
 use b2frame::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, Hooks, PrefilterArgs};
+use b2frame::pool::Runner;
 use b2frame::{Error, Result};
 use common::data_kind;
 use std::sync::Arc;
@@ -155,10 +156,16 @@ fn memcpyed_fallback_is_the_same_for_any_nthreads() {
 }
 
 /// A user codec that fails on blocks starting with 0xEE and otherwise keeps the first 3/4 of
-/// each stream (so every block "compresses" to a known size); `serial_runner` runs a threads
-/// callback's jobs one after another on the caller, last job first.
-struct Failing {
-    serial_runner: bool,
+/// each stream (so every block "compresses" to a known size).
+struct Failing;
+
+/// A threads callback that runs the workers one after another on the caller, last one first.
+struct SerialRunner;
+
+impl Runner for SerialRunner {
+    fn run(&self, nworkers: usize, worker: &(dyn Fn(usize) + Sync)) {
+        (0..nworkers).rev().for_each(worker);
+    }
 }
 
 impl Hooks for Failing {
@@ -186,13 +193,6 @@ impl Hooks for Failing {
         dst[..n].copy_from_slice(&src[..n]);
         Some(Ok(n))
     }
-    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
-        if !self.serial_runner {
-            return false;
-        }
-        (0..njobs).rev().for_each(job);
-        true
-    }
 }
 
 #[test]
@@ -215,21 +215,17 @@ fn a_failing_block_fails_the_chunk_only_where_the_serial_writer_reaches_it() {
         // beyond that point is never reported.
         let half = 32 + 4 * nblocks + (bs * 3 / 4 + 4) * nblocks / 2;
         for dsize in [data.len() + 32, half, data.len() / 8] {
-            let mut one = Compressor::new(
-                params(1),
-                Arc::new(Failing {
-                    serial_runner: false,
-                }),
-            )
-            .unwrap();
+            let mut one = Compressor::new(params(1), Arc::new(Failing)).unwrap();
             let want = run(&mut one, &data, dsize);
             if dsize == data.len() + 32 {
                 assert_eq!(want.0, Err(Error::Data), "bad block {bad}");
             }
             for serial_runner in [false, true] {
                 for nt in [2i16, 4] {
-                    let hooks = Arc::new(Failing { serial_runner });
-                    let mut c = Compressor::new(params(nt), hooks).unwrap();
+                    let mut c = Compressor::new(params(nt), Arc::new(Failing)).unwrap();
+                    if serial_runner {
+                        c.set_runner(Arc::new(SerialRunner));
+                    }
                     for _ in 0..2 {
                         let got = run(&mut c, &data, dsize);
                         assert_eq!(got.0, want.0, "bad {bad} destsize {dsize} nt {nt}");

@@ -40,15 +40,15 @@ impl State {
 /// The state libb2frame opens at `offset` of `path` (a directory: an sframe).
 pub fn ours(path: &Path, offset: u64) -> Result<State, String> {
     let sc = if path.is_dir() {
-        b2frame::schunk::SChunk::open(path, 1)
+        b2frame::schunk::SChunk::open(path)
     } else {
         b2frame::schunk::SChunk::open_offset(path, offset, 1)
     };
-    let mut sc = sc.map_err(|e| format!("libb2frame open: {e:?}"))?;
+    let sc = sc.map_err(|e| format!("libb2frame open: {e:?}"))?;
     let mut chunks = Vec::new();
     for i in 0..sc.nchunks() {
         chunks.push(
-            sc.decompress_chunk_vec(i)
+            sc.decompress_chunk(i)
                 .map_err(|e| format!("libb2frame chunk {i}: {e:?}"))?,
         );
     }

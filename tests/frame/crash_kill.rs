@@ -99,7 +99,7 @@ fn step(sc: &mut SChunk, rng: &mut Rng) {
 /// The state of an in-memory super-chunk.
 fn state_of(sc: &mut SChunk) -> State {
     let chunks = (0..sc.nchunks())
-        .map(|i| sc.decompress_chunk_vec(i).unwrap())
+        .map(|i| sc.decompress_chunk(i).unwrap())
         .collect();
     let names: Vec<String> = sc.vlmetalayers().iter().map(|(n, _)| n.clone()).collect();
     State {
@@ -129,7 +129,7 @@ fn kill_writer_child() {
     b2frame::frame::record::set_durable(durable);
     let path = PathBuf::from(path);
     let mut sc = if path.is_dir() {
-        SChunk::open(&path, 1).unwrap()
+        SChunk::open(&path).unwrap()
     } else {
         SChunk::open_offset(&path, offset, 1).unwrap()
     };

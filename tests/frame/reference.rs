@@ -9,7 +9,6 @@ use crate::common;
 use b2frame::capi::types::{blosc2_metalayer, blosc2_schunk};
 use b2frame::chunk::{self, CParams, DParams};
 use b2frame::frame::chunkinfo::special;
-use b2frame::frame::fingerprint::Verdict;
 use b2frame::frame::{meta, Frame, Target};
 use common::{data_kind, Rng};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -23,16 +22,16 @@ type VlmetaGet =
     unsafe extern "C" fn(*mut blosc2_schunk, *const c_char, *mut *mut u8, *mut i32) -> c_int;
 type Free = unsafe extern "C" fn(*mut blosc2_schunk) -> c_int;
 
-struct Api {
-    from_buffer: FromBuffer,
-    open: Open,
-    get_chunk: GetChunk,
-    decompress_chunk: DecompressChunk,
-    vlmeta_get: VlmetaGet,
-    free: Free,
+pub(crate) struct Api {
+    pub from_buffer: FromBuffer,
+    pub open: Open,
+    pub get_chunk: GetChunk,
+    pub decompress_chunk: DecompressChunk,
+    pub vlmeta_get: VlmetaGet,
+    pub free: Free,
 }
 
-fn api() -> Api {
+pub(crate) fn api() -> Api {
     let r = common::reference::reference();
     // SAFETY: each symbol has exactly the C signature declared by blosc2.h 3.3.5.
     unsafe {
@@ -56,7 +55,13 @@ fn api() -> Api {
 /// Compares everything the reference reads from `s` with our frame `f`. `lazy` is set for
 /// on-disk frames, whose decompression goes through c-blosc2's lazy-chunk path (which refuses
 /// stored special chunks, docs/format/offsets.md#special-offsets).
-fn check_against_reference(api: &Api, s: *mut blosc2_schunk, f: &Frame, what: &str, lazy: bool) {
+pub(crate) fn check_against_reference(
+    api: &Api,
+    s: *mut blosc2_schunk,
+    f: &Frame,
+    what: &str,
+    lazy: bool,
+) {
     assert!(!s.is_null(), "{what}: reference could not open our frame");
     // SAFETY: `s` is a live schunk from the reference; every out-pointer is valid, and every
     // buffer the reference hands out is freed as its API says.
@@ -240,9 +245,9 @@ fn reference_reads_our_frames_on_disk() {
     }
 }
 
-type AppendChunk = unsafe extern "C" fn(*mut blosc2_schunk, *mut u8, bool) -> i64;
-type PosChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut u8, bool) -> i64;
-type DeleteChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64) -> i64;
+pub(crate) type AppendChunk = unsafe extern "C" fn(*mut blosc2_schunk, *mut u8, bool) -> i64;
+pub(crate) type PosChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut u8, bool) -> i64;
+pub(crate) type DeleteChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64) -> i64;
 type Reorder = unsafe extern "C" fn(*mut blosc2_schunk, *mut i64) -> c_int;
 type VlmetaSet =
     unsafe extern "C" fn(*mut blosc2_schunk, *const c_char, *mut u8, i32, *mut c_void) -> c_int;
@@ -372,265 +377,4 @@ fn reference_and_we_mutate_our_files_identically() {
         unsafe { (api.free)(s) };
     }
     assert_eq!(steps, 30 * 12);
-}
-
-/// An update with more than `MOVED_TAIL_MAX` bytes of data after the chunk in a cframe file
-/// writes the new payload at the end of the data section and leaves the old one as dead bytes
-/// (docs/mutation.md#update), where c-blosc2 moves the data after the chunk. The frame stays
-/// readable by c-blosc2, which can go on updating it in its own way; the fingerprint matches;
-/// a compacted copy drops the dead bytes. Updates near the end keep c-blosc2's layout.
-#[test]
-fn far_updates_of_file_frames_go_to_the_end_and_the_reference_reads_them() {
-    let api = api();
-    let r = common::reference::reference();
-    // SAFETY: the symbol has exactly the C signature declared by blosc2.h 3.3.5.
-    let update = unsafe {
-        std::mem::transmute::<*mut c_void, PosChunk>(r.sym("blosc2_schunk_update_chunk"))
-    };
-    let dir = common::scratch::dir("b2frame-farupd-");
-    let path = dir.join("f.b2frame");
-    let cp = CParams {
-        typesize: 4,
-        ..CParams::default()
-    };
-    let chunk_of = |seed: u64| chunk::compress_vec(&cp, &data_kind("random", 4000, seed)).unwrap();
-    let mut f = Frame::new_file(&path, &cp, &DParams::default()).unwrap();
-    let n = 40;
-    for i in 0..n {
-        f.append_chunk(&chunk_of(i)).unwrap();
-    }
-    let mut expected: Vec<Vec<u8>> = (0..n)
-        .map(|i| f.chunk(i as i64).unwrap().into_owned())
-        .collect();
-    let old_cbytes = f.header().cbytes as u64;
-    let tail = old_cbytes - f.locs().at(1).stored().unwrap();
-    assert!(tail > b2frame::frame::MOVED_TAIL_MAX);
-    let before = std::fs::read(&path).unwrap();
-    let hl = f.header().header_len as usize;
-    // Chunk 0 (shorter: 2000 bytes of data) goes to the end; its old bytes stay in place.
-    let new0 = chunk::compress_vec(&cp, &data_kind("random", 2000, 77)).unwrap();
-    f.update_chunk(0, &new0).unwrap();
-    expected[0] = new0.clone();
-    assert_eq!(f.header().cbytes as u64, old_cbytes + new0.len() as u64);
-    assert_eq!(f.locs().at(0).stored(), Some(old_cbytes));
-    let after = std::fs::read(&path).unwrap();
-    let section = hl + old_cbytes as usize;
-    assert!(
-        after[hl..section] == before[hl..section],
-        "old data section changed"
-    );
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
-    // The last chunk has nothing after it: updated in place, as c-blosc2 does.
-    let last = chunk_of(500);
-    let last_at = f.locs().at(n as usize - 1).stored().unwrap();
-    f.update_chunk(n as i64 - 1, &last).unwrap();
-    expected[n as usize - 1] = last;
-    assert_eq!(f.locs().at(n as usize - 1).stored(), Some(last_at));
-    drop(f);
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    let f = Frame::open(&path).unwrap();
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
-    for (i, e) in expected.iter().enumerate() {
-        assert_eq!(&f.chunk(i as i64).unwrap()[..], &e[..], "chunk {i}");
-    }
-    // SAFETY: a NUL-terminated path.
-    let s = unsafe { (api.open)(c.as_ptr()) };
-    check_against_reference(&api, s, &f, "after our far update", true);
-    // c-blosc2 updates chunk 3 of that frame (moving what follows it, our dead bytes and the
-    // chunk at the end included): we read the result.
-    let mut new3 = chunk::compress_vec(&cp, &data_kind("small_int", 4000, 3)).unwrap();
-    // SAFETY: a NUL-terminated path; `new3` outlives the call (copy = true); freed once.
-    unsafe {
-        let s = (api.open)(c.as_ptr());
-        assert!(!s.is_null());
-        assert!(update(s, 3, new3.as_mut_ptr(), true) >= 0);
-        (api.free)(s);
-    }
-    expected[3] = new3;
-    let f = Frame::open(&path).unwrap();
-    for (i, e) in expected.iter().enumerate() {
-        assert_eq!(
-            &f.chunk(i as i64).unwrap()[..],
-            &e[..],
-            "chunk {i} after c-blosc2's update"
-        );
-    }
-    // A compacted copy holds the chunks back to back.
-    let compact = Frame::from_bytes(&f.compacted().unwrap()).unwrap();
-    let live: u64 = expected.iter().map(|e| e.len() as u64).sum();
-    assert_eq!(compact.header().cbytes as u64, live);
-    assert!((f.header().cbytes as u64) > live);
-    for (i, e) in expected.iter().enumerate() {
-        assert_eq!(
-            &compact.chunk(i as i64).unwrap()[..],
-            &e[..],
-            "compacted chunk {i}"
-        );
-    }
-    // Rounds of updates of several chunks in order (each one far from the end when its turn
-    // comes): the dead bytes stay at most as many as the live ones, then updates move the data
-    // after the chunk as c-blosc2 does.
-    drop(f);
-    let mut f = Frame::open(&path).unwrap();
-    for round in 0..8u64 {
-        for i in 0..20usize {
-            let c = chunk_of(1000 + round * 20 + i as u64);
-            f.update_chunk(i as i64, &c).unwrap();
-            expected[i] = c;
-            let live: u64 = expected.iter().map(|e| e.len() as u64).sum();
-            let section = f.header().cbytes as u64;
-            assert!(
-                section <= 2 * live,
-                "round {round} chunk {i}: data section {section} for {live} live bytes"
-            );
-        }
-    }
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
-    drop(f);
-    let f = Frame::open(&path).unwrap();
-    assert!((f.header().cbytes as u64) > expected.iter().map(|e| e.len() as u64).sum::<u64>());
-    // SAFETY: a NUL-terminated path.
-    let s = unsafe { (api.open)(c.as_ptr()) };
-    check_against_reference(&api, s, &f, "after rounds of far updates", true);
-}
-
-/// Far updates put the new payload into the first dead range of the data section that holds
-/// it (docs/mutation.md#update): repeated rewrites of the same chunks reuse the bytes their old
-/// payloads left, so the file stops growing after the first one (c-blosc2's tail moves keep it
-/// compact; b2frame's first far update leaves one payload's worth of dead bytes). Payloads land
-/// in the middle of the data section, out of file order: the fingerprint still matches, and
-/// c-blosc2 reads every chunk.
-#[test]
-fn far_updates_of_file_frames_reuse_dead_space_and_the_reference_reads_them() {
-    let api = api();
-    let dir = common::scratch::dir("b2frame-farreuse-");
-    let path = dir.join("f.b2frame");
-    let chunk_of = |seed: u64| incompressible_chunk(4000, seed);
-    let n = 40usize;
-    let (mut f, mut expected) = incompressible_file_frame(&path, n, 4000);
-    let clen = expected[0].len() as u64;
-    let compact = f.header().cbytes as u64;
-    assert_eq!(compact, n as u64 * clen);
-    let mut file_len = None;
-    for round in 0..10u64 {
-        for (i, e) in expected.iter_mut().enumerate().take(n / 2) {
-            let c = chunk_of(1000 + round * 100 + i as u64);
-            f.update_chunk(i as i64, &c).unwrap();
-            *e = c;
-            // One payload's worth of dead bytes at most: every later update reuses a range.
-            assert!(
-                f.header().cbytes as u64 <= compact + clen,
-                "round {round} chunk {i}: data section {} for {compact} live bytes",
-                f.header().cbytes
-            );
-        }
-        // The data section keeps its length; the index's compressed size may vary a little
-        // with the order of the offsets.
-        let len = std::fs::metadata(&path).unwrap().len();
-        let first = *file_len.get_or_insert(len);
-        assert!(
-            len <= first + 64,
-            "round {round}: the file grew from {first} to {len}"
-        );
-        assert_eq!(f.header().cbytes as u64, compact + clen, "round {round}");
-        assert_eq!(
-            f.verify_fingerprint().unwrap(),
-            Verdict::Match,
-            "round {round}"
-        );
-    }
-    // Payloads now lie out of index order inside the old data section.
-    let offsets: Vec<u64> = (0..n).map(|i| f.locs().at(i).stored().unwrap()).collect();
-    assert!(offsets.iter().all(|&o| o < compact + clen));
-    assert!(offsets.windows(2).any(|w| w[0] > w[1]));
-    drop(f);
-    reopen_and_check_far_updates(&api, &path, &expected, "after far updates into dead space");
-}
-
-/// A chunk of `len` incompressible bytes (stored as is: all such chunks have one length).
-fn incompressible_chunk(len: usize, seed: u64) -> Vec<u8> {
-    let cp = CParams {
-        typesize: 4,
-        ..CParams::default()
-    };
-    chunk::compress_vec(&cp, &data_kind("random", len, seed)).unwrap()
-}
-
-/// A new cframe file at `path` holding `n` incompressible chunks of `len` bytes (seeds
-/// `0..n`), and those chunks.
-fn incompressible_file_frame(path: &Path, n: usize, len: usize) -> (Frame, Vec<Vec<u8>>) {
-    let cp = CParams {
-        typesize: 4,
-        ..CParams::default()
-    };
-    let mut f = Frame::new_file(path, &cp, &DParams::default()).unwrap();
-    let chunks: Vec<Vec<u8>> = (0..n as u64)
-        .map(|k| incompressible_chunk(len, k))
-        .collect();
-    for c in &chunks {
-        f.append_chunk(c).unwrap();
-    }
-    (f, chunks)
-}
-
-/// The far-update tests' end: the file at `path` reopens with a matching fingerprint and the
-/// `expected` chunks, and c-blosc2 reads the same.
-fn reopen_and_check_far_updates(api: &Api, path: &Path, expected: &[Vec<u8>], what: &str) {
-    let f = Frame::open(path).unwrap();
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match, "{what}");
-    for (i, e) in expected.iter().enumerate() {
-        assert_eq!(&f.chunk(i as i64).unwrap()[..], &e[..], "{what}: chunk {i}");
-    }
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    let s = unsafe { (api.open)(c.as_ptr()) };
-    check_against_reference(api, s, &f, what, true);
-}
-
-/// A far update takes a dead range only while the fingerprint's data part costs no more to
-/// update that way than at the end of the data section: an append drops the kept chunk pieces,
-/// and a dead range at the start of the file, taken by an update near the end, would need the
-/// bytes of most chunks read again (what made a b2nd append that rewrites the last chunk row
-/// slow on a file with dead space). Such an update goes to the end instead (its old payload
-/// turns dead); the file stays readable by c-blosc2 and its fingerprint matches.
-#[test]
-fn far_updates_take_a_far_dead_range_only_when_its_fingerprint_is_cheap() {
-    let api = api();
-    let dir = common::scratch::dir("b2frame-farcost-");
-    let path = dir.join("f.b2frame");
-    let chunk_of = |seed: u64| incompressible_chunk(40_000, seed);
-    let n = 40usize;
-    let (mut f, mut expected) = incompressible_file_frame(&path, n, 40_000);
-    let clen = expected[0].len() as u64;
-    let compact = f.header().cbytes as u64;
-    // Chunk 0 goes to the end: its old payload is a dead range at the start of the file.
-    expected[0] = chunk_of(500);
-    f.update_chunk(0, &expected[0]).unwrap();
-    assert_eq!(f.locs().at(0).stored(), Some(compact));
-    // An append (the kept pieces go), then a far update of a chunk near the end.
-    expected.push(chunk_of(501));
-    f.append_chunk(&expected[n]).unwrap();
-    let section = f.header().cbytes as u64;
-    let i = n - 6;
-    expected[i] = chunk_of(502);
-    f.update_chunk(i as i64, &expected[i]).unwrap();
-    assert_eq!(
-        f.locs().at(i).stored(),
-        Some(section),
-        "chunk {i} of {clen} bytes: the dead range at 0 would read ~{} bytes",
-        (i as u64 - 1) * clen
-    );
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
-    // The next far update of a chunk before it, with a short way to the dead range, takes it.
-    expected[1] = chunk_of(503);
-    f.update_chunk(1, &expected[1]).unwrap();
-    assert_eq!(f.locs().at(1).stored(), Some(0));
-    assert_eq!(f.verify_fingerprint().unwrap(), Verdict::Match);
-    drop(f);
-    reopen_and_check_far_updates(
-        &api,
-        &path,
-        &expected,
-        "after a far update that skipped a far dead range",
-    );
 }

@@ -106,7 +106,7 @@ fn python_blosc2_reads_our_frames() {
         let out = run_py(READER, &[p.to_str().unwrap(), "1,9,3,5,7"]);
         assert!(out.starts_with("OK 5"), "{out}");
         // Our to_file output of the reopened frame reads the same.
-        let sc = SChunk::open(&p, 1).unwrap();
+        let sc = SChunk::open(&p).unwrap();
         let (_qdir, q) = scratch(if sparse {
             "copy-s.b2frame"
         } else {
@@ -144,18 +144,18 @@ fn our_schunk_reads_python_blosc2_frames() {
             &[p.to_str().unwrap(), if contiguous { "1" } else { "0" }],
         );
         assert!(out.starts_with("OK"));
-        let mut sc = SChunk::open(&p, 1).unwrap();
+        let mut sc = SChunk::open(&p).unwrap();
         assert_eq!(sc.nchunks(), 5);
         assert_eq!(sc.cparams().typesize, 4);
         assert_eq!(sc.cparams().compcode, 1);
         for (i, seed) in [6, 2, 4, 6].iter().enumerate() {
             assert_eq!(
-                sc.decompress_chunk_vec(i as i64).unwrap(),
+                sc.decompress_chunk(i as i64).unwrap(),
                 items(*seed, 1000),
                 "chunk {i}"
             );
         }
-        assert_eq!(sc.decompress_chunk_vec(4).unwrap(), vec![0u8; 4000]);
+        assert_eq!(sc.decompress_chunk(4).unwrap(), vec![0u8; 4000]);
         assert_eq!(sc.metalayers(), &[("m".to_string(), META.to_vec())]);
         assert_eq!(sc.vlmeta_get("v").unwrap(), VLMETA);
         // Mutate with ours; python-blosc2 still reads it.

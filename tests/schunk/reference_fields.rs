@@ -26,35 +26,36 @@ type Sc = *mut blosc2_schunk;
 type Ctx = *mut blosc2_context;
 
 /// The functions a history needs, from one library.
-struct Api {
-    name: &'static str,
-    new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
-    open: unsafe extern "C" fn(*const c_char) -> Sc,
-    from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> Sc,
-    to_buffer: unsafe extern "C" fn(Sc, *mut *mut u8, *mut bool) -> i64,
-    free: unsafe extern "C" fn(Sc) -> c_int,
-    append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
-    append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
-    insert_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
-    update_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
-    delete_chunk: unsafe extern "C" fn(Sc, i64) -> i64,
-    get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
-    decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
-    meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
-    vlmeta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
-    get_cparams: unsafe extern "C" fn(Sc, *mut *mut blosc2_cparams) -> c_int,
-    reorder: unsafe extern "C" fn(Sc, *mut i64) -> c_int,
-    create_cctx: unsafe extern "C" fn(blosc2_cparams) -> Ctx,
-    create_dctx: unsafe extern "C" fn(blosc2_dparams) -> Ctx,
-    get_slice_buffer: unsafe extern "C" fn(Sc, i64, i64, *mut c_void) -> c_int,
-    free_ctx: unsafe extern "C" fn(Ctx),
+pub(crate) struct Api {
+    pub(crate) name: &'static str,
+    pub(crate) new: unsafe extern "C" fn(*mut blosc2_storage) -> Sc,
+    pub(crate) open: unsafe extern "C" fn(*const c_char) -> Sc,
+    pub(crate) from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> Sc,
+    pub(crate) to_buffer: unsafe extern "C" fn(Sc, *mut *mut u8, *mut bool) -> i64,
+    pub(crate) free: unsafe extern "C" fn(Sc) -> c_int,
+    pub(crate) append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
+    pub(crate) append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
+    pub(crate) insert_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
+    pub(crate) update_chunk: unsafe extern "C" fn(Sc, i64, *mut u8, bool) -> i64,
+    pub(crate) delete_chunk: unsafe extern "C" fn(Sc, i64) -> i64,
+    pub(crate) get_chunk: unsafe extern "C" fn(Sc, i64, *mut *mut u8, *mut bool) -> c_int,
+    pub(crate) decompress_chunk: unsafe extern "C" fn(Sc, i64, *mut c_void, i32) -> c_int,
+    pub(crate) meta_add: unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32) -> c_int,
+    pub(crate) vlmeta_add:
+        unsafe extern "C" fn(Sc, *const c_char, *mut u8, i32, *mut blosc2_cparams) -> c_int,
+    pub(crate) get_cparams: unsafe extern "C" fn(Sc, *mut *mut blosc2_cparams) -> c_int,
+    pub(crate) reorder: unsafe extern "C" fn(Sc, *mut i64) -> c_int,
+    pub(crate) create_cctx: unsafe extern "C" fn(blosc2_cparams) -> Ctx,
+    pub(crate) create_dctx: unsafe extern "C" fn(blosc2_dparams) -> Ctx,
+    pub(crate) get_slice_buffer: unsafe extern "C" fn(Sc, i64, i64, *mut c_void) -> c_int,
+    pub(crate) free_ctx: unsafe extern "C" fn(Ctx),
     /// Frees what this library allocated (on Windows the reference's C runtime is another).
-    free_mem: unsafe fn(*mut c_void),
+    pub(crate) free_mem: unsafe fn(*mut c_void),
     /// Allocates what this library may free.
-    malloc_mem: fn(usize) -> *mut c_void,
+    pub(crate) malloc_mem: fn(usize) -> *mut c_void,
 }
 
-fn ours() -> Api {
+pub(crate) fn ours() -> Api {
     Api {
         name: "b2frame",
         new: blosc2_schunk_new,
@@ -82,7 +83,7 @@ fn ours() -> Api {
     }
 }
 
-fn theirs() -> Api {
+pub(crate) fn theirs() -> Api {
     let r = reference();
     // SAFETY: each symbol has the C signature blosc2.h 3.3.5 declares for it.
     unsafe {
@@ -116,7 +117,7 @@ fn theirs() -> Api {
 
 /// Where a history's super-chunk lives.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     /// `contiguous=false`, no urlpath.
     Plain,
     /// `contiguous=true`, no urlpath (an in-memory cframe).
@@ -129,7 +130,7 @@ enum Kind {
 
 const KINDS: [Kind; 4] = [Kind::Plain, Kind::Memory, Kind::File, Kind::Sframe];
 
-fn cparams(typesize: i32) -> blosc2_cparams {
+pub(crate) fn cparams(typesize: i32) -> blosc2_cparams {
     let mut cp = BLOSC2_CPARAMS_DEFAULTS;
     cp.typesize = typesize;
     cp.compcode = BLOSC_ZSTD as u8;
@@ -146,24 +147,24 @@ fn data(seed: u32, nbytes: usize) -> Vec<u8> {
 
 /// What one library reports for a super-chunk.
 #[derive(Debug, PartialEq)]
-struct Fields {
-    compcode: u8,
-    compcode_meta: u8,
-    clevel: u8,
-    splitmode: u8,
-    typesize: i32,
-    blocksize: i32,
-    chunksize: i32,
-    use_dict: u8,
-    filters: [u8; 6],
-    filters_meta: [u8; 6],
-    nchunks: i64,
-    nbytes: i64,
+pub(crate) struct Fields {
+    pub(crate) compcode: u8,
+    pub(crate) compcode_meta: u8,
+    pub(crate) clevel: u8,
+    pub(crate) splitmode: u8,
+    pub(crate) typesize: i32,
+    pub(crate) blocksize: i32,
+    pub(crate) chunksize: i32,
+    pub(crate) use_dict: u8,
+    pub(crate) filters: [u8; 6],
+    pub(crate) filters_meta: [u8; 6],
+    pub(crate) nchunks: i64,
+    pub(crate) nbytes: i64,
 }
 
 /// # Safety
 /// `sc` live.
-unsafe fn fields(sc: Sc) -> Fields {
+pub(crate) unsafe fn fields(sc: Sc) -> Fields {
     // SAFETY: forwarded contract.
     let s = unsafe { &*sc };
     Fields {
@@ -183,7 +184,12 @@ unsafe fn fields(sc: Sc) -> Fields {
 }
 
 /// A super-chunk of `kind` under `dir` (files named after `api`).
-fn create(api: &Api, kind: Kind, dir: &Path, cp: blosc2_cparams) -> (Sc, Option<CString>) {
+pub(crate) fn create(
+    api: &Api,
+    kind: Kind,
+    dir: &Path,
+    cp: blosc2_cparams,
+) -> (Sc, Option<CString>) {
     let mut cp = cp;
     let mut dp = BLOSC2_DPARAMS_DEFAULTS;
     dp.nthreads = 1;
@@ -417,7 +423,7 @@ fn compare_reopened(what: &str, cp: blosc2_cparams, history: &dyn Fn(&Api, Sc)) 
 
 /// # Safety
 /// `sc` live.
-unsafe fn append(api: &Api, sc: Sc, seed: u32, nbytes: usize) {
+pub(crate) unsafe fn append(api: &Api, sc: Sc, seed: u32, nbytes: usize) {
     let v = data(seed, nbytes);
     // SAFETY: forwarded contract; `v` holds `nbytes`.
     let n = unsafe { (api.append_buffer)(sc, v.as_ptr() as *const c_void, nbytes as i32) };

@@ -145,14 +145,13 @@ fn build(
             // SAFETY: live schunk, valid out-pointers.
             let len = unsafe { blosc2_schunk_to_buffer(sc, &mut buf, &mut nf) };
             assert!(len > 0 && nf);
-            // SAFETY: `buf` holds `len` bytes; the new schunk works on its own copy.
+            // SAFETY: `buf` holds `len` bytes. Without `copy` the new schunk reads them in
+            // place (c-blosc2's contract): they stay alive until `free_schunk` frees both.
             let from = unsafe { blosc2_schunk_from_buffer(buf, len, false) };
             assert!(!from.is_null());
+            LENT.lock().unwrap().push((from as usize, buf as usize));
             // SAFETY: ours to free, not used afterwards.
-            unsafe {
-                libc_free(buf as *mut c_void);
-                blosc2_schunk_free(sc);
-            }
+            unsafe { blosc2_schunk_free(sc) };
             sc = from;
         }
         Kind::Reopened => {
@@ -165,6 +164,24 @@ fn build(
         _ => {}
     }
     (Sc(sc), path)
+}
+
+/// The buffers lent to `FromBuffer` super-chunks, by super-chunk address (both as `usize`).
+static LENT: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+/// Frees a super-chunk made by [`build`], then the buffer it was lent, if any.
+///
+/// # Safety
+/// `sc` must be a live super-chunk no thread uses any more.
+unsafe fn free_schunk(sc: Sc) {
+    // SAFETY: by contract.
+    unsafe { blosc2_schunk_free(sc.p()) };
+    let mut lent = LENT.lock().unwrap();
+    if let Some(i) = lent.iter().position(|&(s, _)| s == sc.p() as usize) {
+        let (_, buf) = lent.swap_remove(i);
+        // SAFETY: malloc'ed by `blosc2_schunk_to_buffer`, and its reader is gone.
+        unsafe { libc_free(buf as *mut c_void) };
+    }
 }
 
 /// Decompresses chunk `i` of `sc` into a new CHUNK_BYTES buffer; returns the result code and
@@ -303,7 +320,7 @@ fn read_once(sc: Sc, rng: &mut Rng, exp: &Expected) {
         0 | 1 => {
             // SAFETY: live schunk.
             let (n, out) = unsafe { decompress_chunk(sc.p(), i) };
-            assert_eq!(n, CHUNK_BYTES as c_int);
+            assert_eq!(n, CHUNK_BYTES as c_int, "decompress_chunk({i}) = {n}");
             assert!(out == chunk_data(i, 0), "decompress_chunk({i})");
         }
         2 => assert!(
@@ -336,7 +353,7 @@ fn read_once(sc: Sc, rng: &mut Rng, exp: &Expected) {
                     out.as_mut_ptr() as *mut c_void,
                 )
             };
-            assert_eq!(rc, 0);
+            assert_eq!(rc, 0, "get_slice_buffer({start}, {stop}) = {rc}");
             for (k, got) in out.chunks_exact(4).enumerate() {
                 let g = start as usize + k;
                 let want = &item(g / ITEMS, 0, g % ITEMS)[..];
@@ -408,7 +425,7 @@ fn readers_only(kind: Kind, nthreads: i16) {
         }
     });
     // SAFETY: no thread uses it any more.
-    unsafe { blosc2_schunk_free(sc.p()) };
+    unsafe { free_schunk(sc) };
     cleanup(&path);
 }
 
@@ -586,7 +603,7 @@ fn readers_and_writer(kind: Kind) {
     // SAFETY: no thread uses them any more.
     unsafe {
         blosc2_free_ctx(cctx as *mut blosc2_context);
-        blosc2_schunk_free(sc.p());
+        free_schunk(sc);
     }
     cleanup(&path);
 }
@@ -647,7 +664,7 @@ fn postfilter_sees_each_readers_nchunk() {
         });
         assert!(calls.load(Ordering::Relaxed) >= (READERS * 400) as u64);
         // SAFETY: no thread uses it any more.
-        unsafe { blosc2_schunk_free(sc.p()) };
+        unsafe { free_schunk(sc) };
         cleanup(&path);
     }
 }
@@ -738,7 +755,7 @@ fn reentrant_callbacks_fail_instead_of_deadlocking() {
     );
     assert_eq!(post.inner_read.load(Ordering::Acquire), 0);
     // SAFETY: ours, unused elsewhere.
-    unsafe { blosc2_schunk_free(sc.p()) };
+    unsafe { free_schunk(sc) };
     cleanup(&path);
 
     let pre = Reentry::new();
@@ -819,7 +836,7 @@ fn concurrent_readers_resync_a_stale_handle() {
         // SAFETY: ours, unused elsewhere.
         unsafe {
             blosc2_schunk_free(reader.p());
-            blosc2_schunk_free(writer.p());
+            free_schunk(writer);
         }
         cleanup(&path);
     }

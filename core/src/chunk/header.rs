@@ -446,13 +446,7 @@ pub fn cbuffer_complib(src: &[u8]) -> Option<&'static str> {
 
 /// Library name of a codec format code (`clibcode_to_clibname`).
 pub fn complib_name(format: u8) -> Option<&'static str> {
-    match format {
-        0 => Some("BloscLZ"),
-        1 => Some("LZ4"),
-        3 => Some("Zlib"),
-        4 => Some("Zstd"),
-        _ => None,
-    }
+    crate::codecs::table::format_library(format)
 }
 
 #[cfg(test)]

@@ -139,6 +139,12 @@ pub fn lazy_nblocks(h: &ChunkHeader) -> Result<usize> {
     if !h.is_memcpyed() && n * 4 > h.cbytes as i64 - EXTENDED_HEADER_LEN as i64 {
         return Err(Error::InvalidHeader);
     }
+    // A memcpyed chunk holds its bytes after the header (what its decoder requires too): with
+    // the caller's check that cbytes fits in storage, the lazy chunk's 8 bytes per block stay
+    // within 8 times what storage holds.
+    if h.is_memcpyed() && h.cbytes as i64 != h.nbytes as i64 + EXTENDED_HEADER_LEN as i64 {
+        return Err(Error::InvalidHeader);
+    }
     Ok(n as usize)
 }
 

@@ -35,11 +35,11 @@
 //!
 //! Blocks are encoded independently and laid out in block order, so the bytes of a chunk do
 //! not depend on `nthreads` (c-blosc2's do: it writes blocks in completion order). With
-//! `nthreads > 1` and more than one block, blocks run on a persistent [`crate::pool::Pool`]
-//! owned by the (de)compressor (or shared with [`Compressor::set_pool`] /
-//! [`Decompressor::set_pool`], which the C layer can use to share one pool per `nthreads` like
-//! c-blosc2), or on a user threads callback ([`Hooks::run_parallel`]); otherwise everything runs
-//! on the caller's thread. Block `j`'s compressed bytes never depend on where the block lands,
+//! `nthreads > 1` and more than one block, blocks run on the calling thread and the workers of
+//! a persistent [`crate::pool::Pool`] shared by every (de)compressor of that thread count (or
+//! one given with [`Compressor::set_pool`] / [`Decompressor::set_pool`]), or on a
+//! [`crate::pool::Runner`] (`blosc2_set_threads_callback`); see [`crate::pool::Threads`].
+//! Otherwise everything runs on the caller's thread. Block `j`'s compressed bytes never depend on where the block lands,
 //! except near the end of a too-small output buffer, where the block is re-encoded serially
 //! with c-blosc2's room limits.
 //!
@@ -58,13 +58,16 @@ pub mod header;
 pub mod instr;
 pub mod lazy;
 mod par;
+mod params;
 mod pipeline;
 pub mod plugins;
 pub mod special;
 
 pub use compress::{Compressor, LoneBlock};
 pub use decompress::{vlchunk_nblocks, Decompressor, LazyDecoder};
+pub use params::{CParams, DParams, SplitMode};
 pub use plugins::SchunkEnv;
+pub use special::Special;
 
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -182,14 +185,6 @@ pub trait Hooks: Send + Sync {
         let _ = args;
         Ok(())
     }
-    /// Runs `job(i)` for every `i` in `0..njobs`, possibly in parallel, and returns true; or
-    /// returns false (without running anything) to let the engine use its own pool. This is
-    /// where `blosc2_set_threads_callback` plugs in. Jobs are independent; each one picks its
-    /// own worker state.
-    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
-        let _ = (njobs, job);
-        false
-    }
 }
 
 /// No user codecs, filters or pre/postfilters.
@@ -201,62 +196,6 @@ impl Hooks for NoHooks {}
 /// Shared "no hooks" value for constructors.
 pub fn no_hooks() -> Arc<dyn Hooks> {
     Arc::new(NoHooks)
-}
-
-/// Compression parameters of the safe core (the C `blosc2_cparams` minus pointers/hooks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CParams {
-    /// Blosc2 compcode (`BLOSC_BLOSCLZ` ...).
-    pub compcode: u8,
-    /// Codec-specific meta byte (header byte 23).
-    pub compcode_meta: u8,
-    /// 0 (store) ..= 9.
-    pub clevel: u8,
-    /// Train and embed a dictionary (Zstd, LZ4, LZ4HC only).
-    pub use_dict: bool,
-    /// Element size in bytes; > 255 is stored as 1 in the header.
-    pub typesize: i32,
-    /// Worker threads for one chunk.
-    pub nthreads: i16,
-    /// Requested blocksize in bytes; 0 = automatic.
-    pub blocksize: i32,
-    /// `BLOSC_ALWAYS_SPLIT` (1) .. `BLOSC_FORWARD_COMPAT_SPLIT` (4).
-    pub splitmode: i32,
-    /// Filter ids of the 6 pipeline slots.
-    pub filters: [u8; 6],
-    /// Per-slot filter meta bytes.
-    pub filters_meta: [u8; 6],
-}
-
-impl Default for CParams {
-    /// `BLOSC2_CPARAMS_DEFAULTS`: BloscLZ, clevel 5, typesize 8, shuffle in slot 5.
-    fn default() -> Self {
-        CParams {
-            compcode: 0,
-            compcode_meta: 0,
-            clevel: 5,
-            use_dict: false,
-            typesize: 8,
-            nthreads: 1,
-            blocksize: 0,
-            splitmode: 4,
-            filters: [0, 0, 0, 0, 0, 1],
-            filters_meta: [0; 6],
-        }
-    }
-}
-
-/// Decompression parameters of the safe core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DParams {
-    /// Worker threads for one chunk.
-    pub nthreads: i16,
-}
-
-impl Default for DParams {
-    fn default() -> Self {
-        DParams { nthreads: 1 }
-    }
 }
 
 /// Compresses `src` into a new chunk with `cparams` (convenience for layers above): the
@@ -272,9 +211,16 @@ pub fn compress_vec(cparams: &CParams, src: &[u8]) -> Result<Vec<u8>> {
 
 /// Decompresses a whole chunk into a new buffer (convenience for layers above).
 pub fn decompress_vec(chunk: &[u8]) -> Result<Vec<u8>> {
+    decompress_vec_with(chunk, &DParams::default())
+}
+
+/// [`decompress_vec`] with `dparams`.
+pub fn decompress_vec_with(chunk: &[u8], dparams: &DParams) -> Result<Vec<u8>> {
     let h = header::ChunkHeader::read(chunk, true)?;
-    let mut dst = vec![0u8; h.nbytes.max(0) as usize];
-    let mut d = Decompressor::new(DParams::default(), no_hooks())?;
+    // nbytes is the chunk's claim: a special chunk of a few bytes may legitimately claim
+    // gigabytes, so the buffer is what the allocator can give, touched only where decoded.
+    let mut dst = crate::sys::try_zeroed(h.nbytes.max(0) as usize).ok_or(Error::MemoryAlloc)?;
+    let mut d = Decompressor::new(*dparams, no_hooks())?;
     let n = d.decompress(chunk, &mut dst)?;
     dst.truncate(n);
     Ok(dst)

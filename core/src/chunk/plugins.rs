@@ -2,8 +2,9 @@
 //! and ZFP (33 accuracy, 34 precision, 35 rate); filters NDCELL (32), NDMEAN (33),
 //! BYTEDELTA_BUGGY (34), BYTEDELTA (35) and INT_TRUNC (36). c-blosc2 also registers, without
 //! code, the codecs it loads at run time from separate Python packages (OPENHTJ2K 36, GROK 37,
-//! OPENZL 38, J2K 39, HTJ2K 40): without the package, compressing or decompressing with them
-//! fails with `CodecSupport`, which is what `Plugins` answers (we never load them).
+//! OPENZL 38, J2K 39, HTJ2K 40): `Plugins` hands those to the caller's hooks, which load them
+//! ([`crate::dynamic`]; the C facade does) or answer `CodecSupport`. Which id is which comes
+//! from the codec and filter tables ([`crate::codecs::table`], [`crate::filters::table`]).
 //!
 //! `Plugins` wraps the caller's [`Hooks`] (user codecs and filters, ids 160 and up, still go
 //! there) and is what every [`super::Compressor`] and [`super::Decompressor`] calls. The
@@ -16,52 +17,38 @@ use super::{PostfilterArgs, PrefilterArgs};
 use crate::b2nd_meta;
 use crate::codecs::ndlz;
 use crate::error::{Error, Result};
-use crate::filters::{bytedelta, int_trunc, ndcell, ndmean};
+use crate::filters::{bytedelta, int_trunc, ndcell, ndmean, Filter};
+use crate::registry::Origin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Filter ids (`BLOSC_FILTER_*`).
-pub const NDCELL: u8 = 32;
+pub const NDCELL: u8 = Filter::NdCell.id();
 /// `BLOSC_FILTER_NDMEAN`.
-pub const NDMEAN: u8 = 33;
+pub const NDMEAN: u8 = Filter::NdMean.id();
 /// `BLOSC_FILTER_BYTEDELTA_BUGGY`.
-pub const BYTEDELTA_BUGGY: u8 = 34;
+pub const BYTEDELTA_BUGGY: u8 = Filter::ByteDeltaBuggy.id();
 /// `BLOSC_FILTER_BYTEDELTA`.
-pub const BYTEDELTA: u8 = 35;
+pub const BYTEDELTA: u8 = Filter::ByteDelta.id();
 /// `BLOSC_FILTER_INT_TRUNC`.
-pub const INT_TRUNC: u8 = 36;
+pub const INT_TRUNC: u8 = Filter::IntTrunc.id();
 
-/// The built-in plugin filters, in c-blosc2's registration order.
-pub const FILTERS: [(u8, &str); 5] = [
-    (NDCELL, "ndcell"),
-    (NDMEAN, "ndmean"),
-    (BYTEDELTA_BUGGY, "bytedelta_buggy"),
-    (BYTEDELTA, "bytedelta"),
-    (INT_TRUNC, "int_trunc"),
-];
-
-/// The plugin codecs c-blosc2 registers, in its registration order: `(compcode, name, whether
-/// this build can run it)`. The ZFP ones run only with the `zfp` feature (without it, like a
-/// c-blosc2 built without zfp, they are not registered at all); ids 36..=40 are the
-/// dynamically loaded ones, registered but never runnable here.
-pub fn codecs() -> Vec<(u8, &'static str)> {
-    let mut v = vec![(ndlz::NDLZ, "ndlz")];
-    if cfg!(feature = "zfp") {
-        v.extend([(33, "zfp_acc"), (34, "zfp_prec"), (35, "zfp_rate")]);
-    }
-    v.extend([
-        (36, "openhtj2k"),
-        (37, "grok"),
-        (38, "openzl"),
-        (39, "j2k"),
-        (40, "htj2k"),
-    ]);
-    v
+/// Whether `compcode` is a codec the table lists as compiled in here as a plugin (NDLZ, ZFP)
+/// or as loaded from a plugin package (OpenHTJ2K ... HTJ2K): ids c-blosc2 registers at init.
+pub fn is_plugin_codec(compcode: u8) -> bool {
+    crate::codecs::table::static_entry(compcode)
+        .is_some_and(|c| matches!(c.origin, Origin::Plugin | Origin::Dynamic))
 }
 
-/// Whether `compcode` is one of the plugin codecs c-blosc2 registers (see [`codecs`]).
-pub fn is_plugin_codec(compcode: u8) -> bool {
-    codecs().iter().any(|&(c, _)| c == compcode)
+/// Whether `compcode` is a plugin codec compiled in here (NDLZ, ZFP): the ones [`Plugins`]
+/// runs itself. The dynamically loaded ones go to the caller's hooks, which load them.
+fn is_compiled_in(compcode: u8) -> bool {
+    crate::codecs::table::static_entry(compcode).is_some_and(|c| c.origin == Origin::Plugin)
+}
+
+/// Whether `id` is one of the plugin filters compiled in here.
+fn is_plugin_filter(id: u8) -> bool {
+    crate::filters::table::is_plugin(id)
 }
 
 /// What the plugins read from the super-chunk a context belongs to.
@@ -206,18 +193,9 @@ pub fn encode(
 ) -> Result<usize> {
     let r = match compcode {
         ndlz::NDLZ => ndlz::compress(meta, &env().blockshape()?, src, dst),
-        #[cfg(feature = "zfp")]
-        33..=35 => crate::codecs::zfp::compress(
-            compcode,
-            meta,
-            typesize as i32,
-            &env().blockshape()?,
-            src,
-            dst,
-        ),
+        33..=35 if cfg!(feature = "zfp") => zfp_encode(compcode, meta, typesize, env, src, dst),
         _ => return Err(Error::CodecSupport),
     };
-    let _ = typesize;
     r.map_err(|e| match e {
         Error::WriteBuffer | Error::MemoryAlloc => e,
         _ => Error::Data,
@@ -236,19 +214,61 @@ pub fn decode(
 ) -> Result<usize> {
     let r = match compcode {
         ndlz::NDLZ => ndlz::decompress(meta, src, dst),
-        #[cfg(feature = "zfp")]
-        33..=35 => {
-            let e = env();
-            e.schunk_typesize().and_then(|ts| {
-                crate::codecs::zfp::decompress(compcode, meta, ts, &e.blockshape()?, src, dst)
-            })
-        }
+        33..=35 if cfg!(feature = "zfp") => zfp_decode(compcode, meta, env, src, dst),
         _ => return Err(Error::CodecSupport),
     };
     r.map_err(|e| match e {
         Error::MemoryAlloc => e,
         _ => Error::Data,
     })
+}
+
+/// ZFP's encoder (compcodes 33..=35) for items of `typesize` bytes.
+#[cfg(feature = "zfp")]
+fn zfp_encode(
+    compcode: u8,
+    meta: u8,
+    typesize: usize,
+    env: &dyn Fn() -> SchunkEnv,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize> {
+    let shape = env().blockshape()?;
+    crate::codecs::zfp::compress(compcode, meta, typesize as i32, &shape, src, dst)
+}
+
+/// ZFP's decoder; it reads the super-chunk's typesize and block shape.
+#[cfg(feature = "zfp")]
+fn zfp_decode(
+    compcode: u8,
+    meta: u8,
+    env: &dyn Fn() -> SchunkEnv,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize> {
+    let e = env();
+    let ts = e.schunk_typesize()?;
+    crate::codecs::zfp::decompress(compcode, meta, ts, &e.blockshape()?, src, dst)
+}
+
+/// Without the `zfp` feature ZFP is unknown, as in a c-blosc2 built without it (never called:
+/// the ids fall through to `CodecSupport` first).
+#[cfg(not(feature = "zfp"))]
+fn zfp_encode(
+    _: u8,
+    _: u8,
+    _: usize,
+    _: &dyn Fn() -> SchunkEnv,
+    _: &[u8],
+    _: &mut [u8],
+) -> Result<usize> {
+    Err(Error::CodecSupport)
+}
+
+/// Without the `zfp` feature ZFP is unknown.
+#[cfg(not(feature = "zfp"))]
+fn zfp_decode(_: u8, _: u8, _: &dyn Fn() -> SchunkEnv, _: &[u8], _: &mut [u8]) -> Result<usize> {
+    Err(Error::CodecSupport)
 }
 
 impl Plugins {
@@ -274,7 +294,7 @@ impl Hooks for Plugins {
         dst: &mut [u8],
         chunk_src: &[u8],
     ) -> Option<Result<usize>> {
-        if is_plugin_codec(compcode) {
+        if is_compiled_in(compcode) {
             return Some(encode(
                 compcode,
                 meta,
@@ -295,14 +315,14 @@ impl Hooks for Plugins {
         dst: &mut [u8],
         chunk: &[u8],
     ) -> Option<Result<usize>> {
-        if is_plugin_codec(compcode) {
+        if is_compiled_in(compcode) {
             return Some(decode(compcode, meta, &|| self.env(), src, dst));
         }
         self.inner.decode(compcode, meta, src, dst, chunk)
     }
 
     fn filter_forward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
-        if FILTERS.iter().any(|&(f, _)| f == id) {
+        if is_plugin_filter(id) {
             return Some(filter_forward(
                 id,
                 meta,
@@ -316,7 +336,7 @@ impl Hooks for Plugins {
     }
 
     fn filter_backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
-        if FILTERS.iter().any(|&(f, _)| f == id) {
+        if is_plugin_filter(id) {
             return Some(filter_backward(id, meta, &|| self.env(), src, dst));
         }
         self.inner.filter_backward(id, meta, src, dst)
@@ -348,9 +368,5 @@ impl Hooks for Plugins {
 
     fn postfilter(&self, args: &mut PostfilterArgs<'_>) -> Result<()> {
         self.inner.postfilter(args)
-    }
-
-    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
-        self.inner.run_parallel(njobs, job)
     }
 }

@@ -153,6 +153,68 @@ pub fn fill(kind: SpecialKind, chunk: &[u8], h: &ChunkHeader, dst: &mut [u8]) ->
     }
 }
 
+/// The special values a header-only chunk can stand for.
+///
+/// ```
+/// use blosc2_frame::{CParams, Special};
+///
+/// let cp = CParams::default().typesize(4);
+/// let chunk = Special::Value(7u32.to_le_bytes().to_vec()).chunk(4000, &cp)?;
+/// assert_eq!(chunk.len(), 36);
+/// assert_eq!(Special::of(&chunk)?, Some(Special::Value(7u32.to_le_bytes().to_vec())));
+/// let back = blosc2_frame::decompress(&chunk)?;
+/// assert_eq!(&back[..8], &[7, 0, 0, 0, 7, 0, 0, 0]);
+/// # Ok::<(), blosc2_frame::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// All bytes zero.
+    Zeros,
+    /// All items NaN (4- or 8-byte floats).
+    Nans,
+    /// One item, these `typesize` bytes, repeated.
+    Value(Vec<u8>),
+    /// Undefined contents: decoding leaves the destination as it was.
+    Uninit,
+}
+
+impl Special {
+    /// A chunk of `nbytes` bytes holding this value, for items of `cparams`' typesize
+    /// (`blosc2_chunk_zeros`, `_nans`, `_repeatval`, `_uninit`). `nbytes` must be a multiple
+    /// of the typesize ([`Error::Data`] otherwise, except for zeros); a repeated value shorter
+    /// than the typesize is [`Error::InvalidParam`].
+    pub fn chunk(&self, nbytes: usize, cparams: &CParams) -> Result<Vec<u8>> {
+        let n = i32::try_from(nbytes).map_err(|_| Error::MaxBufsizeExceeded)?;
+        let mut dst = vec![0u8; EXTENDED_HEADER_LEN + cparams.typesize.max(0) as usize];
+        let len = match self {
+            Special::Zeros => zeros(cparams, n, &mut dst)?,
+            Special::Nans => nans(cparams, n, &mut dst)?,
+            Special::Uninit => uninit(cparams, n, &mut dst)?,
+            Special::Value(v) => repeatval(cparams, n, &mut dst, v)?,
+        };
+        dst.truncate(len);
+        Ok(dst)
+    }
+
+    /// The special value `chunk` stands for, `None` for a regular chunk.
+    pub fn of(chunk: &[u8]) -> Result<Option<Special>> {
+        let h = ChunkHeader::parse(chunk)?;
+        Ok(match h.special().ok_or(Error::InvalidHeader)? {
+            SpecialKind::None => None,
+            SpecialKind::Zero => Some(Special::Zeros),
+            SpecialKind::Nan => Some(Special::Nans),
+            SpecialKind::Uninit => Some(Special::Uninit),
+            SpecialKind::Value => {
+                let width = (h.cbytes as usize).saturating_sub(EXTENDED_HEADER_LEN);
+                let v = chunk
+                    .get(EXTENDED_HEADER_LEN..EXTENDED_HEADER_LEN + width)
+                    .ok_or(Error::ReadBuffer)?;
+                Some(Special::Value(v.to_vec()))
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

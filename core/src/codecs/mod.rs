@@ -18,12 +18,15 @@ pub mod blosclz;
 pub mod dict;
 pub mod lz4;
 pub mod ndlz;
+pub mod table;
 #[cfg(feature = "zfp")]
 pub mod zfp;
 pub mod zlib;
 pub mod zstd;
 
 use crate::error::{Error, Result};
+
+pub use table::{list_compressors, Codec, CodecInfo};
 
 /// Blosc2 compcodes of the built-in codecs (`BLOSC_BLOSCLZ` ...).
 pub const BLOSCLZ: u8 = 0;

@@ -15,12 +15,14 @@ pub mod int_trunc;
 pub mod ndcell;
 pub mod ndmean;
 pub mod shuffle;
+pub mod table;
 pub mod trunc_prec;
 
 use crate::error::{Error, Result};
 
 pub use bitshuffle::{bitshuffle, bitunshuffle, bitunshuffle_legacy};
-pub use shuffle::{shuffle, simd_level, unshuffle, Simd};
+pub use shuffle::{shuffle, simd_level, unshuffle, unshuffle_rows, Simd};
+pub use table::{Filter, FilterInfo};
 
 /// `BLOSC_NOFILTER`.
 pub const NOFILTER: u8 = 0;

@@ -184,9 +184,13 @@ impl FrameHeader {
         let chunksize = r.int32().map_err(|_| Error::InvalidHeader)?;
         let nthreads_comp = r.int16().map_err(|_| Error::InvalidHeader)?;
         let nthreads_decomp = r.int16().map_err(|_| Error::InvalidHeader)?;
-        if nbytes < 0 || cbytes < 0 || typesize <= 0 || blocksize < 0 {
+        if nbytes < 0 || cbytes < 0 || typesize <= 0 {
             return Err(Error::InvalidHeader);
         }
+        // c-blosc2 writes the blocksize a caller put into `blosc2_schunk` as it is, negative
+        // ones included, and reopens such a frame (its appends to it then fail): it is read here
+        // as an automatic blocksize (docs/divergences.md#16-caller-written-values-a-frame-header-cannot-hold-are-not-written).
+        let blocksize = blocksize.max(0);
         let has_vlmeta = hbuf[68] == marker::TRUE;
         if hbuf[69] != marker::FIXEXT16 || hbuf[70] as usize > NFILTERS {
             return Err(Error::InvalidHeader);

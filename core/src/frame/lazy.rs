@@ -47,6 +47,13 @@ impl Frame {
         if !h.is_extended() {
             return Err(Error::InvalidHeader);
         }
+        // The lazy chunk's size follows from the header's claims (8 bytes per block), so the
+        // claims must be what storage holds: the whole chunk fits in its place, and a memcpyed
+        // chunk holds its nbytes. A 32-byte chunk file claiming 2 GiB in 16-byte blocks would
+        // otherwise make a 1 GiB lazy chunk.
+        if h.cbytes.max(0) as u64 > self.stored_len(nchunk, offset)? {
+            return Err(Error::ReadBuffer);
+        }
         match h.special() {
             Some(SpecialKind::None) => {}
             Some(SpecialKind::Value) => return Ok(None),
@@ -59,6 +66,28 @@ impl Frame {
         let mut table = vec![0u8; EXTENDED_HEADER_LEN + 4 * nblocks];
         self.read_lazy(nchunk, offset, 0, &mut table)?;
         lazy::build(&table, nchunk, offset).map(Some)
+    }
+}
+
+impl Frame {
+    /// How many bytes the stored chunk that a lazy trailer names can hold: the rest of the data
+    /// section from `offset` (cframes), or the size of chunk file `nchunk` (sframes).
+    fn stored_len(&self, nchunk: i32, offset: i64) -> Result<u64> {
+        match &self.backing {
+            Backing::Contiguous(_) => {
+                let hl = u64::from(self.header.header_len);
+                let data_end = hl + self.header.cbytes.max(0) as u64;
+                let start = u64::try_from(offset).map_err(|_| Error::InvalidHeader)?;
+                if start < hl || start > data_end {
+                    return Err(Error::ReadBuffer);
+                }
+                Ok(data_end - start)
+            }
+            Backing::Sparse(dir) => {
+                let id = u64::try_from(nchunk).map_err(|_| Error::InvalidHeader)?;
+                dir.chunk_file_len(id)
+            }
+        }
     }
 }
 

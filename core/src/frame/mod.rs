@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+pub(crate) mod build;
 pub mod cframe;
 pub mod chunkinfo;
 pub mod fingerprint;
@@ -18,7 +19,6 @@ mod lazy;
 pub mod lock;
 pub mod meta;
 mod mutate;
-pub use mutate::MOVED_TAIL_MAX;
 pub mod offsets;
 pub mod record;
 pub mod recover;
@@ -563,7 +563,6 @@ impl Frame {
         };
         (self.header, self.locs, self.vlmeta) = parts;
         self.fp.reset();
-        self.carry.space = None;
         Ok(())
     }
 

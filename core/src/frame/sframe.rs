@@ -292,6 +292,15 @@ impl SparseDir {
         }
     }
 
+    /// The size of chunk file `id` (`FileOpen` when there is no such file).
+    pub fn chunk_file_len(&self, id: u64) -> Result<u64> {
+        let path = chunk_path(&self.dir, id)?;
+        match &self.io {
+            None => Ok(std::fs::metadata(path).map_err(|_| Error::FileOpen)?.len()),
+            Some(io) => io.open(&path, "rb")?.size(),
+        }
+    }
+
     /// Writes (creating or replacing) chunk file `id`.
     pub fn write_chunk(&self, id: u64, chunk: &[u8]) -> Result<()> {
         self.write_file(&chunk_path(&self.dir, id)?, chunk)

@@ -1,15 +1,17 @@
-//! How a super-chunk compresses and decompresses its chunks: the [`ChunkCodec`] it is handed,
-//! and [`Engines`], its own [`Compressor`] and [`Decompressor`] (the default one).
+//! How a super-chunk compresses and decompresses its chunks when the caller brings the engine:
+//! a [`ChunkDecoder`] for reads, a [`ChunkCodec`] (a decoder that also compresses) for writes,
+//! and [`Engines`], a [`Compressor`] and a [`Decompressor`] without caller hooks. The
+//! super-chunk's own reads need none of these: they check a decoder out of its pool
+//! ([`super::decoders`]). The C facade implements these traits over its `blosc2_context`s.
 
 use crate::chunk::lazy::LazySource;
 use crate::chunk::{no_hooks, CParams, Compressor, DParams, Decompressor, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::chunkinfo::ChunkInfo;
 
-/// How chunks are compressed and decompressed (the C layer plugs in its contexts).
-pub trait ChunkCodec {
-    /// Compresses `src` into a complete chunk.
-    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>>;
+/// How chunks are decompressed by a caller-supplied engine (the C layer plugs in its contexts,
+/// which carry user codecs and postfilters).
+pub trait ChunkDecoder {
     /// Decompresses `chunk` into `dst`; returns the bytes written.
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize>;
     /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
@@ -38,7 +40,7 @@ pub trait ChunkCodec {
         Ok(nbytes)
     }
 
-    /// [`ChunkCodec::decompress`] of a lazy chunk (see
+    /// [`ChunkDecoder::decompress`] of a lazy chunk (see
     /// [`SChunk::lazy_chunk`](super::SChunk::lazy_chunk)) whose blocks are read through
     /// `source`. Codecs that cannot read lazy chunks fail (`InvalidParam`).
     fn decompress_lazy(
@@ -62,7 +64,53 @@ pub trait ChunkCodec {
     }
 }
 
-/// The super-chunk's own codec: a [`Compressor`] and a [`Decompressor`] without hooks.
+/// A [`ChunkDecoder`] that also compresses chunks (mutations that recompress: appends, slice
+/// updates).
+pub trait ChunkCodec: ChunkDecoder {
+    /// Compresses `src` into a complete chunk.
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>>;
+}
+
+impl ChunkDecoder for Decompressor {
+    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
+        Decompressor::decompress(self, chunk, dst)
+    }
+
+    fn getitem_bytes(
+        &mut self,
+        chunk: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        Decompressor::getitem_bytes(self, chunk, start, nbytes, dst)
+    }
+
+    fn decompress_lazy(
+        &mut self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        self.with_source(source).decompress(chunk, dst)
+    }
+
+    fn getitem_bytes_lazy(
+        &mut self,
+        chunk: &[u8],
+        start: i32,
+        dst: &mut [u8],
+        source: &dyn LazySource,
+    ) -> Result<usize> {
+        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        self.with_source(source).getitem_bytes(chunk, start, n, dst)
+    }
+}
+
+/// A [`Compressor`] and a [`Decompressor`] without caller hooks (only the plugin codecs and
+/// filters), for callers that hand a super-chunk an engine of their own.
 #[derive(Debug)]
 pub struct Engines {
     compressor: Compressor,
@@ -101,16 +149,24 @@ impl Engines {
 
 impl ChunkCodec for Engines {
     fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
-        let room = src.len() + crate::chunk::header::EXTENDED_HEADER_LEN;
-        let dst = self.compressor.compress_to_vec(src, room)?;
-        if dst.is_empty() {
-            return Err(Error::WriteBuffer);
-        }
-        Ok(dst)
+        compress_chunk(&mut self.compressor, src)
     }
+}
 
+/// Compresses `src` into a complete chunk with `c` (`WriteBuffer` if it cannot fit, which a
+/// chunk with room for its overhead always does).
+pub(super) fn compress_chunk(c: &mut Compressor, src: &[u8]) -> Result<Vec<u8>> {
+    let room = src.len() + crate::chunk::header::EXTENDED_HEADER_LEN;
+    let dst = c.compress_to_vec(src, room)?;
+    if dst.is_empty() {
+        return Err(Error::WriteBuffer);
+    }
+    Ok(dst)
+}
+
+impl ChunkDecoder for Engines {
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.decompressor.decompress(chunk, dst)
+        ChunkDecoder::decompress(&mut self.decompressor, chunk, dst)
     }
 
     fn getitem_bytes(
@@ -120,9 +176,7 @@ impl ChunkCodec for Engines {
         nbytes: usize,
         dst: &mut [u8],
     ) -> Result<usize> {
-        let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
-        let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
-        self.decompressor.getitem_bytes(chunk, start, nbytes, dst)
+        ChunkDecoder::getitem_bytes(&mut self.decompressor, chunk, start, nbytes, dst)
     }
 
     fn decompress_lazy(
@@ -131,7 +185,7 @@ impl ChunkCodec for Engines {
         dst: &mut [u8],
         source: &dyn LazySource,
     ) -> Result<usize> {
-        self.decompressor.with_source(source).decompress(chunk, dst)
+        self.decompressor.decompress_lazy(chunk, dst, source)
     }
 
     fn getitem_bytes_lazy(
@@ -141,9 +195,7 @@ impl ChunkCodec for Engines {
         dst: &mut [u8],
         source: &dyn LazySource,
     ) -> Result<usize> {
-        let n = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
         self.decompressor
-            .with_source(source)
-            .getitem_bytes(chunk, start, n, dst)
+            .getitem_bytes_lazy(chunk, start, dst, source)
     }
 }

@@ -31,7 +31,24 @@ impl SChunk {
         }
     }
 
+    /// The content of metalayer `name`, if there is one.
+    ///
+    /// ```
+    /// # use blosc2_frame::{CParams, DParams};
+    /// # use blosc2_frame::{SChunk, Storage};
+    /// let mut sc = SChunk::create(Storage::memory_frame(), &CParams::default())?;
+    /// sc.add_metalayer("units", b"m/s")?;
+    /// assert_eq!(sc.metalayer("units"), Some(&b"m/s"[..]));
+    /// assert_eq!(sc.metalayer("other"), None);
+    /// # Ok::<(), blosc2_frame::Error>(())
+    /// ```
+    pub fn metalayer(&self, name: &str) -> Option<&[u8]> {
+        let i = fmeta::find(self.metalayers(), name)?;
+        Some(&self.metalayers()[i].1)
+    }
+
     /// Index of metalayer `name` (`NotFound` if absent).
+    #[doc(hidden)]
     pub fn metalayer_index(&self, name: &str) -> Result<usize> {
         fmeta::find(self.metalayers(), name).ok_or(Error::NotFound)
     }
@@ -40,7 +57,7 @@ impl SChunk {
     pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         fmeta::check_name(name)?;
         // The plugin codecs and filters read the `b2nd` metalayer through the engines.
-        self.engines = None;
+        self.reset_engines();
         match &mut self.body {
             Body::Plain(p) => {
                 if fmeta::find(&p.metalayers, name).is_some()
@@ -59,7 +76,7 @@ impl SChunk {
     /// bytes (the stored length stays, as the frame header cannot change size); an empty frame
     /// takes any content. Longer contents are `InvalidParam`.
     pub fn update_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
-        self.engines = None;
+        self.reset_engines();
         match &mut self.body {
             Body::Plain(p) => {
                 let i = fmeta::find(&p.metalayers, name).ok_or(Error::NotFound)?;
@@ -84,6 +101,7 @@ impl SChunk {
     }
 
     /// vlmetalayers (name, compressed content as stored), in order.
+    #[doc(hidden)]
     pub fn vlmetalayers(&self) -> &[(String, Vec<u8>)] {
         match &self.body {
             Body::Plain(p) => &p.vlmeta,
@@ -92,11 +110,13 @@ impl SChunk {
     }
 
     /// Index of vlmetalayer `name` (`NotFound` if absent).
+    #[doc(hidden)]
     pub fn vlmeta_index(&self, name: &str) -> Result<usize> {
         fmeta::find(self.vlmetalayers(), name).ok_or(Error::NotFound)
     }
 
     /// Adds a vlmetalayer compressed with `cparams` (default: `BLOSC2_CPARAMS_DEFAULTS`).
+    #[doc(hidden)]
     pub fn vlmeta_add(
         &mut self,
         name: &str,
@@ -108,6 +128,7 @@ impl SChunk {
     }
 
     /// Adds a vlmetalayer whose content is already a compressed chunk.
+    #[doc(hidden)]
     pub fn vlmeta_add_raw(&mut self, name: &str, stored: &[u8]) -> Result<usize> {
         fmeta::check_name(name)?;
         match &mut self.body {
@@ -126,6 +147,7 @@ impl SChunk {
     }
 
     /// Replaces the content of vlmetalayer `name`.
+    #[doc(hidden)]
     pub fn vlmeta_update(
         &mut self,
         name: &str,
@@ -144,13 +166,34 @@ impl SChunk {
         }
     }
 
-    /// The decompressed content of vlmetalayer `name`.
+    /// The decompressed content of vlmetalayer `name`, `None` if there is none (a stored
+    /// content that does not decode is an error).
+    ///
+    /// ```
+    /// # use blosc2_frame::{CParams, DParams};
+    /// # use blosc2_frame::{SChunk, Storage};
+    /// let mut sc = SChunk::create(Storage::memory_frame(), &CParams::default())?;
+    /// sc.vlmeta_add("attrs", b"{\"a\": 1}", None)?;
+    /// assert_eq!(sc.vlmetalayer("attrs")?.as_deref(), Some(&b"{\"a\": 1}"[..]));
+    /// assert_eq!(sc.vlmetalayer("none")?, None);
+    /// # Ok::<(), blosc2_frame::Error>(())
+    /// ```
+    pub fn vlmetalayer(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        match self.vlmeta_get(name) {
+            Err(Error::NotFound) => Ok(None),
+            r => r.map(Some),
+        }
+    }
+
+    /// The decompressed content of vlmetalayer `name` (`NotFound` if absent).
+    #[doc(hidden)]
     pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
         let i = self.vlmeta_index(name)?;
         fmeta::decode_vlmeta(&self.vlmetalayers()[i].1)
     }
 
     /// Deletes vlmetalayer `name`; returns how many remain.
+    #[doc(hidden)]
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
         match &mut self.body {
             Body::Plain(p) => {

@@ -9,25 +9,30 @@
 //! and every failed operation leaves the super-chunk as it was (the frame layer rolls its
 //! in-memory state back; plain storage checks everything before mutating).
 //!
-//! Compression goes through a [`ChunkCodec`]: the super-chunk's own
-//! [`Compressor`](crate::chunk::Compressor) and [`Decompressor`](crate::chunk::Decompressor)
-//! by default, or the caller's (the C layer passes its `cctx`/`dctx`, which
-//! carry user codecs and pre/postfilters).
+//! Reads take `&self` and [`SChunk`] is `Send + Sync`: any number of threads may read one
+//! super-chunk at once ([`SChunk::decompress_chunk`], [`SChunk::decompress_chunk_masked_into`],
+//! [`SChunk::getitem`], [`SChunk::decode_blocks`], [`SChunk::get_slice`], chunks, lazy chunks,
+//! metalayers). Each read checks a decoder out of the super-chunk's pool for the call, so no
+//! decoder, block mask or read buffer is shared between two callers. Mutations take
+//! `&mut self` and compress with the super-chunk's own compressor. Callers that bring their own
+//! engine pass a [`ChunkDecoder`] or [`ChunkCodec`] to the `_with`/`_in` forms (the C facade
+//! passes its `cctx`/`dctx`, which carry user codecs and pre/postfilters).
 
 #![forbid(unsafe_code)]
 
-pub(crate) mod build;
+pub(crate) use crate::frame::build;
+mod api;
 mod codec;
+mod decoders;
 mod meta;
 mod plain;
+mod read;
 mod refresh;
 mod serialize;
 mod slice;
 
-use crate::chunk::lazy::LazySource;
-use crate::chunk::{CParams, DParams, SchunkEnv};
+use crate::chunk::{CParams, Compressor, DParams, SchunkEnv};
 use crate::error::{Error, Result};
-use crate::frame::cframe::Fetched;
 use crate::frame::chunkinfo::ChunkInfo;
 use crate::frame::header::{FrameHeader, FrameType};
 use crate::frame::offsets::{ChunkLoc, Loc, SpecialKind};
@@ -36,8 +41,10 @@ use plain::Plain;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+pub use api::Chunks;
 pub use build::HeaderTemplate;
-pub use codec::{ChunkCodec, Engines};
+pub use codec::{ChunkCodec, ChunkDecoder, Engines};
+use decoders::Decoders;
 pub use slice::slice_nchunks_1d;
 
 /// Special values `fill_special` accepts (`BLOSC2_SPECIAL_*`).
@@ -110,8 +117,18 @@ pub struct SChunk {
     dparams: DParams,
     location: Location,
     body: Body,
-    engines: Option<Engines>,
+    /// The compressor of [`SChunk::append_buffer`] and [`SChunk::set_slice`] (built at the
+    /// first use).
+    encoder: Option<Compressor>,
+    /// The decoders reads check out ([`decoders`]).
+    decoders: Decoders,
 }
+
+// Reads take `&self` from any number of threads (see [`decoders`]).
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<SChunk>();
+};
 
 /// Whether the position `i` is in `0..n` (as an index). Like c-blosc2, a bad chunk index is
 /// `InvalidParam` on every storage.
@@ -132,6 +149,7 @@ fn index_err(e: Error) -> Error {
 }
 
 /// Core cparams described by a frame header.
+#[doc(hidden)]
 pub fn cparams_of_header(h: &FrameHeader, nthreads: i16) -> CParams {
     CParams {
         compcode: h.compcode,
@@ -186,6 +204,7 @@ fn frame_exists_error(path: &Path) -> Result<()> {
 
 impl SChunk {
     /// A new, empty super-chunk at `storage`.
+    #[doc(hidden)]
     pub fn new(storage: NewStorage<'_>, cparams: CParams, dparams: DParams) -> Result<SChunk> {
         if cparams.typesize <= 0 {
             return Err(Error::InvalidParam);
@@ -219,12 +238,14 @@ impl SChunk {
             dparams,
             location,
             body,
-            engines: None,
+            encoder: None,
+            decoders: Decoders::default(),
         })
     }
 
     /// Wraps an open frame; compression parameters come from its header, thread counts from
     /// `nthreads` (c-blosc2 uses the global thread count, not the header's).
+    #[doc(hidden)]
     pub fn from_frame(frame: Frame, location: Location, nthreads: i16) -> SChunk {
         let cparams = cparams_of_header(frame.header(), nthreads);
         SChunk {
@@ -232,16 +253,13 @@ impl SChunk {
             dparams: DParams { nthreads },
             location,
             body: Body::Frame(frame),
-            engines: None,
+            encoder: None,
+            decoders: Decoders::default(),
         }
     }
 
-    /// Opens the frame at `path` (a directory is an sframe, a file a cframe at byte 0).
-    pub fn open(path: &Path, nthreads: i16) -> Result<SChunk> {
-        SChunk::open_offset(path, 0, nthreads)
-    }
-
     /// Opens the cframe at byte `offset` of `path` (or an sframe directory, offset 0).
+    #[doc(hidden)]
     pub fn open_offset(path: &Path, offset: u64, nthreads: i16) -> Result<SChunk> {
         if path.is_dir() {
             if offset != 0 {
@@ -265,6 +283,7 @@ impl SChunk {
     /// An in-memory frame read in place from a lent buffer (c-blosc2's
     /// `blosc2_schunk_from_buffer(copy=false)`): nothing is copied until the first change,
     /// which copies the frame (the lender's bytes are never written).
+    #[doc(hidden)]
     pub fn from_lent_cframe(buf: crate::frame::io::LentBytes, nthreads: i16) -> Result<SChunk> {
         let frame = Frame::from_lent(buf)?;
         Ok(SChunk::from_frame(frame, Location::Memory, nthreads))
@@ -273,6 +292,7 @@ impl SChunk {
     /// A super-chunk from cframe bytes. `copy == false`: backed by an in-memory cframe (a copy
     /// of `buf`: the caller's buffer is never modified nor freed); `copy == true`: a plain
     /// super-chunk whose chunks are copied out of the frame (and re-validated).
+    #[doc(hidden)]
     pub fn from_cframe(buf: &[u8], copy: bool, nthreads: i16) -> Result<SChunk> {
         if !copy {
             let frame = Frame::from_bytes(buf)?;
@@ -305,7 +325,8 @@ impl SChunk {
             dparams: DParams { nthreads },
             location: Location::Plain,
             body: Body::Plain(p),
-            engines: None,
+            encoder: None,
+            decoders: Decoders::default(),
         })
     }
 
@@ -320,11 +341,13 @@ impl SChunk {
     }
 
     /// Where the super-chunk lives.
+    #[doc(hidden)]
     pub fn location(&self) -> &Location {
         &self.location
     }
 
     /// The backing frame, if any.
+    #[doc(hidden)]
     pub fn frame(&self) -> Option<&Frame> {
         match &self.body {
             Body::Frame(f) => Some(f),
@@ -362,6 +385,7 @@ impl SChunk {
 
     /// Frame length (frame-backed), or the size a frame of these chunks would roughly have
     /// (`cbytes + 8 * nchunks`, as c-blosc2 estimates it for plain super-chunks).
+    #[doc(hidden)]
     pub fn frame_len(&self) -> i64 {
         match &self.body {
             Body::Frame(f) => f.header().frame_len as i64,
@@ -370,20 +394,15 @@ impl SChunk {
     }
 
     /// The raw offsets index of a frame (special values included); `None` for plain storage.
+    #[doc(hidden)]
     pub fn frame_offsets(&self) -> Option<Vec<i64>> {
         self.frame()
             .map(|f| f.locs().iter().map(ChunkLoc::to_entry).collect())
     }
 
-    fn engines(&mut self) -> Result<Engines> {
-        match self.engines.take() {
-            Some(e) => Ok(e),
-            None => Engines::with_env(&self.cparams, &self.dparams, self.plugin_env()),
-        }
-    }
-
     /// What the plugin codecs and filters see of this super-chunk: its typesize and its
     /// `b2nd` metalayer.
+    #[doc(hidden)]
     pub fn plugin_env(&self) -> SchunkEnv {
         SchunkEnv {
             typesize: Some(self.cparams.typesize),
@@ -395,205 +414,55 @@ impl SChunk {
         }
     }
 
-    /// Runs `f` with the super-chunk's own codec.
-    fn with_engines<T>(
+    /// Runs `f` with the super-chunk's own compressor (built at the first use; mutations
+    /// only, so no lock is needed).
+    fn with_encoder<T>(
         &mut self,
-        f: impl FnOnce(&mut SChunk, &mut Engines) -> Result<T>,
+        f: impl FnOnce(&mut SChunk, &mut Compressor) -> Result<T>,
     ) -> Result<T> {
-        let mut e = self.engines()?;
-        let r = f(self, &mut e);
-        self.engines = Some(e);
+        let mut c = match self.encoder.take() {
+            Some(c) => c,
+            None => {
+                let mut cp = self.cparams;
+                cp.nthreads = cp.nthreads.max(1);
+                Compressor::new(cp, crate::chunk::plugins::env_hooks(self.plugin_env()))?
+            }
+        };
+        let r = f(self, &mut c);
+        self.encoder = Some(c);
         r
+    }
+
+    /// Forgets the compressor and the decoders (the parameters or the metalayers the plugin
+    /// codecs read changed).
+    fn reset_engines(&mut self) {
+        self.encoder = None;
+        self.decoders.reset();
     }
 
     // ----------------------------------------------------------------------------------------
     // Chunk operations
     // ----------------------------------------------------------------------------------------
 
-    /// Chunk `i` as stored (complete chunk; special offsets synthesised as 32-byte chunks).
-    /// In-memory storage lends its bytes.
-    pub fn chunk(&self, i: i64) -> Result<Cow<'_, [u8]>> {
-        match &self.body {
-            Body::Plain(p) => Ok(Cow::Borrowed(&p.chunks[index(i, p.chunks.len())?][..])),
-            Body::Frame(f) => f.chunk(i).map_err(|e| self.frame_err(e)),
-        }
-    }
-
-    /// [`SChunk::chunk`] read into `buf` (reused across reads, see
-    /// [`crate::frame::io::sized`]) unless the storage lends it.
-    pub fn chunk_in<'a>(&'a self, i: i64, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-        match self.fetch_chunk(i, buf)? {
-            Fetched::Lent(s) => Ok(s),
-            Fetched::Read(n) => Ok(&buf[..n]),
-        }
-    }
-
-    /// [`SChunk::chunk_in`], telling whether the storage lent the chunk (in memory, valid
-    /// until the next mutation) or it was read (or synthesised) into `buf`.
-    pub fn fetch_chunk<'a>(&'a self, i: i64, buf: &mut Vec<u8>) -> Result<Fetched<'a>> {
-        match &self.body {
-            Body::Plain(p) => Ok(Fetched::Lent(&p.chunks[index(i, p.chunks.len())?][..])),
-            Body::Frame(f) => f.fetch(i, buf).map_err(|e| self.frame_err(e)),
-        }
-    }
-
-    /// A frame read error as the super-chunk reports it.
-    fn frame_err(&self, e: Error) -> Error {
-        match (e, &self.location) {
-            // A chunk file shorter than its header says is a failed read.
-            (Error::ReadBuffer, Location::Sparse(_)) => Error::FileRead,
-            (e, _) => index_err(e),
-        }
-    }
-
-    /// Chunk `i` as a lazy chunk (header, block starts and c-blosc2's lazy trailer; see
-    /// [`crate::chunk::lazy`]) when the super-chunk is a frame on storage, reading only those
-    /// bytes; decode it with a decoder given [`SChunk::lazy_source`] (e.g.
-    /// [`crate::chunk::Decompressor::with_source`]): `getitem`, `decompress_block` and masked
-    /// decompression then read only the blocks they need. `None` where c-blosc2 returns no lazy
-    /// chunk (in memory, special chunks): use [`SChunk::fetch_chunk`].
-    pub fn lazy_chunk(&self, i: i64) -> Result<Option<Vec<u8>>> {
-        match &self.body {
-            Body::Plain(p) => index(i, p.chunks.len()).map(|_| None),
-            Body::Frame(f) => f.lazy_chunk(i).map_err(|e| self.frame_err(e)),
-        }
-    }
-
-    /// What lazy chunks of this super-chunk are read through (its frame on storage).
-    pub fn lazy_source(&self) -> Option<&dyn LazySource> {
-        match &self.body {
-            Body::Frame(f) if f.reads_from_storage() => Some(f),
-            _ => None,
-        }
-    }
-
-    /// Uncompressed size of chunk `i`.
-    pub fn chunk_nbytes(&self, i: i64) -> Result<i32> {
-        match &self.body {
-            Body::Plain(p) => Ok(ChunkInfo::parse(&p.chunks[index(i, p.chunks.len())?])?.nbytes),
-            Body::Frame(f) => Ok(f.chunk_info(i).map_err(index_err)?.nbytes),
-        }
-    }
-
-    /// Decompresses chunk `i` into `dst` with `codec`; returns its nbytes. A too small `dst`
-    /// is `InvalidParam` (plain) / `WriteBuffer` (frame), as in c-blosc2.
-    pub fn decompress_chunk_with(
-        &self,
-        codec: &mut dyn ChunkCodec,
-        i: i64,
-        dst: &mut [u8],
-    ) -> Result<usize> {
-        self.decompress_chunk_in(codec, i, dst, &mut Vec::new())
-    }
-
-    /// [`SChunk::decompress_chunk_with`] reading the chunk into `buf` (reused across reads,
-    /// see [`crate::frame::io::sized`]) when the storage does not lend it.
-    pub fn decompress_chunk_in(
-        &self,
-        codec: &mut dyn ChunkCodec,
-        i: i64,
-        dst: &mut [u8],
-        buf: &mut Vec<u8>,
-    ) -> Result<usize> {
-        let c = self.chunk_in(i, buf)?;
-        let info = ChunkInfo::parse(c)?;
-        if info.nbytes as usize > dst.len() {
-            return Err(match self.body {
-                Body::Plain(_) => Error::InvalidParam,
-                Body::Frame(_) => Error::WriteBuffer,
-            });
-        }
-        codec.enter_chunk(i);
-        codec.decompress(c, dst)
-    }
-
-    /// Decodes the blocks `nblocks` (each `block_bytes` long) of chunk `i` (`chunk_bytes` when
-    /// decompressed, else `Data`) one at a time into
-    /// `scratch` (at least `block_bytes`), calling `f(k, block)` after block `nblocks[k]`; only
-    /// those blocks are decoded (`buf` as in [`SChunk::chunk_in`]). The b2nd slice reads.
-    #[allow(clippy::too_many_arguments)]
-    pub fn decode_blocks_in(
-        &self,
-        codec: &mut dyn ChunkCodec,
-        i: i64,
-        chunk_bytes: usize,
-        nblocks: &[i64],
-        block_bytes: usize,
-        scratch: &mut [u8],
-        buf: &mut Vec<u8>,
-        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()> {
-        let scratch = scratch.get_mut(..block_bytes).ok_or(Error::InvalidParam)?;
-        // A chunk whose size is not the one the caller expects is `Data`, as when it is
-        // decompressed whole into a buffer of that size.
-        // (The header's nbytes field, bytes 4..8; a lazy chunk starts with the header too.)
-        let check = |c: &[u8]| match c.get(4..8) {
-            Some(b)
-                if i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64 == chunk_bytes as i64 =>
-            {
-                Ok(())
-            }
-            _ => Err(Error::Data),
-        };
-        let start_of = |nb: i64| {
-            usize::try_from(nb)
-                .ok()
-                .and_then(|b| b.checked_mul(block_bytes))
-                .ok_or(Error::InvalidParam)
-        };
-        // On storage, like c-blosc2: the lazy chunk (header and block offsets), and only the
-        // blocks wanted read from the file.
-        if let (Some(source), Some(lazy)) = (self.lazy_source(), self.lazy_chunk(i)?) {
-            check(&lazy)?;
-            codec.enter_chunk(i);
-            for (k, &nb) in nblocks.iter().enumerate() {
-                let start = i32::try_from(start_of(nb)?).map_err(|_| Error::InvalidParam)?;
-                if codec.getitem_bytes_lazy(&lazy, start, scratch, source)? != block_bytes {
-                    return Err(Error::Data);
-                }
-                f(k, scratch)?;
-            }
-            return Ok(());
-        }
-        let c = self.chunk_in(i, buf)?;
-        check(c)?;
-        codec.enter_chunk(i);
-        for (k, &nb) in nblocks.iter().enumerate() {
-            if codec.getitem_bytes(c, start_of(nb)?, block_bytes, scratch)? != block_bytes {
-                return Err(Error::Data);
-            }
-            f(k, scratch)?;
-        }
-        Ok(())
-    }
-
-    /// [`SChunk::decompress_chunk_with`] with the super-chunk's own decompressor.
-    pub fn decompress_chunk(&mut self, i: i64, dst: &mut [u8]) -> Result<usize> {
-        self.with_engines(|s, e| s.decompress_chunk_with(e, i, dst))
-    }
-
-    /// Chunk `i` decompressed into a new vector.
-    pub fn decompress_chunk_vec(&mut self, i: i64) -> Result<Vec<u8>> {
-        let n = self.chunk_nbytes(i)?;
-        let mut v = vec![0u8; n as usize];
-        let got = self.decompress_chunk(i, &mut v)?;
-        v.truncate(got);
-        Ok(v)
-    }
-
     /// Compresses `src` with `codec` and appends it. Returns the new nchunks.
+    #[doc(hidden)]
     pub fn append_buffer_with(&mut self, codec: &mut dyn ChunkCodec, src: &[u8]) -> Result<i64> {
         let c = codec.compress(src)?;
-        self.append_chunk(&c)
+        self.append_chunk_vec(c)
     }
 
     /// [`SChunk::append_buffer_with`] with the super-chunk's own compressor.
+    #[doc(hidden)]
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
-        self.with_engines(|s, e| s.append_buffer_with(e, src))
+        self.with_encoder(|s, c| {
+            let chunk = codec::compress_chunk(c, src)?;
+            s.append_chunk_vec(chunk)
+        })
     }
 
     /// Presets the chunksize of an empty super-chunk (c-blosc2 callers may write
     /// `schunk->chunksize` before the first append; python-blosc2 does).
+    #[doc(hidden)]
     pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
         if self.nchunks() != 0 || chunksize < -1 {
             return Err(Error::InvalidParam);
@@ -611,12 +480,13 @@ impl SChunk {
     /// the struct and writes them into every frame header from then on): the compression
     /// parameters (`nthreads` aside), the header's thread counts and, while there is no chunk,
     /// the chunksize. A frame's header changes in memory; its next change writes it.
+    #[doc(hidden)]
     pub fn adopt_params(&mut self, c: &CParams, threads: (i16, i16), chunksize: i32) {
         let nthreads = self.cparams.nthreads;
         let c = CParams { nthreads, ..*c };
         if c.typesize > 0 && c != self.cparams {
             self.cparams = c;
-            self.engines = None;
+            self.reset_engines();
         }
         let empty = self.nchunks() == 0;
         match &mut self.body {
@@ -633,6 +503,16 @@ impl SChunk {
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
         let n = self.nchunks();
         self.insert_chunk(n, chunk)
+    }
+
+    /// [`SChunk::append_chunk`] of a chunk handed over: kept as it is in memory (its spare
+    /// room given back), not copied.
+    pub fn append_chunk_vec(&mut self, chunk: Vec<u8>) -> Result<i64> {
+        let n = self.nchunks();
+        match &mut self.body {
+            Body::Plain(p) => p.insert_owned(n, std::borrow::Cow::Owned(chunk)),
+            Body::Frame(f) => f.insert_chunk(n, &chunk).map_err(index_err),
+        }
     }
 
     /// Inserts a chunk before position `i` (`0..=nchunks`). Returns the new nchunks.
@@ -660,6 +540,7 @@ impl SChunk {
     }
 
     /// Reorders chunks: new chunk `k` is old chunk `order[k]` (a permutation, else `Data`).
+    #[doc(hidden)]
     pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
         let n = self.nchunks() as usize;
         if order.len() != n {
@@ -692,6 +573,7 @@ impl SChunk {
     /// shorter) and the blocksize of a special chunk of `chunksize` bytes as its blocksize, and
     /// stores its index as one SPECIAL_VALUE chunk; a plain super-chunk appends the special
     /// chunks one by one.
+    #[doc(hidden)]
     pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
         if nitems == 0 {
             return Ok(0);
@@ -773,3 +655,6 @@ impl SChunk {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod read_tests;

@@ -3,6 +3,7 @@
 
 use super::index;
 use crate::error::{Error, Result};
+use crate::frame::build::next_chunksize;
 use crate::frame::chunkinfo::ChunkInfo;
 use std::borrow::Cow;
 
@@ -17,43 +18,6 @@ pub(super) struct Plain {
     pub metalayers: Vec<(String, Vec<u8>)>,
     /// Names and compressed contents.
     pub vlmeta: Vec<(String, Vec<u8>)>,
-}
-
-/// c-blosc2's chunksize rules (docs/mutation.md#chunksize): -1 takes the first chunk's size; a fixed
-/// size becomes variable (0) when a chunk is larger, follows a short last chunk, or a chunk
-/// that is not last has another size.
-pub(super) fn next_chunksize(
-    chunksize: i32,
-    nchunks: usize,
-    total: i64,
-    at: usize,
-    update: bool,
-    nbytes: i32,
-) -> i32 {
-    if chunksize == 0 {
-        return 0;
-    }
-    if chunksize < 0 {
-        return if nchunks == 0 || (update && nchunks == 1) {
-            nbytes
-        } else {
-            0
-        };
-    }
-    let cs = i64::from(chunksize);
-    let nb = i64::from(nbytes);
-    let n = nchunks as i64;
-    let last_short = n > 0 && total < n * cs;
-    let variable = if update {
-        nb > cs || (at as i64 != n - 1 && nb != cs)
-    } else {
-        nb > cs || (n > 0 && (last_short || (at as i64 != n && nb != cs)))
-    };
-    if variable {
-        0
-    } else {
-        chunksize
-    }
 }
 
 impl Plain {
@@ -106,6 +70,9 @@ impl Plain {
         self.chunksize = cs;
         let mut c = chunk.into_owned();
         c.truncate(len);
+        // A compressor's output buffer has room for the worst case: keep only the chunk (in
+        // place, as c-blosc2's realloc does).
+        c.shrink_to_fit();
         self.chunks.insert(at, c);
         self.nbytes += i64::from(info.nbytes);
         self.cbytes += len as i64;

@@ -12,6 +12,7 @@ impl SChunk {
     /// index) when the stored `frame_len` differs from the cached one, or always when `force`
     /// (the lock generation moved). Returns whether it re-read; plain and in-memory super-chunks
     /// never need to.
+    #[doc(hidden)]
     pub fn refresh_frame(&mut self, force: bool) -> Result<bool> {
         match &mut self.body {
             Body::Frame(f) => f.refresh_if_stale(force),
@@ -22,6 +23,7 @@ impl SChunk {
     /// Whether [`SChunk::refresh_frame`] (without `force`) would re-read: the frame's storage
     /// records another `frame_len`. Takes `&self`, so readers sharing the super-chunk can check
     /// before deciding to take it exclusively for the re-read.
+    #[doc(hidden)]
     pub fn frame_is_stale(&self) -> bool {
         match &self.body {
             Body::Frame(f) => f.is_stale(),
@@ -58,6 +60,7 @@ impl SChunk {
     /// Reopens a cframe file that was replaced on disk (another file renamed over its path)
     /// since it was opened, as c-blosc2 revalidates its cached read handle. Returns whether it
     /// reopened.
+    #[doc(hidden)]
     pub fn reopen_if_replaced(&mut self) -> Result<bool> {
         if !self.is_replaced() {
             return Ok(false);
@@ -72,6 +75,7 @@ impl SChunk {
 
     /// Whether [`SChunk::reopen_if_replaced`] would reopen: the cframe file's path now names
     /// another file than the one the handle reads. `&self`, for readers sharing the super-chunk.
+    #[doc(hidden)]
     pub fn is_replaced(&self) -> bool {
         let Location::File { path, .. } = &self.location else {
             return false;

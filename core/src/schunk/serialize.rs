@@ -6,7 +6,7 @@
 //! space) and its vlmetalayers.
 
 use super::build::{stream_cframe, CframePlan, HeaderTemplate};
-use super::{Body, ChunkCodec, Engines, Location, NewStorage, SChunk};
+use super::{Body, ChunkCodec, ChunkDecoder, Engines, Location, NewStorage, SChunk};
 use crate::chunk::{CParams, DParams, SchunkEnv};
 use crate::error::{Error, Result};
 use crate::frame::cframe::Fetched;
@@ -69,6 +69,7 @@ impl SChunk {
     /// plain super-chunk takes one (as c-blosc2 does; c-blosc2 then writes a frame it cannot
     /// reopen). Every serialisation into a frame checks this first, so nothing is written and
     /// the super-chunk keeps its chunks.
+    #[doc(hidden)]
     pub fn check_frame_storable(&self) -> Result<()> {
         if self.frame().is_some() {
             return Ok(());
@@ -86,6 +87,7 @@ impl SChunk {
     /// special and VL-block chunks; else decompressed and recompressed), then vlmetalayers.
     /// Contiguous frames are planned from the chunk headers and streamed into place
     /// (`CframePlan`).
+    #[doc(hidden)]
     pub fn copy_to(
         &self,
         storage: NewStorage<'_>,
@@ -167,7 +169,7 @@ impl SChunk {
                     },
                     |_| Error::FileWrite,
                 )?;
-                let mut out = SChunk::open(p, dp.nthreads)?;
+                let mut out = SChunk::open_offset(p, 0, dp.nthreads)?;
                 out.cparams = cp;
                 out.dparams = dp;
                 Ok(out)
@@ -282,6 +284,7 @@ impl SChunk {
 
     /// Fills the empty `out` with this super-chunk's metalayers, chunks and vlmetalayers (also
     /// used by the C library's copies into user I/O backends).
+    #[doc(hidden)]
     pub fn fill_copy(&self, out: &mut SChunk) -> Result<()> {
         self.fill_copy_with(out, false)
     }
@@ -344,6 +347,7 @@ impl SChunk {
     /// context has the parameters `ctx` (blocksize included): `nthreads` 0 for compression (a
     /// zeroed `blosc2_cparams`), 1 for decompression (the default dparams), and this
     /// super-chunk's chunksize to start from.
+    #[doc(hidden)]
     pub fn copy_template(&self, ctx: CParams) -> HeaderTemplate {
         HeaderTemplate {
             cparams: ctx,
@@ -364,6 +368,7 @@ impl SChunk {
     /// The super-chunk as a cframe, as c-blosc2's `to_buffer` returns it: an in-memory frame's
     /// own bytes; anything else built in one pass as a copy into memory with header `tpl`
     /// (chunks stored unchanged).
+    #[doc(hidden)]
     pub fn to_cframe_as(&self, tpl: &HeaderTemplate) -> Result<Vec<u8>> {
         if let Some(b) = self.own_bytes() {
             return b.map(Cow::into_owned);
@@ -378,6 +383,7 @@ impl SChunk {
     /// [`SChunk::to_cframe_as`] written into the buffer `alloc(len)` returns (`len`: the
     /// frame's length, returned too): one copy of the chunk data, straight into the
     /// caller's buffer.
+    #[doc(hidden)]
     pub fn to_cframe_in<'b>(
         &self,
         tpl: &HeaderTemplate,
@@ -410,6 +416,7 @@ impl SChunk {
     /// returns its length. The frame is streamed (only one chunk is held in memory at a time)
     /// into a temporary file next to `path`, renamed over it once complete: a crash leaves the
     /// old file (or none) or the whole new one (docs/durability.md).
+    #[doc(hidden)]
     pub fn to_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
         if let Some(b) = self.own_bytes() {
             let b = b?;
@@ -469,6 +476,7 @@ impl SChunk {
     /// frame (and a barrier in durable mode): until then the bytes at the returned offset are
     /// not a frame for either library, whatever part of the rest reached the file
     /// (docs/durability.md, "Whole-file calls").
+    #[doc(hidden)]
     pub fn append_file_as(&self, path: &Path, tpl: &HeaderTemplate) -> Result<i64> {
         use crate::frame::record::{self, FileRef, Recorded};
         let own = self.own_bytes().transpose()?;

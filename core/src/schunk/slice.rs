@@ -2,12 +2,15 @@
 //! the chunk list of a slice (`blosc2_get_slice_nchunks`). Items are `typesize` bytes; chunk
 //! boundaries come from the chunksize when it is fixed, else from each chunk's nbytes.
 
-use super::{ChunkCodec, SChunk};
+use super::codec::compress_chunk;
+use super::{ChunkCodec, ChunkDecoder, SChunk};
 use crate::b2nd_meta;
+use crate::chunk::{Compressor, Decompressor};
 use crate::error::{Error, Result};
 
 /// Chunk indices holding items `start..stop` of a 1-D super-chunk with `chunk_items` items per
 /// chunk.
+#[doc(hidden)]
 pub fn slice_nchunks_1d(start: i64, stop: i64, chunk_items: i64) -> Result<Vec<i64>> {
     if start < 0 || stop < start || chunk_items <= 0 {
         return Err(Error::InvalidParam);
@@ -69,9 +72,10 @@ impl SChunk {
     }
 
     /// Decompresses items `start..stop` into `dst` (at least `(stop - start) * typesize`).
+    #[doc(hidden)]
     pub fn get_slice_with(
         &self,
-        codec: &mut dyn ChunkCodec,
+        codec: &mut dyn ChunkDecoder,
         start: i64,
         stop: i64,
         dst: &mut [u8],
@@ -83,7 +87,7 @@ impl SChunk {
         // One buffer for the decoded partial chunks, one for the chunks read from files.
         let (mut tmp, mut read) = (Vec::new(), Vec::new());
         for (k, off, len, at) in self.chunk_spans(from, to)? {
-            let nb = self.chunk_nbytes(k)? as usize;
+            let nb = self.checked_span_nbytes(k, off, len)?;
             if off == 0 && len == nb {
                 self.decompress_chunk_in(codec, k, &mut dst[at..at + len], &mut read)?;
             } else if let (Some(source), Some(lazy)) = (self.lazy_source(), self.lazy_chunk(k)?) {
@@ -95,22 +99,65 @@ impl SChunk {
                     return Err(Error::Failure);
                 }
             } else {
-                tmp.resize(nb, 0);
-                self.decompress_chunk_in(codec, k, &mut tmp, &mut read)?;
+                if tmp.len() < nb {
+                    tmp = crate::sys::try_zeroed(nb).ok_or(Error::MemoryAlloc)?;
+                }
+                self.decompress_chunk_in(codec, k, &mut tmp[..nb], &mut read)?;
                 dst[at..at + len].copy_from_slice(&tmp[off..off + len]);
             }
         }
         Ok(())
     }
 
-    /// [`SChunk::get_slice_with`] with the super-chunk's own codec.
-    pub fn get_slice(&mut self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
-        self.with_engines(|s, e| s.get_slice_with(e, start, stop, dst))
+    /// Chunk `k`'s nbytes, which must hold the span `off..off + len` the slice layout gives it
+    /// and, in a frame of fixed chunksize, be at most that chunksize: a hostile frame's chunk
+    /// may claim anything (`Data`), and its claim sizes the buffers that decode it.
+    #[doc(hidden)]
+    pub fn checked_span_nbytes(&self, k: i64, off: usize, len: usize) -> Result<usize> {
+        let nb = self.chunk_nbytes(k)?.max(0) as usize;
+        let cs = self.counters().chunksize;
+        if off + len > nb || (cs > 0 && nb > cs as usize) {
+            return Err(Error::Data);
+        }
+        Ok(nb)
+    }
+
+    /// [`SChunk::get_slice_with`] with a decoder of the super-chunk's own.
+    ///
+    /// ```
+    /// # use blosc2_frame::{CParams, DParams};
+    /// # use blosc2_frame::{SChunk, Storage};
+    /// let cparams = CParams::default().typesize(1);
+    /// let mut sc = SChunk::create(Storage::memory_frame(), &cparams)?;
+    /// sc.append_buffer(&[1u8; 100])?;
+    /// sc.append_buffer(&[2u8; 100])?;
+    /// let mut out = [0u8; 20];
+    /// sc.get_slice(90, 110, &mut out)?;
+    /// assert_eq!(out[..10], [1; 10]);
+    /// assert_eq!(out[10..], [2; 10]);
+    /// # Ok::<(), blosc2_frame::Error>(())
+    /// ```
+    pub fn get_slice(&self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
+        self.decoders.with(
+            &self.dparams,
+            || self.plugin_env(),
+            |p| self.get_slice_with(&mut p.decoder, start, stop, dst),
+        )
+    }
+
+    /// [`SChunk::get_sparse_with`] with a decoder of the super-chunk's own.
+    pub fn get_sparse(&self, coords: &[i64], dst: &mut [u8]) -> Result<()> {
+        self.decoders.with(
+            &self.dparams,
+            || self.plugin_env(),
+            |p| self.get_sparse_with(&mut p.decoder, coords, dst),
+        )
     }
 
     /// Overwrites items `start..stop` with `src`: every touched chunk is decompressed, patched,
     /// recompressed with `codec` and updated. (Chunks already updated stay so if a later one
     /// fails.)
+    #[doc(hidden)]
     pub fn set_slice_with(
         &mut self,
         codec: &mut dyn ChunkCodec,
@@ -119,8 +166,8 @@ impl SChunk {
         src: &[u8],
     ) -> Result<()> {
         for (k, off, len, at) in self.set_slice_spans(start, stop, src.len())? {
-            let nb = self.chunk_nbytes(k)? as usize;
-            let mut buf = vec![0u8; nb];
+            let nb = self.checked_span_nbytes(k, off, len)?;
+            let mut buf = crate::sys::try_zeroed(nb).ok_or(Error::MemoryAlloc)?;
             if !(off == 0 && len == nb) {
                 self.decompress_chunk_with(codec, k, &mut buf)?;
             }
@@ -134,6 +181,7 @@ impl SChunk {
     /// What [`SChunk::set_slice_with`] rewrites for items `start..stop` from a source of
     /// `src_len` bytes: `(chunk, start in chunk, len, source offset)` per touched chunk (for
     /// callers that decode, compress and commit each chunk in separate steps).
+    #[doc(hidden)]
     pub fn set_slice_spans(
         &self,
         start: i64,
@@ -147,16 +195,26 @@ impl SChunk {
         self.chunk_spans(from, to)
     }
 
-    /// [`SChunk::set_slice_with`] with the super-chunk's own codec.
+    /// [`SChunk::set_slice_with`] with the super-chunk's own compressor and decoders.
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
-        self.with_engines(|s, e| s.set_slice_with(e, start, stop, src))
+        let mut p = self.decoders.take(&self.dparams, || self.plugin_env())?;
+        let r = self.with_encoder(|s, c| {
+            let mut own = Own {
+                c,
+                d: &mut p.decoder,
+            };
+            s.set_slice_with(&mut own, start, stop, src)
+        });
+        self.decoders.give_back(p);
+        r
     }
 
     /// Gathers the items at `coords` into `dst`, in order. Needs a fixed chunksize and regular
     /// (non-VL) chunks.
+    #[doc(hidden)]
     pub fn get_sparse_with(
         &self,
-        codec: &mut dyn ChunkCodec,
+        codec: &mut dyn ChunkDecoder,
         coords: &[i64],
         dst: &mut [u8],
     ) -> Result<()> {
@@ -179,7 +237,11 @@ impl SChunk {
             let byte = item * ts as i64;
             let k = byte / cs;
             if cached.as_ref().map(|(ck, _)| *ck) != Some(k) {
-                let mut buf = vec![0u8; self.chunk_nbytes(k)? as usize];
+                let nb = self.chunk_nbytes(k)?.max(0);
+                if nb > c.chunksize {
+                    return Err(Error::Data);
+                }
+                let mut buf = crate::sys::try_zeroed(nb as usize).ok_or(Error::MemoryAlloc)?;
                 self.decompress_chunk_in(codec, k, &mut buf, &mut read)?;
                 cached = Some((k, buf));
             }
@@ -195,6 +257,7 @@ impl SChunk {
 
     /// Chunks touched by the slice `start..stop` (one entry per dimension): for a b2nd array the
     /// chunk grid of its metalayer (row-major chunk numbers), else 1-D item ranges.
+    #[doc(hidden)]
     pub fn slice_nchunks(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
         let meta = self
             .metalayers()
@@ -259,5 +322,23 @@ impl SChunk {
                 idx[d] = ranges[d].0;
             }
         }
+    }
+}
+
+/// The super-chunk's own compressor and one of its decoders, as one [`ChunkCodec`].
+struct Own<'a> {
+    c: &'a mut Compressor,
+    d: &'a mut Decompressor,
+}
+
+impl ChunkDecoder for Own<'_> {
+    fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
+        ChunkDecoder::decompress(self.d, chunk, dst)
+    }
+}
+
+impl ChunkCodec for Own<'_> {
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        compress_chunk(self.c, src)
     }
 }

@@ -2,9 +2,16 @@
 //! and writes, a file's identity (to tell whether a path now names another file) and paths
 //! given as C bytes. One function each, with a Unix and a Windows implementation; everything
 //! else (opening, sizes, truncation, `.b2lock` locking) uses std's portable calls directly.
+//! And one allocator call std offers only infallibly: zeroed buffers sized by input
+//! ([`try_zeroed`]).
 
 use std::fs::File;
 use std::io;
+
+mod alloc;
+pub use alloc::try_zeroed;
+
+pub mod dl;
 
 #[cfg(unix)]
 mod unix;

@@ -37,7 +37,10 @@ pub(super) fn copy_array(c: &mut b2nd_context_t, s: &b2nd_array_t) -> Result<*mu
     let n = g.ndim();
     c.ndim = n as i8;
     c.shape[..n].copy_from_slice(g.shape());
-    let same = c.chunkshape[..n] == *g.chunkshape() && c.blockshape[..n] == *g.blockshape();
+    // A view's super-chunk is its parent's (with the parent's metalayer): re-chunked.
+    let same = c.chunkshape[..n] == *g.chunkshape()
+        && c.blockshape[..n] == *g.blockshape()
+        && !shares::is_view(s);
     if same {
         let p = array_without_schunk(c)?;
         // SAFETY: live schunk; the context's storage is NULL or valid.
@@ -131,6 +134,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
             // SAFETY: forwarded contract.
             copy_array(unsafe { ctx_ref(ctx) }?, a1)?
         } else {
+            shares::reshaping(a1, a1.sc)?;
             src1 as *mut b2nd_array_t
         };
         let r = (|| {
@@ -169,7 +173,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
             for c in chunks_touched(&g2, &zero, g2.shape())? {
                 let shape: Vec<i64> = c.start.iter().zip(&c.stop).map(|(x, y)| y - x).collect();
                 buf.resize((shape.iter().product::<i64>() * i64::from(ts)) as usize, 0);
-                core::get_slice(&mut store(a2)?, &g2, &c.start, &c.stop, &mut buf, &shape)?;
+                core::get_slice(&store(a2)?, &g2, &c.start, &c.stop, &mut buf, &shape)?;
                 core::set_slice(
                     &mut store(d)?,
                     &ng,

@@ -13,6 +13,7 @@ pub(super) unsafe fn arr<'a>(p: *const b2nd_array_t) -> Result<&'a mut b2nd_arra
     if p.is_null() {
         return Err(Error::NullPointer);
     }
+    shares::check_current(p)?;
     // SAFETY: live by contract; b2nd arrays are not shared between threads (as in c-blosc2).
     Ok(unsafe { &mut *(p as *mut b2nd_array_t) })
 }
@@ -119,14 +120,15 @@ pub(super) fn alloc_array() -> Result<*mut b2nd_array_t> {
     Ok(p)
 }
 
-/// Frees a struct built here, with its dtype and (when `with_sc`) its super-chunk.
+/// Frees a struct built here, with its dtype and (when `with_sc`) its super-chunk unless a
+/// view or the parent of a view still uses it ([`shares`]).
 pub(super) fn drop_array(p: *mut b2nd_array_t, with_sc: bool) {
     if p.is_null() {
         return;
     }
     // SAFETY: `p` is a live array of ours; each owned pointer is released once.
     unsafe {
-        if with_sc && !(*p).sc.is_null() {
+        if with_sc && !(*p).sc.is_null() && shares::release(p, (*p).sc) {
             blosc2_schunk_free((*p).sc);
         }
         libc::free((*p).dtype as *mut c_void);
@@ -137,7 +139,8 @@ pub(super) fn drop_array(p: *mut b2nd_array_t, with_sc: bool) {
 /// Re-reads the geometry when another handle changed the `b2nd` metalayer of a disk frame
 /// (c-blosc2's refresh path). Returns whether it re-synced.
 pub(super) fn refresh_if_stale(a: &mut b2nd_array_t) -> Result<bool> {
-    if a.sc.is_null() {
+    // A view's geometry is its own, not the shared metalayer's.
+    if a.sc.is_null() || shares::is_view(a) {
         return Ok(false);
     }
     // SAFETY: live schunk.
@@ -189,9 +192,20 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         store(a)?;
-        let m = meta_get(a.sc, "b2nd")
-            .or_else(|| meta_get(a.sc, "caterva"))
-            .ok_or(Error::MetalayerNotFound)?;
+        let m = if shares::is_view(a) {
+            let g = geometry(a)?;
+            b2nd_meta::serialize(
+                g.shape(),
+                g.chunkshape(),
+                g.blockshape(),
+                dtype_of(a).as_deref(),
+                a.dtype_format,
+            )?
+        } else {
+            meta_get(a.sc, "b2nd")
+                .or_else(|| meta_get(a.sc, "caterva"))
+                .ok_or(Error::MetalayerNotFound)?
+        };
         let (m, _) = b2nd_meta::deserialize(&m, true)?;
         let join = |v: Vec<String>| v.join(", ");
         let mut out = format!("b2nd metalayer parameters:\n Ndim:       {}", m.ndim());

@@ -72,8 +72,12 @@ pub unsafe extern "C" fn b2nd_to_cframe(
         if cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: live schunk; out-pointers writable by contract.
-        let n = unsafe { blosc2_schunk_to_buffer(a.sc, cframe, needs_free) };
+        // A view is serialised as an array of its own (shape and metalayer).
+        let n = with_own(a, |a| {
+            // SAFETY: live schunk; out-pointers writable by contract. The copy `with_own` may
+            // make is a plain super-chunk, whose buffer is a new allocation (not freed with it).
+            Ok(unsafe { blosc2_schunk_to_buffer(a.sc, cframe, needs_free) })
+        })?;
         // SAFETY: writable by contract.
         unsafe { *cframe_len = n };
         if n <= 0 {
@@ -174,6 +178,13 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
             return Err(Error::NullPointer);
         }
         store(a)?;
+        with_own(a, |a| save(a, urlpath))
+    })
+}
+
+/// [`b2nd_save`] of an array that is not a view.
+fn save(a: &b2nd_array_t, urlpath: *mut c_char) -> Result<c_int> {
+    {
         let mut st = BLOSC2_STORAGE_DEFAULTS;
         st.urlpath = urlpath;
         // SAFETY: live schunk with our storage copy.
@@ -189,7 +200,7 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
         // SAFETY: the copy is ours.
         code(unsafe { blosc2_schunk_free(copy) }.into())?;
         Ok(0)
-    })
+    }
 }
 
 /// Appends the array's cframe to the file `urlpath`; returns the offset where it starts.
@@ -205,7 +216,9 @@ pub unsafe extern "C" fn b2nd_save_append(
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         store(a)?;
-        // SAFETY: forwarded contract.
-        code(unsafe { blosc2_schunk_append_file(a.sc, urlpath) })
+        with_own(a, |a| {
+            // SAFETY: live schunk; `urlpath` a C string by contract.
+            code(unsafe { blosc2_schunk_append_file(a.sc, urlpath) })
+        })
     })
 }

@@ -12,8 +12,8 @@
 //! `b2nd_context_t` is opaque in the public header but has c-blosc2's layout (its tests read
 //! `ndim` and `shape` through their private header).
 //!
-//! Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) are copies, never aliases of
-//! the parent's chunks: see [`crate::b2nd`].
+//! Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share the parent's
+//! super-chunk, counted so that either may be freed first (`shares`).
 //!
 //! The parts of the API live in submodules: `store` (the super-chunk behind an array),
 //! `cstruct` (the struct and its metalayer), `context`, `construct` (new arrays),
@@ -33,6 +33,7 @@ mod cstruct;
 mod frames;
 mod orthogonal;
 mod shape;
+mod shares;
 mod slice;
 mod store;
 mod views;
@@ -50,12 +51,8 @@ use store::*;
 pub use views::*;
 
 use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroed};
-use super::chunk::{
-    blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_ctx_get_dparams, blosc2_set_maskout,
-};
-use super::codec::blosc2_compress_ctx;
+use super::chunk::{blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_ctx_get_dparams};
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
-use super::schunk::decode_blocks;
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
     blosc2_schunk_delete_chunk, blosc2_schunk_fill_special, blosc2_schunk_free,
@@ -64,6 +61,7 @@ use super::schunk::{
     blosc2_schunk_new, blosc2_schunk_open, blosc2_schunk_open_offset, blosc2_schunk_refresh,
     blosc2_schunk_to_buffer, blosc2_schunk_unlock, blosc2_schunk_update_chunk,
 };
+use super::schunk::{decode_blocks, decompress_chunk_masked};
 use super::types::*;
 use crate::b2nd::array::{self as core, ChunkStore};
 use crate::b2nd::geometry::{c_strides, Geometry};

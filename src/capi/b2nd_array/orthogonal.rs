@@ -71,7 +71,11 @@ pub(super) unsafe fn orthogonal(
         // SAFETY: `buffersize` bytes by contract.
         let buf = unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, buffersize as usize) };
         let refs: Vec<&[i64]> = lists.iter().map(|v| &v[..]).collect();
-        selection::orthogonal(&mut st, &g, &refs, buf, &bs, get)?;
+        if get {
+            selection::get_orthogonal(&st, &g, &refs, buf, &bs)?;
+        } else {
+            selection::set_orthogonal(&mut st, &g, &refs, buf, &bs)?;
+        }
         Ok(0)
     })
 }

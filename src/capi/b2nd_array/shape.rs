@@ -32,6 +32,7 @@ pub(super) fn reshape(
     a: &mut b2nd_array_t,
     f: impl FnOnce(&mut CStore, &Geometry) -> Result<Geometry>,
 ) -> Result<i32> {
+    shares::reshaping(a, a.sc)?;
     locked(a, |a| {
         refresh_if_stale(a)?;
         let g = geometry(a)?;

@@ -64,7 +64,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
         }
         refresh_if_stale(a)?;
         let g = geometry(a)?;
-        let mut st = store(a)?;
+        let st = store(a)?;
         if buffersize < g.array_nbytes(st.typesize())? {
             return Err(Error::InvalidParam);
         }
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
         // SAFETY: `buffersize` bytes by contract (non-negative: checked above).
         let dst = unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, buffersize as usize) };
         let zero = vec![0i64; g.ndim()];
-        core::get_slice(&mut st, &g, &zero, g.shape(), dst, g.shape())?;
+        core::get_slice(&st, &g, &zero, g.shape(), dst, g.shape())?;
         Ok(0)
     })
 }
@@ -122,8 +122,8 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
         // SAFETY: `buffersize` bytes by contract.
         let dst = unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, len) };
-        let mut st = store(a)?;
-        core::get_slice(&mut st, &g, &s0, &s1, dst, &bs)?;
+        let st = store(a)?;
+        core::get_slice(&st, &g, &s0, &s1, dst, &bs)?;
         Ok(0)
     })
 }
@@ -173,7 +173,7 @@ pub(super) fn copy_regions(
     map: impl Fn(&[i64], &[i64]) -> (Vec<i64>, Vec<i64>),
 ) -> Result<()> {
     let (gs, gd) = (geometry(src)?, geometry(dst)?);
-    let (mut ss, mut sd) = (store(src)?, store(dst)?);
+    let (ss, mut sd) = (store(src)?, store(dst)?);
     if gd.nitems() == 0 {
         return Ok(());
     }
@@ -184,7 +184,7 @@ pub(super) fn copy_regions(
     if gd.ndim() == 0 {
         let (a, b) = map(&[], &[]);
         let mut one = vec![0u8; ts as usize];
-        core::get_slice(&mut ss, &gs, &a, &b, &mut one, &vec![1; gs.ndim()])?;
+        core::get_slice(&ss, &gs, &a, &b, &mut one, &vec![1; gs.ndim()])?;
         return core::set_slice(&mut sd, &gd, &[], &[], &one, &[]);
     }
     let zero = vec![0i64; gd.ndim()];
@@ -195,7 +195,7 @@ pub(super) fn copy_regions(
         let shape_d: Vec<i64> = c.start.iter().zip(&c.stop).map(|(x, y)| y - x).collect();
         let n: i64 = shape_d.iter().product::<i64>() * i64::from(ts);
         buf.resize(n as usize, 0);
-        core::get_slice(&mut ss, &gs, &a, &b, &mut buf, &shape_s)?;
+        core::get_slice(&ss, &gs, &a, &b, &mut buf, &shape_s)?;
         core::set_slice(&mut sd, &gd, &c.start, &c.stop, &buf, &shape_d)?;
     }
     Ok(())

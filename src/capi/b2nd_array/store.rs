@@ -35,9 +35,13 @@ impl ChunkStore for CStore {
         self.sc().typesize
     }
     fn nchunks(&self) -> i64 {
-        self.sc().nchunks
+        // From the core under the shared lock: the struct's mirror is rewritten by every
+        // mutation, which may be running on another thread.
+        // SAFETY: live schunk.
+        unsafe { crate::capi::handle::read_op(self.sc, false, |r| Ok(r.h.core.nchunks())) }
+            .unwrap_or_else(|_| self.sc().nchunks)
     }
-    fn read_chunk(&mut self, nchunk: i64, dst: &mut [u8]) -> Result<usize> {
+    fn read_chunk(&self, nchunk: i64, dst: &mut [u8]) -> Result<usize> {
         let len = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
         // SAFETY: live schunk; `dst` is valid for `len` bytes.
         let rc = unsafe {
@@ -59,7 +63,7 @@ impl ChunkStore for CStore {
         }
     }
     fn read_blocks(
-        &mut self,
+        &self,
         nchunk: i64,
         chunk_bytes: usize,
         nblocks: &[i64],
@@ -75,42 +79,27 @@ impl ChunkStore for CStore {
         )?;
         Ok(true)
     }
-    fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
-        let n = c_int::try_from(skip.len()).map_err(|_| Error::InvalidParam)?;
-        let mut mask = skip.to_vec();
-        // SAFETY: live schunk; `dctx` is its decompression context; `mask` holds `n` bools. The
-        // mask applies to the next decompression only, which is the one below.
-        let rc = unsafe { blosc2_set_maskout((*self.sc).dctx, mask.as_mut_ptr(), n) };
-        code(rc.into()).map_err(|_| Error::Failure)?;
-        self.read_chunk(nchunk, dst)
+    fn read_chunk_blocks(&self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
+        // The mask goes with this read only: other threads reading the array at the same time
+        // use the same `dctx` (or spares of it) with masks of their own.
+        // SAFETY: live schunk.
+        unsafe { decompress_chunk_masked(self.sc, nchunk, skip.to_vec(), dst) }
+            .map_err(|_| Error::Failure)
     }
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()> {
-        let len = i32::try_from(src.len())
-            .ok()
-            .filter(|&l| l <= BLOSC2_MAX_BUFFERSIZE)
-            .ok_or(Error::MaxBufsizeExceeded)?;
-        let mut scratch = core::Scratch::compressed();
-        let out = scratch.get(src.len() + BLOSC2_MAX_OVERHEAD as usize);
-        // SAFETY: live schunk; `current_nchunk` is read by prefilters, as in c-blosc2.
-        let cctx = unsafe {
-            (*self.sc).current_nchunk = nchunk;
-            (*self.sc).cctx
-        };
-        // SAFETY: `src` and `out` are valid for the lengths given; `cctx` is the schunk's.
-        let n = unsafe {
-            blosc2_compress_ctx(
-                cctx,
-                src.as_ptr() as *const c_void,
-                len,
-                out.as_mut_ptr() as *mut c_void,
-                out.len() as i32,
-            )
-        };
-        if n <= 0 {
-            return Err(Error::Failure);
+        if src.len() > BLOSC2_MAX_BUFFERSIZE as usize {
+            return Err(Error::MaxBufsizeExceeded);
         }
-        // SAFETY: live schunk; the chunk is copied (copy=true), `out` stays ours.
-        let rc = unsafe { blosc2_schunk_update_chunk(self.sc, nchunk, out.as_mut_ptr(), true) };
+        // Compressed as `blosc2_schunk_update_chunk`'s own callers compress: `current_nchunk`
+        // (which prefilters read) set and pinned under the handle's `dctx` mutex, so that
+        // readers of the same super-chunk decoding meanwhile neither race on it nor change it.
+        let mut c = {
+            // SAFETY: live schunk.
+            let w = unsafe { crate::capi::handle::writer(self.sc) }?;
+            w.compress(nchunk, src).map_err(|_| Error::Failure)?
+        };
+        // SAFETY: live schunk; the chunk is copied (copy=true), `c` stays ours.
+        let rc = unsafe { blosc2_schunk_update_chunk(self.sc, nchunk, c.as_mut_ptr(), true) };
         code(rc).map(|_| ()).map_err(|_| Error::Failure)
     }
     fn insert_zero_chunk(&mut self, nchunk: i64, nbytes: i32) -> Result<()> {
@@ -129,6 +118,17 @@ impl ChunkStore for CStore {
         // SAFETY: live schunk.
         let rc = unsafe { blosc2_schunk_delete_chunk(self.sc, nchunk) };
         code(rc).map(|_| ()).map_err(|_| Error::Failure)
+    }
+    fn commit_shape(&mut self, shape: &[i64]) -> Result<()> {
+        let Some(m) = meta_get(self.sc, "b2nd") else {
+            return Ok(());
+        };
+        let mut m = b2nd_meta::with_shape(&m, shape).map_err(|_| Error::Failure)?;
+        // SAFETY: live schunk; name NUL-terminated; content valid for its length (copied).
+        let rc = unsafe {
+            blosc2_meta_update(self.sc, c"b2nd".as_ptr(), m.as_mut_ptr(), m.len() as i32)
+        };
+        code(rc.into()).map(|_| ()).map_err(|_| Error::Failure)
     }
 }
 

@@ -1,25 +1,59 @@
-//! The rank-changing "views" `b2nd_squeeze_index`, `b2nd_squeeze` and `b2nd_expand_dims`:
-//! copies, never aliases of the parent's chunks (see [`crate::b2nd`]).
+//! The rank-changing views `b2nd_squeeze_index`, `b2nd_squeeze` and `b2nd_expand_dims`: new
+//! arrays over their parent's super-chunk (see `shares`), and the copies of a view that
+//! `b2nd_to_cframe`, `b2nd_save` and `b2nd_save_append` serialise (an array of the view's own
+//! shape, as c-blosc2's view has its own metalayer).
 
 use super::*;
 
-/// The "view" of `src` with geometry `shape`/`chunkshape`/`blockshape` (same items, extents
-/// of 1 added or removed): a new in-memory array with copies of the data (see the module docs).
-pub(super) fn view_copy(
-    src: &b2nd_array_t,
+/// The view of `src` with geometry `shape`/`chunkshape`/`blockshape` (same items, extents of
+/// 1 added or removed): a new struct whose `sc` is `src`'s. Like c-blosc2, a view reads the
+/// chunks with its own geometry, so the chunks must pad the same way (else reads fail).
+pub(super) fn view_share(
+    src: *const b2nd_array_t,
     shape: &[i64],
     chunkshape: &[i32],
     blockshape: &[i32],
-    map: impl Fn(&[i64], &[i64]) -> (Vec<i64>, Vec<i64>),
 ) -> Result<*mut b2nd_array_t> {
-    store(src)?;
+    // SAFETY: live by the callers' contract.
+    let s = unsafe { &*src };
+    store(s)?;
     // Only the b2nd metalayer may be present, as in c-blosc2.
-    if meta_names(src.sc).iter().any(|n| n != b"b2nd") {
+    if meta_names(s.sc).iter().any(|n| n != b"b2nd") {
         return Err(Error::InvalidParam);
+    }
+    let g = Geometry::new(shape, chunkshape, blockshape)?;
+    let p = alloc_array()?;
+    // SAFETY: freshly allocated and ours.
+    let a = unsafe { &mut *p };
+    set_geometry(a, &g);
+    if let Some(d) = dtype_of(s) {
+        match strdup(&d) {
+            Ok(d) => a.dtype = d,
+            Err(e) => {
+                drop_array(p, false);
+                return Err(e);
+            }
+        }
+    }
+    a.dtype_format = s.dtype_format;
+    a.sc = s.sc;
+    a.last_tick = s.last_tick;
+    shares::add_view(p, s.sc);
+    Ok(p)
+}
+
+/// Runs `f` on an array holding exactly `a`: `a` itself, or for a view a plain copy of it
+/// (its own geometry and metalayer, the shared items), freed afterwards.
+pub(super) fn with_own<T>(
+    a: &b2nd_array_t,
+    f: impl FnOnce(&b2nd_array_t) -> Result<T>,
+) -> Result<T> {
+    if !shares::is_view(a) {
+        return f(a);
     }
     // SAFETY: live schunk with our storage copy (params always set).
     let (mut cp, mut dp) = unsafe {
-        let s = &*src.sc;
+        let s = &*a.sc;
         (*(*s.storage).cparams, *(*s.storage).dparams)
     };
     cp.schunk = std::ptr::null_mut();
@@ -28,18 +62,18 @@ pub(super) fn view_copy(
     st.cparams = &mut cp;
     st.dparams = &mut dp;
     st.contiguous = false;
-    let dt = dtype_of(src);
-    let dtc = dt.as_ref().map(|d| strdup(d)).transpose()?;
-    // SAFETY: all arrays hold `shape.len()` values; the dtype is NULL or a C string.
+    let g = geometry(a)?;
+    let dtc = dtype_of(a).as_ref().map(|d| strdup(d)).transpose()?;
+    // SAFETY: all arrays hold `ndim` values; the dtype is NULL or a C string.
     let ctx = unsafe {
         b2nd_create_ctx(
             &st,
-            shape.len() as i8,
-            shape.as_ptr(),
-            chunkshape.as_ptr(),
-            blockshape.as_ptr(),
+            g.ndim() as i8,
+            g.shape().as_ptr(),
+            g.chunkshape().as_ptr(),
+            g.blockshape().as_ptr(),
             dtc.unwrap_or(std::ptr::null_mut()),
-            src.dtype_format,
+            a.dtype_format,
             std::ptr::null(),
             0,
         )
@@ -50,24 +84,18 @@ pub(super) fn view_copy(
         return Err(Error::InvalidParam);
     }
     // SAFETY: `ctx` is a live context of ours.
-    let r = array_new(unsafe { &*ctx }, BLOSC2_SPECIAL_ZERO);
+    let r = copy_array(unsafe { &mut *ctx }, a);
     // SAFETY: ours, freed once.
     unsafe { b2nd_free_ctx(ctx) };
     let p = r?;
-    // SAFETY: `p` is ours.
-    let r = copy_regions(src, unsafe { &*p }, map).and_then(|_| {
-        // SAFETY: `p` is ours.
-        copy_vlmeta(src.sc, unsafe { (*p).sc })
-    });
-    if let Err(e) = r {
-        drop_array(p, true);
-        return Err(e);
-    }
-    Ok(p)
+    // SAFETY: `p` is ours, freed once below.
+    let r = f(unsafe { &*p });
+    drop_array(p, true);
+    r
 }
 
 /// Removes the dimensions flagged in `index` (each must have extent 1; else
-/// `BLOSC2_ERROR_INVALID_INDEX`) into a new array `*view` (a copy, see the module docs).
+/// `BLOSC2_ERROR_INVALID_INDEX`) into a new array `*view` sharing `array`'s data.
 ///
 /// # Safety
 /// `array` live; `view` writable; `index` valid for ndim values.
@@ -100,19 +128,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
                 bs.push(g.blockshape()[i]);
             }
         }
-        let expand = |v: &[i64], fill: i64| -> Vec<i64> {
-            let mut it = v.iter();
-            (0..n)
-                .map(|i| {
-                    if idx[i] {
-                        fill
-                    } else {
-                        *it.next().unwrap_or(&0)
-                    }
-                })
-                .collect()
-        };
-        let p = view_copy(a, &sh, &cs, &bs, |s, e| (expand(s, 0), expand(e, 1)))?;
+        let p = view_share(a, &sh, &cs, &bs)?;
         // SAFETY: writable by contract.
         unsafe { *view = p };
         Ok(0)
@@ -139,7 +155,7 @@ pub unsafe extern "C" fn b2nd_squeeze(
 }
 
 /// Inserts extents of 1 where `axis` (of `final_dims` entries) is true, into a new array
-/// `*view` (a copy, see the module docs).
+/// `*view` sharing `array`'s data.
 ///
 /// # Safety
 /// `array` live; `view` writable; `axis` valid for `final_dims` values.
@@ -184,14 +200,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         if old != g.ndim() {
             return Err(Error::InvalidParam);
         }
-        let drop = |v: &[i64]| -> Vec<i64> {
-            v.iter()
-                .zip(&ax)
-                .filter(|(_, &added)| !added)
-                .map(|(x, _)| *x)
-                .collect()
-        };
-        let p = view_copy(a, &sh, &cs, &bs, |s, e| (drop(s), drop(e)))?;
+        let p = view_share(a, &sh, &cs, &bs)?;
         // SAFETY: writable by contract.
         unsafe { *view = p };
         Ok(0)

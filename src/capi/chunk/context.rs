@@ -26,6 +26,9 @@ pub struct Context {
     /// c-blosc2's context keeps it (its `blocksize` field), and copies of a super-chunk write it
     /// into their header. Atomic: read while another thread may compress with the context.
     pub(super) last_blocksize: std::sync::atomic::AtomicI32,
+    /// The typesize of the last chunk this context decompressed (what
+    /// `blosc2_ctx_get_dparams` reports, 0 before the first): atomic for the same reason.
+    pub(super) last_typesize: std::sync::atomic::AtomicI32,
 }
 
 impl Context {
@@ -122,7 +125,7 @@ impl Context {
     /// Decompresses a whole chunk; returns nbytes.
     pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let n = self.decompressor()?.decompress(src, dst)?;
-        self.dparams.typesize = i32::from(src.get(3).copied().unwrap_or(0));
+        self.note_typesize(src);
         Ok(n)
     }
 
@@ -137,8 +140,22 @@ impl Context {
             .decompressor()?
             .with_source(source)
             .decompress(src, dst)?;
-        self.dparams.typesize = i32::from(src.get(3).copied().unwrap_or(0));
+        self.note_typesize(src);
         Ok(n)
+    }
+
+    /// Records the typesize of the chunk just decompressed (`blosc2_ctx_get_dparams`).
+    fn note_typesize(&self, chunk: &[u8]) {
+        let ts = i32::from(chunk.get(3).copied().unwrap_or(0));
+        self.last_typesize.store(ts, Ordering::Relaxed);
+    }
+
+    /// Sets a one-shot block mask for the next decompression (`None`: none).
+    pub(crate) fn apply_mask(&mut self, mask: Option<Vec<bool>>) -> Result<()> {
+        if let Some(m) = mask {
+            self.decompressor()?.set_maskout(&m);
+        }
+        Ok(())
     }
 
     /// `getitem_bytes` of `dst.len()` bytes from byte `start`, reading a lazy chunk through
@@ -158,22 +175,154 @@ impl Context {
 
     fn into_raw(self: Box<Self>) -> *mut blosc2_context {
         let hooks = Arc::clone(&self.hooks);
-        let p = Box::into_raw(self) as *mut blosc2_context;
+        let decompression = !self.is_compression();
+        let cell = Box::new(ContextCell {
+            lock: Mutex::new(()),
+            owner: AtomicUsize::new(0),
+            decompression,
+            schunk: self.schunk(),
+            masks: Mutex::new(Vec::new()),
+            ctx: UnsafeCell::new(*self),
+        });
+        let p = Box::into_raw(cell) as *mut blosc2_context;
         hooks.ctx.store(p, Ordering::Release);
         p
     }
 }
 
-/// Borrows the context behind a C handle.
+/// What a `blosc2_context*` points to: the [`Context`] and what lets any number of threads hold
+/// the same pointer. c-blosc2's contexts are not safe to share (its issue #147: two threads
+/// decompressing with a super-chunk's `dctx` corrupt its block mask and scratch buffers); here
+/// one caller at a time uses a context and the others wait ([`context_mut`]), and the one-shot
+/// block masks of `blosc2_set_maskout` are kept per thread, outside the context, so a mask one
+/// thread sets is used by that thread's next decompression and by no other caller's.
+pub struct ContextCell {
+    lock: Mutex<()>,
+    /// [`thread_token`] of the thread using the context, 0 when none: a call on a context from
+    /// inside a callback of a call on the same context (same thread) fails instead of waiting
+    /// for itself.
+    owner: AtomicUsize,
+    /// A decompression context (fixed at creation; read without the lock).
+    decompression: bool,
+    /// [`Context::schunk`] (fixed at creation; read without the lock).
+    schunk: *mut c_void,
+    /// Masks set by `blosc2_set_maskout` and not used yet, by the setting thread's token.
+    masks: Mutex<Vec<(usize, Vec<bool>)>>,
+    ctx: UnsafeCell<Context>,
+}
+
+// SAFETY: the context inside is only reached through a `CtxGuard`, which holds `lock` (one
+// user at a time), or through fields that are never written after creation or are atomic
+// (`context_params`, `context_schunk`, `blosc2_ctx_get_*params`). Its raw pointers (hooks'
+// user data, the super-chunk) are the C caller's and are shared as c-blosc2 shares them.
+unsafe impl Sync for ContextCell {}
+// SAFETY: as above; a context is created on one thread and may be used and freed on another,
+// as in c-blosc2.
+unsafe impl Send for ContextCell {}
+
+/// A token for the calling thread (the address of a thread-local), never 0.
+pub(crate) fn thread_token() -> usize {
+    thread_local!(static TOKEN: u8 = const { 0 });
+    TOKEN.with(|t| t as *const u8 as usize)
+}
+
+impl ContextCell {
+    /// The mask this thread set with `blosc2_set_maskout` and has not used yet.
+    pub(crate) fn take_mask(&self) -> Option<Vec<bool>> {
+        let me = thread_token();
+        let mut m = self.masks.lock().unwrap_or_else(|e| e.into_inner());
+        let i = m.iter().position(|(t, _)| *t == me)?;
+        Some(m.swap_remove(i).1)
+    }
+
+    fn set_mask(&self, mask: Vec<bool>) {
+        let me = thread_token();
+        let mut m = self.masks.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|(t, _)| *t != me);
+        m.push((me, mask));
+    }
+
+    /// The context, waiting while another thread uses it; `Failure` when this thread is using
+    /// it already (a nested call from one of its callbacks).
+    pub(crate) fn lock(&self) -> Result<CtxGuard<'_>> {
+        let me = thread_token();
+        if self.owner.load(Ordering::Relaxed) == me {
+            return Err(Error::Failure);
+        }
+        let g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.owner.store(me, Ordering::Relaxed);
+        Ok(CtxGuard { cell: self, _g: g })
+    }
+
+    /// The context if no other caller is using it (`None`: busy, or used by this thread).
+    pub(crate) fn try_lock(&self) -> Option<CtxGuard<'_>> {
+        let me = thread_token();
+        if self.owner.load(Ordering::Relaxed) == me {
+            return None;
+        }
+        let g = match self.lock.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        self.owner.store(me, Ordering::Relaxed);
+        Some(CtxGuard { cell: self, _g: g })
+    }
+
+    /// The context's fields that never change after creation, read without the lock.
+    fn fixed(&self) -> *const Context {
+        self.ctx.get()
+    }
+}
+
+/// One caller's use of a context (see [`ContextCell`]).
+pub struct CtxGuard<'a> {
+    cell: &'a ContextCell,
+    _g: MutexGuard<'a, ()>,
+}
+
+impl std::ops::Deref for CtxGuard<'_> {
+    type Target = Context;
+    fn deref(&self) -> &Context {
+        // SAFETY: the guard holds the cell's lock, so no other guard exists.
+        unsafe { &*self.cell.ctx.get() }
+    }
+}
+
+impl std::ops::DerefMut for CtxGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Context {
+        // SAFETY: as in `deref`; `&mut self` makes this the only reference.
+        unsafe { &mut *self.cell.ctx.get() }
+    }
+}
+
+impl Drop for CtxGuard<'_> {
+    fn drop(&mut self) {
+        self.cell.owner.store(0, Ordering::Relaxed);
+    }
+}
+
+/// The cell behind a C handle.
 ///
 /// # Safety
-/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`, not used concurrently.
-pub unsafe fn context_mut<'a>(ctx: *mut blosc2_context) -> Result<&'a mut Context> {
+/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`.
+pub unsafe fn context_cell<'a>(ctx: *mut blosc2_context) -> Result<&'a ContextCell> {
     if ctx.is_null() {
         return Err(Error::NullPointer);
     }
-    // SAFETY: by this function's contract `ctx` came from `Context::into_raw`.
-    Ok(unsafe { &mut *(ctx as *mut Context) })
+    // SAFETY: by this function's contract `ctx` came from `Context::into_raw`; the cell is
+    // shared (`Sync`) and lives until `blosc2_free_ctx`.
+    Ok(unsafe { &*(ctx as *const ContextCell) })
+}
+
+/// Uses the context behind a C handle, waiting while another thread uses it (see
+/// `ContextCell::lock`).
+///
+/// # Safety
+/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`.
+pub unsafe fn context_mut<'a>(ctx: *mut blosc2_context) -> Result<CtxGuard<'a>> {
+    // SAFETY: forwarded contract.
+    unsafe { context_cell(ctx) }?.lock()
 }
 
 /// What c-blosc2's context reports as its parameters while another thread may be using it:
@@ -186,7 +335,8 @@ pub(crate) unsafe fn context_params(ctx: *mut blosc2_context) -> Option<(blosc2_
     if ctx.is_null() {
         return None;
     }
-    let p = ctx as *const Context;
+    // SAFETY: a live context by contract.
+    let p = unsafe { context_cell(ctx) }.ok()?.fixed();
     // SAFETY: a live context by contract. Only fields that no operation writes after creation
     // (`cparams`, `dparams.nthreads`) are read, plus an atomic, through raw places: no
     // reference to the whole context is made while its user may hold one.
@@ -207,7 +357,10 @@ pub(crate) unsafe fn context_params(ctx: *mut blosc2_context) -> Option<(blosc2_
 /// As for [`context_mut`].
 pub unsafe fn context_schunk(ctx: *mut blosc2_context) -> *mut c_void {
     // SAFETY: forwarded contract.
-    unsafe { context_mut(ctx) }.map_or(std::ptr::null_mut(), |c| c.schunk())
+    let Ok(cell) = (unsafe { context_cell(ctx) }) else {
+        return std::ptr::null_mut();
+    };
+    cell.schunk
 }
 
 /// `build_filters`: what the shuffle/delta switches of the Blosc1 API and of `BLOSC_SHUFFLE` /
@@ -293,7 +446,6 @@ pub(crate) fn create_cctx(
         prefilter: given.prefilter,
         preparams: Box::new(UnsafeCell::new(template)),
         schunk: given.schunk,
-        nthreads: Some(cp.nthreads),
         ..CHooks::plain()
     });
     let mut reported = cp;
@@ -302,10 +454,8 @@ pub(crate) fn create_cctx(
     } else {
         std::ptr::null_mut()
     };
-    let mut compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
-    // The shared pool is taken on the first parallel call (c-blosc2 starts a context's threads
-    // on first use too): a context that never runs blocks in parallel starts no threads.
-    compressor.set_pool_source(globals::shared_pool);
+    // Its threads start on the first parallel call (see `crate::pool::Threads`).
+    let compressor = Compressor::new(core_cparams(&cp), hooks.clone()).ok()?;
     Some(Box::new(Context {
         engine: Engine::Compress(compressor),
         hooks,
@@ -320,6 +470,7 @@ pub(crate) fn create_cctx(
         deferred,
         aux: None,
         last_blocksize: std::sync::atomic::AtomicI32::new(i32::MIN),
+        last_typesize: std::sync::atomic::AtomicI32::new(0),
     }))
 }
 
@@ -341,7 +492,6 @@ pub(crate) fn create_dctx(
         postfilter: given.postfilter,
         postparams: Box::new(UnsafeCell::new(template)),
         schunk: given.schunk,
-        nthreads: Some(dp.nthreads),
         ..CHooks::plain()
     });
     let mut reported = dp;
@@ -355,8 +505,7 @@ pub(crate) fn create_dctx(
     let core = DParams {
         nthreads: dp.nthreads.max(1),
     };
-    let mut decompressor = Decompressor::new(core, hooks.clone()).ok()?;
-    decompressor.set_pool_source(globals::shared_pool);
+    let decompressor = Decompressor::new(core, hooks.clone()).ok()?;
     Some(Box::new(Context {
         engine: Engine::Decompress(decompressor),
         hooks,
@@ -375,6 +524,7 @@ pub(crate) fn create_dctx(
         deferred: None,
         aux: None,
         last_blocksize: std::sync::atomic::AtomicI32::new(i32::MIN),
+        last_typesize: std::sync::atomic::AtomicI32::new(0),
     }))
 }
 
@@ -407,8 +557,9 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
     guard_void(|| {
         if !context.is_null() {
-            // SAFETY: by this function's contract the handle came from `Context::into_raw`.
-            drop(unsafe { Box::from_raw(context as *mut Context) });
+            // SAFETY: by this function's contract the handle came from `Context::into_raw`
+            // and nobody uses it any more.
+            drop(unsafe { Box::from_raw(context as *mut ContextCell) });
         }
     })
 }
@@ -423,8 +574,9 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     cparams: *mut blosc2_cparams,
 ) -> c_int {
     guard_int(|| {
+        // Without the context's lock: a prefilter may ask while its context compresses.
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(ctx) }?;
+        let (cp, _) = unsafe { context_params(ctx) }.ok_or(Error::NullPointer)?;
         if cparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -433,7 +585,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
         let out = unsafe { &mut *cparams };
         let keep_tuner = out.tuner_params;
         let keep_filters = out.filter_params;
-        *out = c.cparams;
+        *out = cp;
         out.tuner_params = keep_tuner;
         out.filter_params = keep_filters;
         Ok(0)
@@ -450,18 +602,26 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     dparams: *mut blosc2_dparams,
 ) -> c_int {
     guard_int(|| {
+        // Without the context's lock: a postfilter may ask while its context decompresses.
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(ctx) }?;
+        let c = unsafe { context_cell(ctx) }?.fixed();
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: non-NULL and writable by this function's contract.
-        unsafe { *dparams = c.dparams };
+        // SAFETY: `dparams` is never written after creation and `last_typesize` is atomic
+        // (raw places: no reference to the context while its user holds one); `*dparams` is
+        // non-NULL and writable by this function's contract.
+        unsafe {
+            let mut dp = std::ptr::addr_of!((*c).dparams).read();
+            dp.typesize = (*std::ptr::addr_of!((*c).last_typesize)).load(Ordering::Relaxed);
+            *dparams = dp;
+        }
         Ok(0)
     })
 }
 
-/// Sets a one-shot block mask (true = skip) for the next decompression with `ctx`.
+/// Sets a one-shot block mask (true = skip) for the calling thread's next decompression with
+/// `ctx`.
 ///
 /// # Safety
 /// `ctx` as for [`blosc2_free_ctx`]; `maskout` must hold `nblocks` bools.
@@ -472,13 +632,17 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     nblocks: c_int,
 ) -> c_int {
     guard_int(|| {
+        // Kept for this thread's next decompression with `ctx` (see `ContextCell`), without
+        // waiting for another thread that may be decompressing with it.
         // SAFETY: forwarded contract.
-        let c = unsafe { context_mut(ctx) }?;
+        let c = unsafe { context_cell(ctx) }?;
+        if !c.decompression {
+            return Err(Error::InvalidParam);
+        }
         let n = usize::try_from(nblocks).map_err(|_| Error::InvalidParam)?;
         // SAFETY: `maskout` holds `nblocks` bools by this function's contract.
         let mask = unsafe { slice(maskout as *const u8, n) }?;
-        let mask: Vec<bool> = mask.iter().map(|&b| b != 0).collect();
-        c.decompressor()?.set_maskout(&mask);
+        c.set_mask(mask.iter().map(|&b| b != 0).collect());
         Ok(0)
     })
 }

@@ -20,9 +20,6 @@ pub(crate) struct CHooks {
     pub(super) ctx: AtomicPtr<blosc2_context>,
     /// `cparams.schunk` / `dparams.schunk`: where `nchunk` comes from.
     pub(super) schunk: *mut c_void,
-    /// The context's thread count, which bounds the jobs handed to a threads callback
-    /// (`None`: the global API, bounded by `blosc2_get_nthreads()`).
-    pub(super) nthreads: Option<i16>,
 }
 
 // SAFETY: the raw pointers are C-owned handles (schunk, callback params) whose thread-safety is
@@ -155,7 +152,6 @@ impl CHooks {
             postparams: Box::new(UnsafeCell::new(blosc2_postfilter_params::default())),
             ctx: AtomicPtr::new(std::ptr::null_mut()),
             schunk: std::ptr::null_mut(),
-            nthreads: None,
         }
     }
 
@@ -183,9 +179,10 @@ impl Hooks for CHooks {
         dst: &mut [u8],
         chunk_src: &[u8],
     ) -> Option<Result<usize>> {
-        let entry = registry::codec(compcode)?;
-        let Some(enc) = entry.codec.encoder else {
-            return Some(Err(Error::CodecSupport));
+        let enc = match registry::codec_functions(compcode)? {
+            Ok((Some(enc), _)) => enc,
+            Ok((None, _)) => return Some(Err(Error::CodecSupport)),
+            Err(e) => return Some(Err(e)),
         };
         let mut cp = self.cparams;
         // SAFETY: a codec from the registry, called as its C contract says.
@@ -205,9 +202,10 @@ impl Hooks for CHooks {
         dst: &mut [u8],
         chunk: &[u8],
     ) -> Option<Result<usize>> {
-        let entry = registry::codec(compcode)?;
-        let Some(dec) = entry.codec.decoder else {
-            return Some(Err(Error::CodecSupport));
+        let dec = match registry::codec_functions(compcode)? {
+            Ok((_, Some(dec))) => dec,
+            Ok((_, None)) => return Some(Err(Error::CodecSupport)),
+            Err(e) => return Some(Err(e)),
         };
         let mut dp = self.dparams;
         // SAFETY: as for `encode`.
@@ -219,9 +217,9 @@ impl Hooks for CHooks {
     }
 
     fn filter_forward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
-        let entry = registry::filter(id)?;
-        let Some(fwd) = entry.filter.forward else {
-            return Some(Err(Error::FilterPipeline));
+        let fwd = match registry::filter_functions(id)? {
+            Ok((Some(fwd), _)) => fwd,
+            Ok((None, _)) | Err(_) => return Some(Err(Error::FilterPipeline)),
         };
         let mut cp = self.cparams;
         // SAFETY: a filter from the registry, called as its C contract says.
@@ -236,9 +234,9 @@ impl Hooks for CHooks {
     }
 
     fn filter_backward(&self, id: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Option<Result<()>> {
-        let entry = registry::filter(id)?;
-        let Some(bwd) = entry.filter.backward else {
-            return Some(Err(Error::FilterPipeline));
+        let bwd = match registry::filter_functions(id)? {
+            Ok((_, Some(bwd))) => bwd,
+            Ok((_, None)) | Err(_) => return Some(Err(Error::FilterPipeline)),
         };
         let mut dp = self.dparams;
         // SAFETY: as for `filter_forward`.
@@ -341,28 +339,13 @@ impl Hooks for CHooks {
         // SAFETY: every pointer in `p` is valid for the duration of the call.
         unsafe { call_block_filter(f, p, ttmp_len, Error::Postfilter) }
     }
+}
 
-    fn run_parallel(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
-        let Some(cb) = globals::threads_callback() else {
-            return false;
-        };
-        // The thread count bounds `numjobs`; each callback job claims blocks until none
-        // are left.
-        let bound = self
-            .nthreads
-            .unwrap_or_else(|| globals::lock().nthreads)
-            .max(1) as usize;
-        let workers = njobs.min(bound);
-        let next = AtomicUsize::new(0);
-        let worker = |_: usize| loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= njobs {
-                break;
-            }
-            job(i);
-        };
-        run_with_threads_callback(cb, workers, &worker);
-        true
+/// The user threads callback as the core's runner (`blosc2_set_threads_callback` installs it
+/// with [`crate::pool::set_global_runner`]): each worker is one job of the callback.
+impl crate::pool::Runner for ThreadsCallback {
+    fn run(&self, nworkers: usize, worker: &(dyn Fn(usize) + Sync)) {
+        run_with_threads_callback(*self, nworkers, worker);
     }
 }
 

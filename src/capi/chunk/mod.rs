@@ -3,7 +3,7 @@
 //! `blosc2_*_ctx`, lives in [`super::codec`]; the global Blosc1-style API in
 //! [`super::blosc1`].)
 //!
-//! A `blosc2_context*` is a `Box<Context>`: the safe [`Compressor`] or [`Decompressor`], the
+//! A `blosc2_context*` is a boxed [`ContextCell`] around a `Context`: the safe [`Compressor`] or [`Decompressor`], the
 //! parameters as the caller sees them through `blosc2_ctx_get_cparams/dparams` (after the
 //! `BLOSC_*` environment overrides c-blosc2 applies at creation), and `CHooks`, the bridge
 //! that lets the chunk engine call user codecs, user filters and the pre/postfilter callbacks.
@@ -14,7 +14,7 @@
 //! nbytes -1) and a negative destination size counts as 0.
 
 use super::boundary::{guard_int, guard_or, guard_ptr, guard_void, slice, slice_mut};
-use super::globals::{self, ThreadsCallback};
+use super::globals::ThreadsCallback;
 use super::registry;
 use super::types::*;
 use crate::chunk::header::{self, ChunkHeader, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 mod context;
 mod hooks;
@@ -187,7 +187,7 @@ mod tests {
             data: 0x1234 as *mut c_void,
         };
         let hits: Vec<AtomicUsize> = (0..7).map(|_| AtomicUsize::new(0)).collect();
-        run_with_threads_callback(cb, 7, &|i| {
+        crate::pool::Runner::run(&cb, 7, &|i| {
             hits[i].fetch_add(1, Ordering::SeqCst);
         });
         assert!(hits.iter().all(|h| h.load(Ordering::SeqCst) == 1));

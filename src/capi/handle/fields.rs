@@ -10,7 +10,9 @@
 //! | `nchunks`, `nbytes`, `cbytes`, `flags2`, `data`, `data_len`, `frame`, `storage`, `metalayers`, `nmetalayers`, `vlmetalayers`, `nvlmetalayers`, `change_tick` | not read: the library's own state wins | after every operation (`data[i]` points at chunk `i` of a plain super-chunk until the next change) |
 //!
 //! Values a frame header cannot hold (typesize < 1, blocksize < 0, splitmode outside 1..=4,
-//! chunksize < -1) are not taken (c-blosc2 would write them into the header as they are).
+//! chunksize < -1) are not taken: c-blosc2 writes them into the header as they are, which leaves
+//! frames it cannot reopen or append to
+//! (docs/divergences.md#16-caller-written-values-a-frame-header-cannot-hold-are-not-written).
 
 use super::Handle;
 use crate::capi::chunk::{context_params, core_cparams};

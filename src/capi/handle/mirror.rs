@@ -16,17 +16,28 @@ use std::ffi::{c_char, c_void};
 /// Mirrors counters, `data` and `frame` from the core.
 pub(crate) fn sync_counters(sc: &mut blosc2_schunk, h: &mut Handle, full_data: bool) {
     let c = h.core.counters();
-    sc.nchunks = c.nchunks;
-    sc.nbytes = c.nbytes;
-    sc.cbytes = c.cbytes;
-    sc.chunksize = c.chunksize;
-    sc.flags2 = u8::from(c.vl_blocks);
-    sc.frame = if h.core.frame().is_some() {
+    // Only the fields that changed are written: threads reading the array meanwhile (the b2nd
+    // functions look at `frame`, `nchunks` and the metalayers without the lock) must not race
+    // with a rewrite of a value that stays the same.
+    set(&mut sc.nchunks, c.nchunks);
+    set(&mut sc.nbytes, c.nbytes);
+    set(&mut sc.cbytes, c.cbytes);
+    set(&mut sc.chunksize, c.chunksize);
+    set(&mut sc.flags2, u8::from(c.vl_blocks));
+    let frame = if h.core.frame().is_some() {
         h as *mut Handle as *mut blosc2_frame
     } else {
         std::ptr::null_mut()
     };
+    set(&mut sc.frame, frame);
     sync_data(sc, h, full_data);
+}
+
+/// Writes `v` into the mirrored field `f` unless it already holds it.
+fn set<T: PartialEq>(f: &mut T, v: T) {
+    if *f != v {
+        *f = v;
+    }
 }
 
 /// `schunk->data`: pointers to the chunks of a plain schunk (valid until the next mutation),

@@ -11,10 +11,10 @@
 //! [`super::b2nd`]) only call into this one; it calls none of them.
 
 use super::boundary::malloc_copy;
-use super::chunk::context_mut;
+use super::chunk::{context_mut, ContextCell, CtxGuard};
 use super::types::*;
 use crate::error::{Error, Result};
-use crate::schunk::{ChunkCodec, Location, SChunk};
+use crate::schunk::{ChunkCodec, ChunkDecoder, Location, SChunk};
 use std::ffi::{c_char, c_int, c_void};
 
 mod bracket;
@@ -70,33 +70,49 @@ pub(crate) unsafe fn parts<'a>(
     Ok(unsafe { (&mut *p, &mut *b.handle_ptr()) })
 }
 
-/// Chunk compression/decompression through the schunk's C contexts.
-pub(crate) struct CtxCodec {
-    cctx: *mut blosc2_context,
-    dctx: *mut blosc2_context,
+/// Chunk compression/decompression through one of the schunk's C contexts, held for this
+/// codec's life (so no other caller uses it meanwhile; see [`ContextCell`]).
+pub(crate) struct CtxCodec<'a> {
+    ctx: CtxGuard<'a>,
+    /// The schunk's `dctx`, whose mask for this thread (`blosc2_set_maskout`) the next
+    /// decompression uses, whichever context decodes it.
+    mask_from: Option<&'a ContextCell>,
+    /// A block mask for the next decompression, given by the caller (it wins over `mask_from`).
+    mask: Option<Vec<bool>>,
     /// `&schunk->current_nchunk` when this decode may set it (it holds the schunk's `dctx`,
     /// and no mutation pinned the field), else NULL.
     nchunk_slot: *mut i64,
 }
 
-impl ChunkCodec for CtxCodec {
-    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
-        // SAFETY: `cctx` is the schunk's live context (or one the caller put there).
-        let ctx = unsafe { context_mut(self.cctx) }?;
-        if src.len() > (i32::MAX as usize) - BLOSC2_MAX_OVERHEAD as usize {
-            return Err(Error::MaxBufsizeExceeded);
-        }
-        let dst = ctx.compress_to_vec(src, src.len() + BLOSC2_MAX_OVERHEAD as usize)?;
-        if dst.is_empty() {
-            return Err(Error::WriteBuffer);
-        }
-        Ok(dst)
+impl<'a> CtxCodec<'a> {
+    /// A codec for compressing with `cctx` (waiting while another thread uses it).
+    ///
+    /// # Safety
+    /// `cctx` NULL or a live context.
+    pub(crate) unsafe fn compressing(cctx: *mut blosc2_context) -> Result<CtxCodec<'a>> {
+        Ok(CtxCodec {
+            // SAFETY: forwarded contract.
+            ctx: unsafe { context_mut(cctx) }?,
+            mask_from: None,
+            mask: None,
+            nchunk_slot: std::ptr::null_mut(),
+        })
     }
 
+    /// The mask for the decompression about to run, applied to the context.
+    fn apply_mask(&mut self) -> Result<()> {
+        let m = self
+            .mask
+            .take()
+            .or_else(|| self.mask_from.and_then(ContextCell::take_mask));
+        self.ctx.apply_mask(m)
+    }
+}
+
+impl ChunkDecoder for CtxCodec<'_> {
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
-        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
-        let ctx = unsafe { context_mut(self.dctx) }?;
-        ctx.decompress(chunk, dst)
+        self.apply_mask()?;
+        self.ctx.decompress(chunk, dst)
     }
 
     fn getitem_bytes(
@@ -106,11 +122,10 @@ impl ChunkCodec for CtxCodec {
         nbytes: usize,
         dst: &mut [u8],
     ) -> Result<usize> {
-        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
-        let ctx = unsafe { context_mut(self.dctx) }?;
         let start = i32::try_from(start).map_err(|_| Error::InvalidParam)?;
         let nbytes = i32::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
-        ctx.getitem_engine()?
+        self.ctx
+            .getitem_engine()?
             .getitem_bytes(chunk, start, nbytes, dst)
     }
 
@@ -120,9 +135,8 @@ impl ChunkCodec for CtxCodec {
         dst: &mut [u8],
         source: &dyn crate::chunk::lazy::LazySource,
     ) -> Result<usize> {
-        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
-        let ctx = unsafe { context_mut(self.dctx) }?;
-        ctx.decompress_lazy(chunk, dst, source)
+        self.apply_mask()?;
+        self.ctx.decompress_lazy(chunk, dst, source)
     }
 
     fn getitem_bytes_lazy(
@@ -132,9 +146,7 @@ impl ChunkCodec for CtxCodec {
         dst: &mut [u8],
         source: &dyn crate::chunk::lazy::LazySource,
     ) -> Result<usize> {
-        // SAFETY: `dctx` is the schunk's live context (or one the caller put there).
-        let ctx = unsafe { context_mut(self.dctx) }?;
-        ctx.getitem_bytes_lazy(chunk, start, dst, source)
+        self.ctx.getitem_bytes_lazy(chunk, start, dst, source)
     }
 
     fn enter_chunk(&mut self, nchunk: i64) {
@@ -143,6 +155,21 @@ impl ChunkCodec for CtxCodec {
             // the `dctx` mutex, which this decode holds (see `sync::Reader::decode`).
             unsafe { self.nchunk_slot.write(nchunk) };
         }
+    }
+}
+
+impl ChunkCodec for CtxCodec<'_> {
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        if src.len() > (i32::MAX as usize) - BLOSC2_MAX_OVERHEAD as usize {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        let dst = self
+            .ctx
+            .compress_to_vec(src, src.len() + BLOSC2_MAX_OVERHEAD as usize)?;
+        if dst.is_empty() {
+            return Err(Error::WriteBuffer);
+        }
+        Ok(dst)
     }
 }
 

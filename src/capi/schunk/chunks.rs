@@ -143,7 +143,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         let mut x = w.exclusive();
         let (sc, h) = x.parts();
         bracket(sc, h, true, |sc, h| {
-            let n = h.core.append_chunk(&c)?;
+            let n = h.core.append_chunk_vec(c)?;
             sync_counters(sc, h, false);
             Ok(n)
         })
@@ -176,6 +176,31 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
         // SAFETY: forwarded contract.
         unsafe { read_op(schunk, true, op) }
     })
+}
+
+/// Chunk `nchunk` decompressed into `dst` skipping the blocks `mask` marks (`true`): what
+/// `blosc2_set_maskout` on `schunk->dctx` followed by `blosc2_schunk_decompress_chunk` does,
+/// with the mask belonging to this call alone, so threads reading one super-chunk never see
+/// each other's masks (the b2nd slice reads).
+///
+/// # Safety
+/// `schunk` NULL or live.
+pub(crate) unsafe fn decompress_chunk_masked(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    mask: Vec<bool>,
+    dst: &mut [u8],
+) -> Result<usize> {
+    let op = |r: &Reader<'_>| {
+        if nchunk < 0 || nchunk >= r.h.core.nchunks() {
+            return Err(Error::InvalidParam);
+        }
+        r.decode_masked(Some(nchunk), Some(mask), |codec, buf| {
+            r.h.core.decompress_chunk_in(codec, nchunk, dst, buf)
+        })
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, true, op) }
 }
 
 /// Decodes the blocks `nblocks` of chunk `nchunk` (of `chunk_bytes` uncompressed bytes, else

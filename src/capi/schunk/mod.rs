@@ -42,8 +42,8 @@ mod chunks;
 mod open;
 mod slices;
 
-pub(crate) use chunks::decode_blocks;
 pub use chunks::*;
+pub(crate) use chunks::{decode_blocks, decompress_chunk_masked};
 pub use open::*;
 pub use slices::*;
 

@@ -72,8 +72,8 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         let s = unsafe { crate::capi::boundary::slice(buffer as *const u8, n) }?;
         for (k, off, len, at) in spans {
             let old = |r: &Reader<'_>| {
-                let nb = r.h.core.chunk_nbytes(k)? as usize;
-                let mut buf = vec![0u8; nb];
+                let nb = r.h.core.checked_span_nbytes(k, off, len)?;
+                let mut buf = crate::sys::try_zeroed(nb).ok_or(Error::MemoryAlloc)?;
                 if !(off == 0 && len == nb) {
                     r.decode(Some(k), |codec, scratch| {
                         r.h.core.decompress_chunk_in(codec, k, &mut buf, scratch)

@@ -6,17 +6,14 @@
 //! the array, a buffer too small for the box it is said to hold, or a stored chunk whose size
 //! disagrees with the geometry are errors, never out-of-bounds accesses.
 //!
-//! Submodules: `slice` (slice reads and writes), `shape` (shape changes) and
-//! `schunk_store` (a super-chunk as a store). This module holds the [`ChunkStore`] trait and
-//! the unit tests.
+//! Submodules: `slice` (slice reads and writes) and `shape` (shape changes). This module holds
+//! the [`ChunkStore`] trait and the unit tests.
 
 #![forbid(unsafe_code)]
 
-mod schunk_store;
 mod shape;
 mod slice;
 
-pub use schunk_store::*;
 pub use shape::*;
 pub use slice::*;
 
@@ -24,22 +21,21 @@ use super::geometry::{c_strides, unravel, Geometry};
 use super::hyperslab::{
     blocks_touched, chunk_covered, chunks_touched, copy_nd, BlockPart, ChunkPart,
 };
-use crate::chunk::{special, DParams};
 use crate::error::{Error, Result};
-use crate::schunk::{ChunkCodec, Engines, SChunk};
 
-/// The chunks of an array: a super-chunk seen through compression.
+/// The chunks of an array: a super-chunk seen through compression. Reads take `&self`, so one
+/// store serves a whole read; writes take `&mut self`.
 pub trait ChunkStore {
     /// Bytes per item.
     fn typesize(&self) -> i32;
     /// Number of chunks.
     fn nchunks(&self) -> i64;
     /// Decompresses chunk `nchunk` into `dst`; returns its uncompressed size.
-    fn read_chunk(&mut self, nchunk: i64, dst: &mut [u8]) -> Result<usize>;
+    fn read_chunk(&self, nchunk: i64, dst: &mut [u8]) -> Result<usize>;
     /// Decompresses only the blocks of chunk `nchunk` whose `skip` entry is false into their
     /// places in `dst` (the others are left undefined); returns the chunk's size. The default
     /// decompresses everything.
-    fn read_chunk_blocks(&mut self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
+    fn read_chunk_blocks(&self, nchunk: i64, skip: &[bool], dst: &mut [u8]) -> Result<usize> {
         let _ = skip;
         self.read_chunk(nchunk, dst)
     }
@@ -55,7 +51,7 @@ pub trait ChunkStore {
     /// nothing, when the store cannot decode single blocks (the default); the caller then
     /// decodes the chunk.
     fn read_blocks(
-        &mut self,
+        &self,
         nchunk: i64,
         chunk_bytes: usize,
         nblocks: &[i64],
@@ -71,28 +67,38 @@ pub trait ChunkStore {
     fn insert_zero_chunk(&mut self, nchunk: i64, nbytes: i32) -> Result<()>;
     /// Deletes chunk `nchunk`.
     fn delete_chunk(&mut self, nchunk: i64) -> Result<()>;
+    /// Commits `shape` as the stored array's shape (its `b2nd` metalayer) before a shrink
+    /// deletes chunks: a stored array may hold more chunks than its shape needs but never fewer,
+    /// so every state a crash can leave between the deletions is an array both libraries read.
+    /// The default (stores without a metalayer) does nothing.
+    fn commit_shape(&mut self, shape: &[i64]) -> Result<()> {
+        let _ = shape;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::CParams;
-    use crate::schunk::NewStorage;
+    use crate::b2nd::shared::Shared;
+    use crate::chunk::{CParams, DParams};
+    use crate::schunk::{NewStorage, SChunk};
 
     /// A new in-memory array of `g` filled with zero chunks.
-    fn new_sc(g: &Geometry, ts: i32) -> SChunk {
+    fn new_sc(g: &Geometry, ts: i32) -> Shared {
         let cp = CParams {
             typesize: ts,
             blocksize: g.block_nbytes(ts).unwrap() as i32,
             ..CParams::default()
         };
-        let mut sc = SChunk::new(NewStorage::Memory, cp, DParams { nthreads: 1 }).unwrap();
-        let mut st = SChunkStore::new(&mut sc).unwrap();
+        let sh = Shared::new(SChunk::new(NewStorage::Memory, cp, DParams { nthreads: 1 }).unwrap());
+        let mut st = sh.writing().unwrap();
         for i in 0..g.nchunks() {
             st.insert_zero_chunk(i, g.chunk_nbytes(ts).unwrap() as i32)
                 .unwrap();
         }
-        sc
+        drop(st);
+        sh
     }
 
     /// Row-major u32 items `0..n` (each the item's own linear index).
@@ -121,13 +127,13 @@ mod tests {
         ];
         for (shape, cs, bs) in cases {
             let g = Geometry::new(shape, cs, bs).unwrap();
-            let mut sc = new_sc(&g, 4);
-            let mut st = SChunkStore::new(&mut sc).unwrap();
+            let sc = new_sc(&g, 4);
+            let mut st = sc.writing().unwrap();
             let zero = vec![0i64; g.ndim()];
             let all = iota(g.nitems());
             set_slice(&mut st, &g, &zero, shape, &all, shape).unwrap();
             let mut back = vec![0u8; all.len()];
-            get_slice(&mut st, &g, &zero, shape, &mut back, shape).unwrap();
+            get_slice(&st, &g, &zero, shape, &mut back, shape).unwrap();
             assert_eq!(back, all, "{shape:?}");
             // An inner box: each item must be its linear index in the array.
             let start: Vec<i64> = shape.iter().map(|&s| s / 3).collect();
@@ -135,7 +141,7 @@ mod tests {
             let bshape = box_shape(&start, &stop);
             let nb: i64 = bshape.iter().product();
             let mut part = vec![0u8; nb as usize * 4];
-            get_slice(&mut st, &g, &start, &stop, &mut part, &bshape).unwrap();
+            get_slice(&st, &g, &start, &stop, &mut part, &bshape).unwrap();
             let astr = c_strides(shape);
             let want: Vec<u32> = (0..nb)
                 .map(|k| {
@@ -149,7 +155,7 @@ mod tests {
             // Overwrite the box with its complement and read everything back.
             let inv: Vec<u8> = want.iter().flat_map(|x| (!x).to_ne_bytes()).collect();
             set_slice(&mut st, &g, &start, &stop, &inv, &bshape).unwrap();
-            get_slice(&mut st, &g, &zero, shape, &mut back, shape).unwrap();
+            get_slice(&st, &g, &zero, shape, &mut back, shape).unwrap();
             let got = items(&back);
             for (k, v) in got.iter().enumerate() {
                 let c = super::super::hyperslab::coords_of(k as i64, shape);
@@ -162,24 +168,24 @@ mod tests {
     #[test]
     fn bad_slices_and_stored_chunk_mismatch_are_errors() {
         let g = Geometry::new(&[10, 10], &[5, 5], &[5, 5]).unwrap();
-        let mut sc = new_sc(&g, 4);
-        let mut st = SChunkStore::new(&mut sc).unwrap();
+        let sc = new_sc(&g, 4);
+        let mut st = sc.writing().unwrap();
         let mut buf = vec![0u8; 400];
         let bad = Err(Error::InvalidParam);
         assert_eq!(
-            get_slice(&mut st, &g, &[0, 0], &[11, 10], &mut buf, &[11, 10]),
+            get_slice(&st, &g, &[0, 0], &[11, 10], &mut buf, &[11, 10]),
             bad
         );
         assert_eq!(
-            get_slice(&mut st, &g, &[-1, 0], &[3, 10], &mut buf, &[10, 10]),
+            get_slice(&st, &g, &[-1, 0], &[3, 10], &mut buf, &[10, 10]),
             bad
         );
         assert_eq!(
-            get_slice(&mut st, &g, &[0, 0], &[10, 10], &mut buf[..399], &[10, 10]),
+            get_slice(&st, &g, &[0, 0], &[10, 10], &mut buf[..399], &[10, 10]),
             bad
         );
         assert_eq!(
-            get_slice(&mut st, &g, &[0, 0], &[10, 10], &mut buf, &[9, 10]),
+            get_slice(&st, &g, &[0, 0], &[10, 10], &mut buf, &[9, 10]),
             bad
         );
         assert_eq!(
@@ -189,7 +195,7 @@ mod tests {
         // The same chunks read with a geometry whose chunks are bigger.
         let g2 = Geometry::new(&[10, 10], &[5, 10], &[5, 10]).unwrap();
         assert_eq!(
-            get_slice(&mut st, &g2, &[0, 0], &[10, 10], &mut buf, &[10, 10]),
+            get_slice(&st, &g2, &[0, 0], &[10, 10], &mut buf, &[10, 10]),
             Err(Error::Data)
         );
     }
@@ -197,8 +203,8 @@ mod tests {
     #[test]
     fn resize_insert_delete_keep_items_in_place() {
         let g = Geometry::new(&[4, 6], &[2, 3], &[1, 3]).unwrap();
-        let mut sc = new_sc(&g, 4);
-        let mut st = SChunkStore::new(&mut sc).unwrap();
+        let sc = new_sc(&g, 4);
+        let mut st = sc.writing().unwrap();
         set_slice(&mut st, &g, &[0, 0], &[4, 6], &iota(24), &[4, 6]).unwrap();
         // Insert two rows at row 2 (chunk-aligned), then delete them again.
         let rows: Vec<u8> = (100..112u32).flat_map(|x| x.to_ne_bytes()).collect();
@@ -206,20 +212,20 @@ mod tests {
         assert_eq!(g2.shape(), &[6, 6]);
         assert_eq!(st.nchunks(), 6);
         let mut b = vec![0u8; 144];
-        get_slice(&mut st, &g2, &[0, 0], &[6, 6], &mut b, &[6, 6]).unwrap();
+        get_slice(&st, &g2, &[0, 0], &[6, 6], &mut b, &[6, 6]).unwrap();
         let v = items(&b);
         assert_eq!(&v[..12], &(0..12).collect::<Vec<u32>>()[..]);
         assert_eq!(&v[12..24], &(100..112).collect::<Vec<u32>>()[..]);
         assert_eq!(&v[24..], &(12..24).collect::<Vec<u32>>()[..]);
         let g3 = delete(&mut st, &g2, 0, 2, 2).unwrap();
         let mut b = vec![0u8; 96];
-        get_slice(&mut st, &g3, &[0, 0], &[4, 6], &mut b, &[4, 6]).unwrap();
+        get_slice(&st, &g3, &[0, 0], &[4, 6], &mut b, &[4, 6]).unwrap();
         assert_eq!(items(&b), (0..24).collect::<Vec<u32>>());
         // Growing at the end adds zeros; unaligned starts are refused and change nothing.
         let g4 = resize(&mut st, &g3, &[5, 7], None).unwrap();
         assert_eq!(st.nchunks(), 9);
         let mut b = vec![0u8; 140];
-        get_slice(&mut st, &g4, &[0, 0], &[5, 7], &mut b, &[5, 7]).unwrap();
+        get_slice(&st, &g4, &[0, 0], &[5, 7], &mut b, &[5, 7]).unwrap();
         assert_eq!(items(&b)[6], 0);
         assert_eq!(items(&b)[7], 6);
         assert_eq!(

@@ -18,6 +18,8 @@ pub(super) fn shrink(
     let ng = g.with_shape(new)?;
     let old_cia = g.chunks_in_array();
     let start = start.unwrap_or(new);
+    // The smaller shape first, then the chunks it no longer covers (see `commit_shape`).
+    store.commit_shape(new)?;
     let mut idx = vec![0i64; g.ndim()];
     for i in (0..store.nchunks()).rev() {
         unravel(i, &old_cia, &mut idx);

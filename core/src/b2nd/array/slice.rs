@@ -8,7 +8,7 @@ use super::*;
 use crate::b2nd_meta::MAX_DIM;
 
 /// Reads a whole chunk, which must hold exactly a padded chunk of the geometry.
-pub(super) fn read_full(store: &mut dyn ChunkStore, nchunk: i64, dst: &mut [u8]) -> Result<()> {
+pub(super) fn read_full(store: &dyn ChunkStore, nchunk: i64, dst: &mut [u8]) -> Result<()> {
     if nchunk < 0 || nchunk >= store.nchunks() {
         return Err(Error::Data);
     }
@@ -20,13 +20,13 @@ pub(super) fn read_full(store: &mut dyn ChunkStore, nchunk: i64, dst: &mut [u8])
 }
 
 /// The box shape `stop - start`.
-pub(super) fn box_shape(start: &[i64], stop: &[i64]) -> Vec<i64> {
+pub fn box_shape(start: &[i64], stop: &[i64]) -> Vec<i64> {
     start.iter().zip(stop).map(|(a, b)| b - a).collect()
 }
 
 /// Checks a caller's buffer for the slice `start..stop`: `buffershape` at least the slice in
 /// every dimension and `buffer` at least the slice's bytes (c-blosc2's checks).
-pub(super) fn check_buffer(
+pub(crate) fn check_buffer(
     g: &Geometry,
     ts: i32,
     start: &[i64],
@@ -83,7 +83,7 @@ pub(super) fn whole_chunk_in_c_order(
 /// (the slice goes to its origin). Like c-blosc2, the whole of `buffer` is zeroed first, and
 /// the part of the slice past the shape stays zero.
 pub fn get_slice(
-    store: &mut dyn ChunkStore,
+    store: &dyn ChunkStore,
     g: &Geometry,
     start: &[i64],
     stop: &[i64],

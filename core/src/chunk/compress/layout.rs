@@ -13,23 +13,13 @@ impl Compressor {
         }
         let workers = &self.workers;
         let outs = &self.outs[..n];
-        let job = |j: usize| {
-            let (tid, mut w) = acquire(workers);
+        let job = |tid: usize, j: usize| {
+            let mut w = lock(&workers[tid]);
             let mut o = lock(&outs[j]);
             let r = encode_block_out(plan, &mut w, j, tid, &mut o, None, false).map(|_| ());
             o.result = Some(r);
         };
-        if self.cp.nthreads > 1 && n > 1 {
-            run_jobs(
-                plan.hooks,
-                &mut self.pool,
-                self.cp.nthreads as usize,
-                n,
-                &job,
-            )?;
-        } else {
-            (0..n).for_each(job);
-        }
+        self.threads.for_each(n, &job)?;
         Ok(())
     }
 
@@ -50,7 +40,7 @@ impl Compressor {
     pub(super) fn run_blocks(
         &mut self,
         plan: &Plan<'_>,
-        dst: &mut Sink<'_>,
+        dst: &mut [u8],
         start: usize,
         destsize: usize,
     ) -> Result<Option<(usize, bool)>> {
@@ -58,8 +48,8 @@ impl Compressor {
         let mut nt = start;
         let mut all_zero = plan.dict.is_none() && !plan.is_vl();
         let mut first = 0;
-        if self.cp.nthreads > 1 && plan.nblocks > 1 {
-            match self.run_parallel(plan, dst.upto(destsize), start, destsize)? {
+        if self.threads.count() > 1 && plan.nblocks > 1 {
+            match self.run_parallel(plan, &mut dst[..destsize], start, destsize)? {
                 Placed::All(n, zero) => return Ok(Some((n, zero))),
                 Placed::NoFit => return Ok(None),
                 Placed::Upto(next, at, zero) => (first, nt, all_zero) = (next, at, zero),
@@ -69,7 +59,7 @@ impl Compressor {
         // straight into the chunk, as c-blosc2's serial writer does. With room for the worst
         // case no stream can fail a fit check; otherwise each stream gets only the room left,
         // which is what `check_fit` + `Fit::Redo` would end up with (same bytes, one copy
-        // fewer). A growing output is grown by one block's room at a time.
+        // fewer).
         let mut w = lock(&self.workers[0]);
         let w = &mut *w;
         let mut o = std::mem::take(&mut w.out);
@@ -87,8 +77,7 @@ impl Compressor {
                 let BlockOut {
                     streams, neblock, ..
                 } = &mut o;
-                let dst = dst.upto(bound.min(destsize));
-                let end = dst.len().min(destsize);
+                let end = bound.min(destsize);
                 let out = &mut dst[nt..end];
                 let r = encode_block(plan, w, j, 0, out, streams, neblock, limit, false)?;
                 let Some((len, _)) = r else {
@@ -118,7 +107,6 @@ impl Compressor {
         destsize: usize,
     ) -> Result<Placed> {
         let n = plan.nblocks;
-        let nthreads = self.cp.nthreads as usize;
         let (head, tail) = dst.split_at_mut(start);
         let mut starts = std::mem::take(&mut self.starts);
         starts.clear();
@@ -135,13 +123,12 @@ impl Compressor {
         let claim = AtomicUsize::new(0);
         let stopped = AtomicBool::new(false);
         let workers = &self.workers;
-        // One job per block, as the threads callback is told, but a job claims blocks until
-        // none are left: the first job on each thread does the work, the rest find none.
-        let job = |_: usize| {
+        // Each worker claims blocks until none are left.
+        let job = |tid: usize| {
             if claim.load(Relaxed) >= n || stopped.load(Relaxed) {
                 return;
             }
-            let (tid, mut w) = acquire(workers);
+            let mut w = lock(&workers[tid]);
             let w = &mut *w;
             let mut mine = std::mem::take(&mut w.out);
             while !stopped.load(Relaxed) {
@@ -180,7 +167,7 @@ impl Compressor {
             }
             w.out = mine;
         };
-        let r = run_jobs(plan.hooks, &mut self.pool, nthreads, n, &job);
+        let r = self.threads.run_workers(n, &job);
         let st = order.into_inner().unwrap_or_else(|e| e.into_inner());
         for (j, &at) in st.starts.iter().enumerate() {
             let bpos = plan.hlen + 4 * j;

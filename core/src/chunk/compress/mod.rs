@@ -9,19 +9,18 @@
 //! (`cbytes = nbytes + 32`), and when even that does not fit the result is 0.
 
 use super::blocksize::{blocks_of, Blocks};
-use super::copy::copy_bytes;
-use super::decompress::recycle;
+use super::copy::{copy_bytes, copy_parallel, PARALLEL_COPY_MIN};
 use super::header::{
     self, blosc2_flags, filters_to_flags, flags, ChunkHeader, SpecialKind, EXTENDED_HEADER_LEN,
     MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_HEADER_TYPESIZE, MAX_TYPESIZE, MIN_BUFFERSIZE,
     MIN_USEFUL_DICT,
 };
-use super::par::{acquire, lock, run_jobs};
+use super::par::{lock, states};
 use super::pipeline::Pipeline;
 use super::{CParams, Hooks, PrefilterArgs};
 use crate::codecs::{self, dict, CodecState};
 use crate::error::{Error, Result};
-use crate::pool::{Pool, PoolSlot, PoolSource};
+use crate::pool::{Pool, Runner, Threads};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
@@ -33,21 +32,17 @@ pub use blockwise::LoneBlock;
 
 use block::*;
 
-/// From this many bytes on, a memcpyed chunk of several blocks is copied by the workers when
-/// `nthreads > 1` (below, handing the copy over costs more than it saves). One-block chunks
-/// are copied by the caller, as c-blosc2 does: its workers would have to be woken for it
-/// (lz4 random 256 KiB, one block: 48-67 µs a call through the workers, 25 µs without).
-const PARALLEL_COPY_MIN: usize = 256 << 10;
-
-/// Writes chunks. Owns its codec states, scratch buffers and (when `nthreads > 1`) its worker
-/// pool; reusable for any number of chunks. Not shareable between threads at the same time
+/// Writes chunks. Owns its codec states, scratch buffers and its [`Threads`]; reusable for any
+/// number of chunks. Not shareable between threads at the same time
 /// (`&mut self`), but two compressors never interfere.
 pub struct Compressor {
     cp: CParams,
     hooks: Arc<dyn Hooks>,
     /// The same hooks, typed: the built-in plugins follow the typesize of `cp`.
     plugins: Arc<super::plugins::Plugins>,
-    pool: PoolSlot,
+    /// The thread count (the one `cp.nthreads` asked for) and the helpers.
+    threads: Threads,
+    /// One state per thread, indexed by the worker id of each job.
     workers: Vec<Mutex<Worker>>,
     /// Per-block outputs of the dictionary training pass.
     outs: Vec<Mutex<BlockOut>>,
@@ -56,8 +51,6 @@ pub struct Compressor {
     pending: Vec<(usize, BlockOut)>,
     spares: Vec<BlockOut>,
     starts: Vec<usize>,
-    /// The allocation of the last parallel copy list (empty), reused by the next.
-    pieces: Vec<Mutex<&'static mut [u8]>>,
 }
 
 impl std::fmt::Debug for Compressor {
@@ -68,28 +61,8 @@ impl std::fmt::Debug for Compressor {
     }
 }
 
-/// Where a chunk is written.
-pub(super) enum Sink<'a> {
-    /// The caller's buffer.
-    Fixed(&'a mut [u8]),
-    /// A vector grown (zeroed) only as far as the chunk is written, up to its capacity.
-    Grow(&'a mut Vec<u8>),
-}
-
-impl Sink<'_> {
-    /// The output so far, at least `end` bytes long (`end` ≤ the room).
-    pub(super) fn upto(&mut self, end: usize) -> &mut [u8] {
-        match self {
-            Sink::Fixed(d) => d,
-            Sink::Grow(v) => {
-                grow(v, end);
-                v
-            }
-        }
-    }
-}
-
-fn grow(v: &mut Vec<u8>, n: usize) {
+/// Grows `v` (zeroing the new bytes) to at least `n` bytes.
+pub(super) fn grow(v: &mut Vec<u8>, n: usize) {
     if v.len() < n {
         v.resize(n, 0);
     }
@@ -99,22 +72,18 @@ impl Compressor {
     /// A compressor for `cparams`. Parameters are checked at each call (as c-blosc2 does),
     /// except `nthreads`, which must be ≥ 1 (`InvalidParam`).
     pub fn new(cparams: CParams, hooks: Arc<dyn Hooks>) -> Result<Compressor> {
-        if cparams.nthreads < 1 {
-            return Err(Error::InvalidParam);
-        }
-        let n = cparams.nthreads as usize;
+        let threads = Threads::new(cparams.nthreads)?;
         let plugins = super::plugins::Plugins::new(hooks, cparams.typesize);
         Ok(Compressor {
             cp: cparams,
             hooks: plugins.clone(),
             plugins,
-            pool: PoolSlot::default(),
-            workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
+            workers: states(threads.count()),
+            threads,
             outs: Vec::new(),
             pending: Vec::new(),
             spares: Vec::new(),
             starts: Vec::new(),
-            pieces: Vec::new(),
         })
     }
 
@@ -131,38 +100,28 @@ impl Compressor {
 
     /// Replaces the parameters (a different `nthreads` drops the current pool).
     pub fn set_cparams(&mut self, cparams: CParams) -> Result<()> {
-        if cparams.nthreads < 1 {
-            return Err(Error::InvalidParam);
-        }
-        if cparams.nthreads != self.cp.nthreads {
-            self.pool.reset();
-            let n = cparams.nthreads as usize;
-            self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
+        if self.threads.set_count(cparams.nthreads)? {
+            self.workers = states(self.threads.count());
         }
         self.plugins.set_typesize(cparams.typesize);
         self.cp = cparams;
         Ok(())
     }
 
-    /// Uses `pool` (shared with other contexts) for parallel work; its size must equal
-    /// `nthreads`.
+    /// Uses `pool`'s workers as helper threads (shared with other contexts; see
+    /// [`Threads::set_pool`]).
     pub fn set_pool(&mut self, pool: Arc<Pool>) -> Result<()> {
-        if pool.nthreads() != self.cp.nthreads as usize {
-            return Err(Error::InvalidParam);
-        }
-        self.pool.set(pool);
-        Ok(())
+        self.threads.set_pool(pool)
     }
 
-    /// Takes the pool from `source` (a pool shared with other contexts) on the first call
-    /// that runs blocks in parallel, not before: see [`PoolSlot`].
-    pub fn set_pool_source(&mut self, source: PoolSource) {
-        self.pool.set_source(source);
+    /// Runs parallel encoding on `runner` (see [`Threads::set_runner`]).
+    pub fn set_runner(&mut self, runner: Arc<dyn Runner>) {
+        self.threads.set_runner(runner);
     }
 
     /// Whether worker threads have been started or set (for tests of when they start).
     pub fn pool_started(&self) -> bool {
-        self.pool.is_started()
+        self.threads.is_started()
     }
 
     /// Checks shared by every entry point (c-blosc2's `initialize_context_compression`).
@@ -203,19 +162,19 @@ impl Compressor {
 
     /// Compresses `src` into `dst` as one chunk; returns its size, or 0 if it does not fit.
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        let size = dst.len();
-        self.compress_impl(src, Sink::Fixed(dst), size, true)
+        self.compress_impl(src, dst, true)
     }
 
     /// [`Compressor::compress`] into a new vector with room for `destsize` bytes: the chunk
-    /// (empty when it does not fit). Only the bytes the chunk is written with get zeroed
-    /// first (block by block, when `nthreads` is 1), not the whole room, so the untouched room
-    /// never becomes resident memory: the same bytes as `compress` into a `destsize` buffer.
+    /// (empty when it does not fit), the same bytes as `compress` into a `destsize` buffer.
+    /// The room comes zeroed from the allocator (`calloc`: a large one is fresh pages, which
+    /// only the bytes the chunk is written with touch, as c-blosc2's `malloc`ed chunk), not
+    /// from a pass over it; give the spare room back with `shrink_to_fit` (in place).
     pub fn compress_to_vec(&mut self, src: &[u8], destsize: usize) -> Result<Vec<u8>> {
-        let mut v = Vec::new();
-        v.try_reserve_exact(destsize.min(i32::MAX as usize))
-            .map_err(|_| Error::MemoryAlloc)?;
-        let n = self.compress_impl(src, Sink::Grow(&mut v), destsize, true)?;
+        let room = destsize.min(i32::MAX as usize);
+        self.check_params(src.len(), room)?;
+        let mut v = vec![0u8; room];
+        let n = self.compress_impl(src, &mut v, true)?;
         v.truncate(n);
         Ok(v)
     }
@@ -224,18 +183,11 @@ impl Compressor {
     /// `BLOSC_BLOSC1_COMPAT` mode): the pipeline is only described by the flag bits, no runs,
     /// no dictionary, memcpyed chunks are `nbytes + 16` bytes.
     pub fn compress_blosc1(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        let size = dst.len();
-        self.compress_impl(src, Sink::Fixed(dst), size, false)
+        self.compress_impl(src, dst, false)
     }
 
-    /// `dst_size`: the room of `dst` (its length when fixed).
-    fn compress_impl(
-        &mut self,
-        src: &[u8],
-        mut dst: Sink<'_>,
-        dst_size: usize,
-        extended: bool,
-    ) -> Result<usize> {
+    fn compress_impl(&mut self, src: &[u8], dst: &mut [u8], extended: bool) -> Result<usize> {
+        let dst_size = dst.len();
         let mut cp = self.cp;
         // A 16-byte header describes a pipeline only through its flag bits; one it cannot
         // describe gets the 32-byte header instead, so the chunk always decodes to its input.
@@ -311,10 +263,10 @@ impl Compressor {
                     let start = bstarts_end + 4 + bytes.len();
                     if start <= destsize {
                         plan.dict = Some(d);
-                        done = self.run_blocks(&plan, &mut dst, start, destsize)?;
+                        done = self.run_blocks(&plan, dst, start, destsize)?;
                         plan.dict = None;
                         if let Some((n, _)) = done {
-                            let dst = dst.upto(start);
+                            let dst = &mut dst[..start];
                             dst[bstarts_end..bstarts_end + 4]
                                 .copy_from_slice(&(bytes.len() as i32).to_le_bytes());
                             dst[bstarts_end + 4..start].copy_from_slice(bytes);
@@ -329,7 +281,7 @@ impl Compressor {
             }
             if done.is_none() && !memcpyed {
                 plan.dict = None;
-                done = self.run_blocks(&plan, &mut dst, bstarts_end, destsize)?;
+                done = self.run_blocks(&plan, dst, bstarts_end, destsize)?;
             }
             match done {
                 Some((n, all_zero)) => {
@@ -339,7 +291,7 @@ impl Compressor {
                     } else {
                         h.cbytes = n as i32;
                     }
-                    h.write(dst.upto(hlen));
+                    h.write(&mut dst[..hlen]);
                     return Ok(h.cbytes as usize);
                 }
                 None => memcpyed = true,
@@ -352,7 +304,7 @@ impl Compressor {
         h.flags |= flags::MEMCPYED;
         h.blosc2_flags &= !blosc2_flags::USEDICT;
         h.cbytes = (nbytes + hlen) as i32;
-        let dst = dst.upto(hlen + nbytes);
+        let dst = &mut dst[..hlen + nbytes];
         let body = &mut dst[hlen..hlen + nbytes];
         if self.hooks.has_prefilter() {
             self.prefilter_memcpy(src, body, blocksize, typesize)?;
@@ -429,23 +381,11 @@ impl Compressor {
     /// Copies `src` into a memcpyed chunk's body, on the workers when it is large and has
     /// several blocks.
     fn copy_body(&mut self, src: &[u8], body: &mut [u8], nblocks: usize) -> Result<()> {
-        let nthreads = self.cp.nthreads as usize;
-        if nthreads < 2 || nblocks < 2 || src.len() < PARALLEL_COPY_MIN {
+        if nblocks < 2 || src.len() < PARALLEL_COPY_MIN {
             copy_bytes(body, src);
             return Ok(());
         }
-        let step = src.len().div_ceil(nthreads);
-        let mut pieces: Vec<Mutex<&mut [u8]>> = recycle(std::mem::take(&mut self.pieces));
-        pieces.extend(body.chunks_mut(step).map(Mutex::new));
-        let job = |k: usize| {
-            let from = &src[k * step..];
-            let mut to = lock(&pieces[k]);
-            let len = to.len();
-            copy_bytes(&mut to, &from[..len]);
-        };
-        let r = run_jobs(&*self.hooks, &mut self.pool, nthreads, pieces.len(), &job);
-        self.pieces = recycle(pieces);
-        r
+        copy_parallel(&mut self.threads, body, src)
     }
 
     /// Compresses one block per source into a VL-block chunk (version 6, never memcpyed,
@@ -523,7 +463,7 @@ impl Compressor {
                     return Ok(0);
                 }
                 plan.dict = Some(d);
-                let done = self.run_blocks(&plan, &mut Sink::Fixed(dst), start, destsize)?;
+                let done = self.run_blocks(&plan, dst, start, destsize)?;
                 let Some((n, _)) = done else {
                     return Ok(0);
                 };
@@ -536,7 +476,7 @@ impl Compressor {
                 return Ok(n);
             }
         }
-        match self.run_blocks(&plan, &mut Sink::Fixed(dst), bstarts_end, destsize)? {
+        match self.run_blocks(&plan, dst, bstarts_end, destsize)? {
             Some((n, _)) => {
                 h.cbytes = n as i32;
                 h.write(dst);

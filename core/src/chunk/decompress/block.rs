@@ -13,6 +13,9 @@ pub(super) struct Worker {
     pub(super) block: Vec<u8>,
     /// A lazy chunk's block, as read from storage.
     pub(super) raw: Vec<u8>,
+    /// Per stream of the block being decoded: where a raw stream left in place starts in the
+    /// chunk's bytes (see [`decode_streams`]).
+    pub(super) raw_at: Vec<Option<usize>>,
 }
 
 /// Stream slots of a worker's `tmp` known to hold one repeated byte (a zero or run-length
@@ -51,15 +54,19 @@ impl StreamFills {
 /// 16-byte aligned, and large ones sit at 16 mod 4096).
 pub(super) const SCRATCH_ALIGN: usize = 64;
 
-/// `n` bytes of `buf`, starting at a [`SCRATCH_ALIGN`]-aligned address. Grows `buf` (zeroing
-/// only the new bytes) when needed; the contents are whatever the last use left.
-pub(super) fn scratch(buf: &mut Vec<u8>, n: usize) -> &mut [u8] {
+/// `n` bytes of `buf`, starting at a [`SCRATCH_ALIGN`]-aligned address; the contents are
+/// whatever the last use left. `n` comes from a chunk's header, which may claim a block of
+/// gigabytes that its streams never fill: a buffer too small is replaced by a fresh zeroed one
+/// ([`crate::sys::try_zeroed`]: its pages cost memory only once written, and an allocation
+/// the system refuses is `MemoryAlloc`, not an abort).
+pub(super) fn scratch(buf: &mut Vec<u8>, n: usize) -> Result<&mut [u8]> {
     if buf.len() < n + SCRATCH_ALIGN {
-        buf.resize(n + SCRATCH_ALIGN, 0);
+        *buf = Vec::new();
+        *buf = crate::sys::try_zeroed(n + SCRATCH_ALIGN).ok_or(Error::MemoryAlloc)?;
     }
     let off = buf.as_ptr().align_offset(SCRATCH_ALIGN);
     let off = if off < SCRATCH_ALIGN { off } else { 0 };
-    &mut buf[off..off + n]
+    Ok(&mut buf[off..off + n])
 }
 
 /// Decodes one stream with the chunk's codec into exactly `dst.len()` bytes.
@@ -90,7 +97,10 @@ pub(super) fn decode_codec(
 }
 
 /// Decodes the streams of regular block `j` into `dst` (the block's size). `fills`: given when
-/// `dst` is the worker's `tmp` (fills already in place are skipped), else `None`.
+/// `dst` is the worker's `tmp` (fills already in place are skipped), else `None`. `raw_at`:
+/// given, a raw stream (stored as it is) is not copied into `dst` but left where it is, its
+/// start in the chunk's bytes (`lay.src`, or `raw` for a lazy chunk) noted in `raw_at[k]`
+/// (one entry per stream, `None` for the streams in `dst`; left empty for VL blocks).
 pub(super) fn decode_streams(
     lay: &Layout<'_>,
     state: &mut CodecState,
@@ -98,7 +108,11 @@ pub(super) fn decode_streams(
     dst: &mut [u8],
     mut fills: Option<&mut StreamFills>,
     raw: &mut Vec<u8>,
+    mut raw_at: Option<&mut Vec<Option<usize>>>,
 ) -> Result<()> {
+    if let Some(r) = raw_at.as_deref_mut() {
+        r.clear();
+    }
     let mut src = lay.src;
     let mut bstart = lay.bstart(j);
     if let Some(lz) = &lay.lazy {
@@ -149,6 +163,9 @@ pub(super) fn decode_streams(
     if let Some(f) = fills.as_deref_mut() {
         f.start(dst.as_ptr() as usize, neblock, nstreams);
     }
+    if let Some(r) = raw_at.as_deref_mut() {
+        r.resize(nstreams, None);
+    }
     let mut p = &src[bstart..];
     for (k, d) in dst.chunks_exact_mut(neblock).enumerate() {
         // The byte slot `k` will hold when it is one repeated byte.
@@ -191,10 +208,14 @@ pub(super) fn decode_streams(
         }
         let c = csize as usize;
         if c == neblock {
-            // A raw stream: its place in the chunk relative to the scratch slot is arbitrary,
-            // and glibc's memcpy crawls when the destination starts just after the source
-            // modulo 4096 (see `copy_bytes`).
-            copy_bytes(d, &p[..c]);
+            if let Some(r) = raw_at.as_deref_mut() {
+                r[k] = Some(src.len() - p.len());
+            } else {
+                // A raw stream: its place in the chunk relative to the scratch slot is
+                // arbitrary, and glibc's memcpy crawls when the destination starts just after
+                // the source modulo 4096 (see `copy_bytes`).
+                copy_bytes(d, &p[..c]);
+            }
         } else {
             decode_codec(lay, state, &p[..c], d)?;
         }
@@ -222,9 +243,10 @@ pub(super) fn decode_block(
         fills,
         block,
         raw,
+        raw_at,
     } = w;
     let target: &mut [u8] = if post {
-        scratch(block, bsize)
+        scratch(block, bsize)?
     } else {
         &mut *out
     };
@@ -246,23 +268,44 @@ pub(super) fn decode_block(
             }
         }
     } else if let Some(u) = lay.pipeline.single_unshuffle() {
-        // Streams into scratch, then one unshuffle into place (no copy back).
-        let t = scratch(tmp, bsize);
-        decode_streams(lay, codec, j, t, Some(fills), raw)?;
-        lay.pipeline.unshuffle_into(u, t, target);
+        // Streams into scratch, then one unshuffle into place (no copy back). Byte shuffle
+        // leaves raw streams in the chunk and unshuffles them from there: they are read once,
+        // not copied into scratch first (c-blosc2 copies them).
+        let t = scratch(tmp, bsize)?;
+        let gather = u.0 == crate::filters::SHUFFLE && u.1 >= 2;
+        decode_streams(
+            lay,
+            codec,
+            j,
+            t,
+            Some(fills),
+            raw,
+            gather.then_some(&mut *raw_at),
+        )?;
+        // `raw_at` is only filled when gathering (a worker outlives chunks).
+        if gather && raw_at.iter().any(Option::is_some) {
+            let src = if lay.lazy.is_some() {
+                &raw[..]
+            } else {
+                lay.src
+            };
+            unshuffle_in_place(u, t, raw_at, src, target, &lay.pipeline);
+        } else {
+            lay.pipeline.unshuffle_into(u, t, target);
+        }
     } else {
-        decode_streams(lay, codec, j, target, None, raw)?;
+        decode_streams(lay, codec, j, target, None, raw, None)?;
         if lay.pipeline.backward_active() {
             fills.forget();
             let (offset, _, _) = lay.block(j);
             lay.pipeline
-                .backward(target, scratch(tmp, bsize), dref.map(|d| (offset, d)))?;
+                .backward(target, scratch(tmp, bsize)?, dref.map(|d| (offset, d)))?;
         }
     }
     if post {
         let (offset, _, _) = lay.block(j);
         let mut args = PostfilterArgs {
-            input: scratch(block, bsize),
+            input: scratch(block, bsize)?,
             output: out,
             size: bsize as i32,
             typesize: lay.h.typesize as i32,
@@ -275,6 +318,47 @@ pub(super) fn decode_block(
             .map_err(|_| Error::Postfilter)?;
     }
     Ok(())
+}
+
+/// Byte unshuffle (element size `es`) of a block whose streams are in `tmp` except the raw
+/// ones, which start at `raw_at[k]` in `src` (see [`decode_streams`]), into `target`.
+fn unshuffle_in_place(
+    u: (u8, usize),
+    tmp: &mut [u8],
+    raw_at: &[Option<usize>],
+    src: &[u8],
+    target: &mut [u8],
+    pipeline: &super::Pipeline<'_>,
+) {
+    let es = u.1;
+    let nstreams = raw_at.len();
+    let neblock = tmp.len() / nstreams;
+    let stream = |k: usize| raw_at[k].map(|at| &src[at..at + neblock]);
+    if nstreams == 1 {
+        // The block is one raw stream: the shuffled block itself.
+        if let Some(s) = stream(0) {
+            crate::filters::unshuffle(es, s, target);
+        }
+        return;
+    }
+    if nstreams == es {
+        // Stream k is row k.
+        let rows: Vec<&[u8]> = (0..es)
+            .map(|k| stream(k).unwrap_or(&tmp[k * neblock..(k + 1) * neblock]))
+            .collect();
+        crate::filters::unshuffle_rows(&rows, target);
+        return;
+    }
+    // Streams that are not rows (a SHUFFLE meta element size): into scratch after all.
+    for (k, at) in raw_at.iter().enumerate() {
+        if let Some(at) = *at {
+            copy_bytes(
+                &mut tmp[k * neblock..(k + 1) * neblock],
+                &src[at..at + neblock],
+            );
+        }
+    }
+    pipeline.unshuffle_into(u, tmp, target);
 }
 
 /// The first worker's state, for work on the calling thread: `&mut` access to the workers

@@ -62,12 +62,10 @@ impl LazyDecoder<'_> {
     }
 }
 
-/// A buffer of `n` zero bytes, or `MemoryAlloc` (sizes come from caller buffers).
-fn zeroed(n: usize) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::MemoryAlloc)?;
-    v.resize(n, 0);
-    Ok(v)
+/// A buffer of `n` zero bytes, or `MemoryAlloc` (sizes come from chunk headers, see
+/// [`crate::sys::try_zeroed`]).
+pub(super) fn zeroed(n: usize) -> Result<Vec<u8>> {
+    crate::sys::try_zeroed(n).ok_or(Error::MemoryAlloc)
 }
 
 /// The first piece [`read_growing`] allocates; each later piece is as large as what was

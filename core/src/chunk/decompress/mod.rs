@@ -6,15 +6,15 @@
 //! the offsets tables once (with c-blosc2's error codes); the block decoder then checks every
 //! stream size against the bytes that are really there.
 
-use super::copy::copy_bytes;
+use super::copy::{copy_bytes, copy_parallel, PARALLEL_COPY_MIN};
 use super::header::{rd_i32, ChunkHeader, SpecialKind, MAX_DICT_SIZE};
 use super::lazy::{LazySource, Trailer};
-use super::par::{acquire, lock, run_jobs};
+use super::par::{lock, states};
 use super::pipeline::Pipeline;
 use super::{special, DParams, Hooks, PostfilterArgs};
 use crate::codecs::{self, dict::DecompressDict, CodecState};
 use crate::error::{Error, Result};
-use crate::pool::{Pool, PoolSlot, PoolSource};
+use crate::pool::{Pool, Runner, Threads};
 use std::sync::{Arc, Mutex};
 
 mod block;
@@ -24,7 +24,7 @@ mod lazy;
 use block::*;
 use layout::*;
 pub use lazy::LazyDecoder;
-use lazy::{lazy_vl_block, materialise};
+use lazy::{lazy_vl_block, materialise, zeroed};
 
 /// A block to decode in parallel: index, destination, outcome.
 type BlockJob<'d> = (usize, &'d mut [u8], Option<Result<()>>);
@@ -56,8 +56,7 @@ pub fn vlchunk_nblocks(src: &[u8]) -> Result<i32> {
 /// allocation.
 #[allow(clippy::too_many_arguments)]
 fn decode_all(
-    dp: &DParams,
-    pool: &mut PoolSlot,
+    threads: &mut Threads,
     workers: &mut [Mutex<Worker>],
     dref_buf: &mut Vec<u8>,
     jobs_buf: &mut Vec<Mutex<BlockJob<'static>>>,
@@ -68,7 +67,8 @@ fn decode_all(
     let masked = |j: usize| mask.is_some_and(|m| m[j]);
     let post = lay.hooks.has_postfilter();
     if lay.memcpyed && lay.special == SpecialKind::None && mask.is_none() && !post {
-        // One copy for the whole chunk: per-block jobs would only add thread hand-offs.
+        // One copy for the whole chunk (one piece per thread when large): per-block jobs would
+        // only add thread hand-offs.
         if let Some(lz) = &lay.lazy {
             return lz.read(lay.hlen as u64, dst);
         }
@@ -76,8 +76,11 @@ fn decode_all(
             .src
             .get(lay.hlen..lay.hlen + dst.len())
             .ok_or(Error::ReadBuffer)?;
-        copy_bytes(dst, s);
-        return Ok(());
+        if lay.nblocks < 2 || dst.len() < PARALLEL_COPY_MIN {
+            copy_bytes(dst, s);
+            return Ok(());
+        }
+        return copy_parallel(threads, dst, s);
     }
     let mut first = 0;
     if lay.needs_dref() {
@@ -107,7 +110,7 @@ fn decode_all(
     }
     let dref: Option<&[u8]> = if first == 1 { Some(dref_buf) } else { None };
     let todo = (first..lay.nblocks).filter(|&j| !masked(j)).count();
-    if dp.nthreads > 1 && todo > 1 {
+    if threads.count() > 1 && todo > 1 {
         // Split the destination into per-block pieces, one job each.
         let mut jobs: Vec<Mutex<BlockJob<'_>>> = recycle(std::mem::take(jobs_buf));
         jobs.reserve(todo);
@@ -121,13 +124,13 @@ fn decode_all(
             }
         }
         let workers = &*workers;
-        let job = |i: usize| {
-            let (tid, mut w) = acquire(workers);
+        let job = |tid: usize, i: usize| {
+            let mut w = lock(&workers[tid]);
             let mut g = lock(&jobs[i]);
             let (j, piece, res) = &mut *g;
             *res = Some(decode_block(lay, &mut w, *j, piece, dref, tid, true));
         };
-        run_jobs(lay.hooks, pool, dp.nthreads as usize, todo, &job)?;
+        threads.for_each(todo, &job)?;
         let mut res = Ok(());
         for m in jobs.drain(..) {
             let (_, _, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -154,11 +157,11 @@ fn decode_all(
     Ok(())
 }
 
-/// Reads chunks. Owns codec states, scratch and (when `nthreads > 1`) a worker pool.
+/// Reads chunks. Owns codec states, scratch and its [`Threads`].
 pub struct Decompressor {
-    dp: DParams,
     hooks: Arc<dyn Hooks>,
-    pool: PoolSlot,
+    threads: Threads,
+    /// One state per thread, indexed by the worker id of each job.
     workers: Vec<Mutex<Worker>>,
     maskout: Option<Vec<bool>>,
     dref: Vec<u8>,
@@ -170,7 +173,7 @@ pub struct Decompressor {
 impl std::fmt::Debug for Decompressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Decompressor")
-            .field("dparams", &self.dp)
+            .field("dparams", &self.dparams())
             .finish()
     }
 }
@@ -178,15 +181,11 @@ impl std::fmt::Debug for Decompressor {
 impl Decompressor {
     /// A decompressor; `nthreads` must be ≥ 1 (`InvalidParam`).
     pub fn new(dparams: DParams, hooks: Arc<dyn Hooks>) -> Result<Decompressor> {
-        if dparams.nthreads < 1 {
-            return Err(Error::InvalidParam);
-        }
-        let n = dparams.nthreads as usize;
+        let threads = Threads::new(dparams.nthreads)?;
         Ok(Decompressor {
-            dp: dparams,
             hooks: super::plugins::Plugins::new(hooks, 1),
-            pool: PoolSlot::default(),
-            workers: (0..n).map(|_| Mutex::new(Worker::default())).collect(),
+            workers: states(threads.count()),
+            threads,
             maskout: None,
             dref: Vec::new(),
             jobs: Vec::new(),
@@ -195,42 +194,34 @@ impl Decompressor {
     }
 
     /// The parameters in use.
-    pub fn dparams(&self) -> &DParams {
-        &self.dp
+    pub fn dparams(&self) -> DParams {
+        DParams {
+            nthreads: self.threads.count() as i16,
+        }
     }
 
     /// Replaces the parameters (a different `nthreads` drops the current pool).
     pub fn set_dparams(&mut self, dparams: DParams) -> Result<()> {
-        if dparams.nthreads < 1 {
-            return Err(Error::InvalidParam);
+        if self.threads.set_count(dparams.nthreads)? {
+            self.workers = states(self.threads.count());
         }
-        if dparams.nthreads != self.dp.nthreads {
-            self.pool.reset();
-            let n = dparams.nthreads as usize;
-            self.workers = (0..n).map(|_| Mutex::new(Worker::default())).collect();
-        }
-        self.dp = dparams;
         Ok(())
     }
 
-    /// Uses `pool` (shared with other contexts); its size must equal `nthreads`.
+    /// Uses `pool`'s workers as helper threads (shared with other contexts; see
+    /// [`Threads::set_pool`]).
     pub fn set_pool(&mut self, pool: Arc<Pool>) -> Result<()> {
-        if pool.nthreads() != self.dp.nthreads as usize {
-            return Err(Error::InvalidParam);
-        }
-        self.pool.set(pool);
-        Ok(())
+        self.threads.set_pool(pool)
     }
 
-    /// Takes the pool from `source` (a pool shared with other contexts) on the first call
-    /// that decodes blocks in parallel, not before: see [`PoolSlot`].
-    pub fn set_pool_source(&mut self, source: PoolSource) {
-        self.pool.set_source(source);
+    /// Runs parallel decoding on `runner` (see [`Threads::set_runner`]).
+    pub fn set_runner(&mut self, runner: Arc<dyn Runner>) {
+        self.threads.set_runner(runner);
     }
 
     /// Whether worker threads have been started or set (for tests of when they start).
     pub fn pool_started(&self) -> bool {
-        self.pool.is_started()
+        self.threads.is_started()
     }
 
     /// `blosc2_set_maskout`: blocks whose entry is `true` are skipped (their part of the
@@ -268,9 +259,8 @@ impl Decompressor {
         let mask = self.maskout.take();
         // Field borrows, not an `Arc` clone of the hooks: no atomic traffic per chunk.
         let Decompressor {
-            dp,
             hooks,
-            pool,
+            threads,
             workers,
             dref,
             jobs,
@@ -294,8 +284,7 @@ impl Decompressor {
         // A negative nbytes (forged) means no blocks: c-blosc2 then reports 0 bytes.
         let nbytes = lay.h.nbytes.max(0) as usize;
         decode_all(
-            dp,
-            pool,
+            threads,
             workers,
             dref,
             jobs,
@@ -460,7 +449,7 @@ impl Decompressor {
         let mut dref_block: &[u8] = &[];
         if has_dref {
             let (_, bs0, _) = lay.block(0);
-            let d = scratch(dref_buf, bs0);
+            let d = scratch(dref_buf, bs0)?;
             decode_block(lay, &mut w, 0, d, None, 0, false)?;
             dref_block = d;
         }
@@ -483,7 +472,7 @@ impl Decompressor {
                     true,
                 )?;
             } else {
-                let block = scratch(block_buf, size);
+                let block = scratch(block_buf, size)?;
                 decode_block(lay, &mut w, j, block, dref, 0, true)?;
                 copy_bytes(&mut out[written..written + (b - a)], &block[a..b]);
             }
@@ -527,10 +516,9 @@ impl Decompressor {
         let mut w = lock(&self.workers[0]);
         let dref = if lay.needs_dref() && j > 0 {
             let (_, bs0, _) = lay.block(0);
-            self.dref.clear();
-            self.dref.resize(bs0, 0);
-            decode_block(&lay, &mut w, 0, &mut self.dref, None, 0, false)?;
-            Some(&self.dref[..])
+            let d = scratch(&mut self.dref, bs0)?;
+            decode_block(&lay, &mut w, 0, d, None, 0, false)?;
+            Some(&*d)
         } else {
             None
         };
@@ -561,27 +549,21 @@ impl Decompressor {
         };
         let vl = lay.vl.as_ref().ok_or(Error::Data)?;
         let n = vl.nbytes.len();
-        if self.dp.nthreads > 1 && n > 1 {
+        if self.threads.count() > 1 && n > 1 {
             let workers = &self.workers;
             let jobs: Vec<Mutex<VlJob>> = vl
                 .nbytes
                 .iter()
-                .map(|&b| Mutex::new((vec![0u8; b], None)))
-                .collect();
+                .map(|&b| Ok(Mutex::new((zeroed(b)?, None))))
+                .collect::<Result<_>>()?;
             let lay_ref = &lay;
-            let job = |j: usize| {
-                let (tid, mut w) = acquire(workers);
+            let job = |tid: usize, j: usize| {
+                let mut w = lock(&workers[tid]);
                 let mut g = lock(&jobs[j]);
                 let (o, res) = &mut *g;
                 *res = Some(decode_block(lay_ref, &mut w, j, o, None, tid, true));
             };
-            run_jobs(
-                lay.hooks,
-                &mut self.pool,
-                self.dp.nthreads as usize,
-                n,
-                &job,
-            )?;
+            self.threads.for_each(n, &job)?;
             let mut outs = Vec::with_capacity(n);
             for m in jobs {
                 let (o, r) = m.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -590,7 +572,11 @@ impl Decompressor {
             }
             Ok(outs)
         } else {
-            let mut outs: Vec<Vec<u8>> = vl.nbytes.iter().map(|&b| vec![0u8; b]).collect();
+            let mut outs: Vec<Vec<u8>> = vl
+                .nbytes
+                .iter()
+                .map(|&b| zeroed(b))
+                .collect::<Result<_>>()?;
             let mut w = lock(&self.workers[0]);
             for (j, o) in outs.iter_mut().enumerate() {
                 decode_block(&lay, &mut w, j, o, None, 0, true)?;
@@ -628,7 +614,7 @@ impl Decompressor {
         }
         let j = nblock as usize;
         let (_, size, _) = lay.block(j);
-        let mut out = vec![0u8; size];
+        let mut out = zeroed(size)?;
         let mut w = lock(&self.workers[0]);
         decode_block(&lay, &mut w, j, &mut out, None, 0, true)?;
         Ok(out)

@@ -221,15 +221,16 @@ impl Simd {
 
     /// [`bitunshuffle_legacy`] with this level's kernels.
     pub fn bitunshuffle_legacy(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
+        assert_eq!(
+            src.len(),
+            dst.len(),
+            "bitunshuffle: src and dst lengths differ"
+        );
         if typesize == 0 || !(src.len() / typesize).is_multiple_of(8) {
-            assert_eq!(
-                src.len(),
-                dst.len(),
-                "bitunshuffle: src and dst lengths differ"
-            );
             dst.copy_from_slice(src);
         } else {
-            self.bitunshuffle(typesize, src, dst)
+            let body = src.len() - src.len() % typesize;
+            self.bitunshuffle(typesize, &src[..body], &mut dst[..body])
         }
     }
 }
@@ -252,9 +253,11 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 }
 
 /// Bit-unshuffle for chunks of format version 2 (Blosc1): a block whose element count is not a
-/// multiple of 8 was stored without bit shuffling and is copied verbatim; otherwise as
-/// [`bitunshuffle`]. (c-blosc2 leaves the bytes after the last whole element unwritten in that
-/// case; they are copied verbatim here.)
+/// multiple of 8 was stored without bit shuffling and is copied verbatim; otherwise its whole
+/// elements are bit-unshuffled and the bytes after the last whole element are left as `dst`
+/// holds them, as c-blosc2 leaves them. (Blosc 1.x's encoder never wrote them either: what a
+/// chunk holds there is its scratch memory, not data, and c-blosc2 3.3.5 returns the caller's
+/// bytes there; docs/divergences.md#15-bytedelta_buggy-and-int_trunc-write-the-trailing-bytes.)
 ///
 /// # Panics
 /// If `src.len() != dst.len()`.

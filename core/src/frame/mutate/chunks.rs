@@ -4,15 +4,8 @@
 
 #![forbid(unsafe_code)]
 
-use super::space;
 use super::*;
 use std::borrow::Cow;
-
-/// The most data after an updated chunk that a cframe file update moves, as c-blosc2 does,
-/// when the new payload is shorter: past it (and past the new payload's length), the payload
-/// goes to the end of the data section instead, while the dead bytes stay bounded
-/// (docs/mutation.md#update).
-pub const MOVED_TAIL_MAX: u64 = 64 * 1024;
 
 impl Frame {
     pub(super) fn nbytes_at(&self, i: usize) -> Result<i64> {
@@ -294,10 +287,10 @@ impl Frame {
         })
     }
 
-    /// Replaces chunk `i`. An in-memory cframe compacts in place: the tail of the data section
-    /// moves by the size difference, as in c-blosc2; a cframe in a file gets the new payload at
-    /// the end of its data section and keeps the old one as dead bytes (docs/mutation.md#update).
-    /// Returns nchunks.
+    /// Replaces chunk `i` as c-blosc2 does: the new payload takes the old one's place and the
+    /// rest of the data section moves by the size difference (a special chunk that becomes
+    /// stored is appended), so the frame holds the bytes c-blosc2 writes for the same calls and
+    /// is never larger (docs/mutation.md#update). Returns nchunks.
     pub fn update_chunk(&mut self, i: i64, chunk: &[u8]) -> Result<i64> {
         let old_loc = self.loc(i)?;
         let i = i as usize;
@@ -332,19 +325,6 @@ impl Frame {
                     };
                     f.locs.set(i, loc);
                 }
-                // A cframe in a file with more data after the chunk than moving it is worth:
-                // the new payload goes into the first dead range of the data section that
-                // holds it, else to the end of the data section, like an append, as long as
-                // the dead bytes stay at most the live bytes; the old one stays as dead bytes
-                // (docs/mutation.md#update).
-                Loc::Stored(at)
-                    if undo.staged.as_ref().is_some_and(|w| w.is_empty())
-                        && f.header.cbytes as u64 > at + old_cbytes as u64
-                        && f.header.cbytes as u64 - (at + old_cbytes as u64)
-                            > (chunk.len() as u64).max(MOVED_TAIL_MAX) =>
-                {
-                    f.update_far(i, at, old_cbytes as u64, chunk, new_special, variable, undo)?;
-                }
                 Loc::Stored(at) => {
                     let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
                     f.replace_payload(at, old_cbytes, new_payload, undo)?;
@@ -365,138 +345,6 @@ impl Frame {
                 .ok_or(Error::TwoGbLimit)?;
             Ok(f.locs.len() as i64)
         })
-    }
-
-    /// A far update of stored chunk `i` (at `at`, `old_len` bytes) of a cframe in a file to
-    /// `chunk` (or to the special kind `new_special`); nothing staged yet. The new payload goes
-    /// into the first dead range of the committed data section that holds it; else to the end
-    /// of the data section while the dead bytes stay bounded; else the data after the chunk
-    /// moves as c-blosc2 moves it (docs/mutation.md#update).
-    #[allow(clippy::too_many_arguments)]
-    fn update_far(
-        &mut self,
-        i: usize,
-        at: u64,
-        old_len: u64,
-        chunk: &[u8],
-        new_special: Option<SpecialKind>,
-        variable: bool,
-        undo: &mut Undo,
-    ) -> Result<()> {
-        let section = self.header.cbytes as u64;
-        let mut space = self.committed_space();
-        let old = space::covered(at, old_len, section);
-        if space.as_ref().is_some_and(|s| !s.is_live(old)) {
-            space = None;
-        }
-        let len = chunk.len() as u64;
-        let fit = match (&space, new_special) {
-            (Some(s), None) => s.first_fit(len),
-            _ => None,
-        };
-        // A space built anew knows no chunk's CRC piece, and the fingerprint's data part after
-        // a move into a far dead range can need the bytes of most chunks (a space is dropped by
-        // appends, so a b2nd append that updates the last chunk row rebuilds it each time).
-        // Take the fit only while that read costs no more than the other ways: they read the
-        // data after the old payload once (to the end), or move it (twice, and read it).
-        let fit = fit.filter(|&g| {
-            let (Some(s), Some(_)) = (&space, self.fp.data()) else {
-                return true;
-            };
-            let tail = section.saturating_sub(old.1);
-            let other = if self.dead_bytes_stay_bounded(old_len, len) {
-                tail
-            } else {
-                3 * tail
-            };
-            s.move_read_cost(old, g, len) <= other + len
-        });
-        if let (Some(g), Some(s)) = (fit, space.as_mut()) {
-            // Into bytes that neither the committed state nor any copy of it a crash can leave
-            // uses (never a range this transaction frees: the space is the committed one).
-            let new_p = self.fp.data().map(|_| Piece::of(chunk));
-            let piece = new_p.and_then(|p| self.data_part_after_move(s, old, g, p));
-            self.set_data_piece(piece);
-            let pos = u64::from(self.header.header_len) + g;
-            let Backing::Contiguous(store) = &mut self.backing else {
-                return Err(Error::Failure);
-            };
-            undo.write_at(store, pos, chunk)?;
-            undo.into_dead.push((pos, pos + chunk.len() as u64));
-            self.locs.set(i, ChunkLoc::Stored(g));
-            let kept = s.take((g, g + len), new_p) && s.free(old);
-            undo.next_space = space.filter(|_| kept && !variable);
-            return Ok(());
-        }
-        if self.dead_bytes_stay_bounded(old_len, chunk.len() as u64) {
-            self.abandon_payload(at, undo)?;
-            let loc = match new_special {
-                Some(k) => ChunkLoc::Special(k),
-                None => self.store_payload(chunk, undo)?,
-            };
-            self.locs.set(i, loc);
-            if let Some(s) = space.as_mut() {
-                let end = self.header.cbytes as u64;
-                let kept = s.free(old) && s.take((section, end), None);
-                undo.next_space = space.filter(|_| kept && !variable);
-            }
-            return Ok(());
-        }
-        let new_payload: &[u8] = if new_special.is_some() { &[] } else { chunk };
-        self.replace_payload(at, old_len as i64, new_payload, undo)?;
-        if let Some(k) = new_special {
-            self.locs.set(i, ChunkLoc::Special(k));
-        }
-        Ok(())
-    }
-
-    /// Whether a cframe in a file may leave an updated chunk's old payload (`old_len` bytes)
-    /// dead and write the new one (`new_len` bytes) at the end of its data section: only while
-    /// the dead bytes of the data section would stay at most as many as the live ones (the file
-    /// at most about twice its compacted size). Past that, the update moves the data after the
-    /// chunk as c-blosc2 does, which adds no dead bytes. The live bytes are the fingerprint's
-    /// data part when known, else one pass over the stored chunks' headers.
-    pub(super) fn dead_bytes_stay_bounded(&self, old_len: u64, new_len: u64) -> bool {
-        let section = self.header.cbytes as u64;
-        let live = match (self.fp.data(), &self.backing) {
-            (Some(d), _) => d.len,
-            (None, Backing::Contiguous(store)) => {
-                let base = u64::from(self.header.header_len);
-                match fingerprint::live_ranges(
-                    self.locs.stored(),
-                    section,
-                    &mut fingerprint::store_reader(store, base),
-                ) {
-                    Ok(r) => fingerprint::ranges_len(&r),
-                    Err(_) => return false,
-                }
-            }
-            (None, Backing::Sparse(_)) => return false,
-        };
-        let live_after = (live + new_len).saturating_sub(old_len);
-        let dead_after = (section + new_len).saturating_sub(live_after);
-        dead_after <= live_after
-    }
-
-    /// The stored payload at data offset `at` of a cframe in a file stops being used (its
-    /// bytes stay, dead): the fingerprint's data part without it, from one read of the chunk
-    /// and the data after it (CRC arithmetic for the data before it).
-    pub(super) fn abandon_payload(&mut self, at: u64, undo: &Undo) -> Result<()> {
-        let staged = undo.staged.as_ref().is_some_and(|w| !w.is_empty());
-        let known = match &self.backing {
-            Backing::Contiguous(store) if !staged && self.fp.data().is_some() => {
-                let len = (self.header.cbytes as u64)
-                    .checked_sub(at)
-                    .ok_or(Error::Data)?;
-                Some(store.read_at(u64::from(self.header.header_len) + at, len)?)
-            }
-            _ => None,
-        };
-        let rest = self
-            .split_data_at_known(at, staged, known.as_deref().map(|b| (at, b)))
-            .map(|(p, s)| p.then(s));
-        self.set_data_piece(rest);
-        Ok(())
     }
 
     /// Replaces the payload of stored chunk `i` (at `at`, `old_cbytes` long) by `new`

@@ -73,20 +73,7 @@ pub(in crate::frame) fn commit(
     let mut disk = store.read_at(0, hl_o.min(store.available()?))?;
     let old_has_data = old.header.nbytes > 0 && !old.locs.is_empty();
     let same_header_len = hbytes.len() as u64 == hl_o;
-    // Writes into dead bytes of the old state's data section (checked here) are not in its
-    // way: the old state does not move for them.
-    let dead = if old_has_data && same_header_len {
-        dead_ranges(store, old, &undo.into_dead)
-    } else {
-        Vec::new()
-    };
-    let in_dead = |p: u64, n: u64| dead.iter().any(|&(s, e)| s <= p && p + n <= e);
-    let low = writes
-        .iter()
-        .filter(|(p, d)| !in_dead(*p, d.len() as u64))
-        .map(|(p, _)| *p)
-        .min()
-        .unwrap_or(u64::MAX);
+    let low = writes.iter().map(|(p, _)| *p).min().unwrap_or(u64::MAX);
     let high = writes
         .iter()
         .map(|(p, d)| p + d.len() as u64)
@@ -106,42 +93,6 @@ pub(in crate::frame) fn commit(
     write_header(store, &mut disk, hbytes)?;
     store.barrier()?;
     store.truncate(new.frame_len)
-}
-
-/// The ranges of `claimed` (frame positions) that lie in dead bytes of `old`'s data section:
-/// inside it, holding no stored chunk's start, and past the end of the stored chunk that
-/// starts last before them (its header read from `store`). Others are left out (their writes
-/// then count as in the old state's way).
-fn dead_ranges(store: &Store, old: &Old<'_>, claimed: &[(u64, u64)]) -> Vec<(u64, u64)> {
-    let hl = u64::from(old.header.header_len);
-    let data_end = hl + old.header.cbytes as u64;
-    claimed
-        .iter()
-        .copied()
-        .filter(|&(s, e)| {
-            if s < hl || e > data_end || s >= e {
-                return false;
-            }
-            let mut before = None;
-            for v in old.locs.stored() {
-                let p = hl + v;
-                if (s..e).contains(&p) {
-                    return false;
-                }
-                if p < s && before.is_none_or(|b| p > b) {
-                    before = Some(p);
-                }
-            }
-            match before {
-                None => true,
-                Some(p) => store
-                    .read_at(p, 16.min(data_end - p))
-                    .ok()
-                    .filter(|h| h.len() == 16)
-                    .is_some_and(|h| p + fingerprint::covered_chunk_len(&h) <= s),
-            }
-        })
-        .collect()
 }
 
 /// Step 1: moves `[low, frame_len)` of the old state to `at` (past everything the new state

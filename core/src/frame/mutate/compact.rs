@@ -42,7 +42,7 @@ impl Frame {
         let infos = (0..self.nchunks())
             .map(|i| self.chunk_info(i))
             .collect::<Result<Vec<_>>>()?;
-        let plan = crate::schunk::build::CframePlan::from_header(header, &infos, &self.vlmeta)?;
+        let plan = crate::frame::build::CframePlan::from_header(header, &infos, &self.vlmeta)?;
         plan.emit(out, |i, buf| self.fetch(i as i64, buf))?;
         Ok(plan.len())
     }
@@ -68,7 +68,7 @@ impl Frame {
         let infos = (0..self.nchunks())
             .map(|i| self.chunk_info(i))
             .collect::<Result<Vec<_>>>()?;
-        crate::schunk::build::stream_cframe(header, &infos, &self.vlmeta, true, out, |i, buf| {
+        crate::frame::build::stream_cframe(header, &infos, &self.vlmeta, true, out, |i, buf| {
             let i = i as i64;
             let fetched = self.fetch(i, buf)?;
             let c = fetched.bytes(buf);

@@ -17,11 +17,9 @@
 #![forbid(unsafe_code)]
 
 mod chunks;
-pub use chunks::MOVED_TAIL_MAX;
 mod commit;
 mod compact;
 mod metalayers;
-mod space;
 mod transaction;
 mod undo;
 
@@ -88,9 +86,6 @@ pub(in crate::frame) struct Carry {
     spare: Vec<Vec<u8>>,
     /// The buffer the next index chunk is assembled in: an in-memory frame's last one.
     pub index: Vec<u8>,
-    /// cframe file: the live ranges of the committed data section, kept by a far update for
-    /// the next one ([`space::Space`]); any other transaction drops them.
-    pub space: Option<space::Space>,
 }
 
 impl Carry {

@@ -349,7 +349,6 @@ impl Frame {
         let sparse = matches!(self.backing, Backing::Sparse(_));
         match r {
             Ok(_) => {
-                self.carry.space = undo.next_space.take();
                 self.carry
                     .after_transaction(&self.locs, undo.old_locs.same_prefix(), sparse);
                 self.carry.keep_buffers(undo.recycle());
@@ -365,7 +364,6 @@ impl Frame {
                 }
                 let old_locs = std::mem::replace(&mut undo.old_locs, OldLocs::Prefix(0));
                 undo.rollback(&mut self.backing);
-                self.carry.space = None;
                 self.carry.keep_buffers(undo.recycle());
                 (self.header, self.vlmeta) = saved;
                 let unchanged = old_locs.same_prefix();

@@ -52,13 +52,6 @@ pub(in crate::frame) struct Undo {
     pub old_locs: OldLocs,
     /// Empty buffers for the copies (reused across transactions: see [`Undo::recycle`]).
     spare: Vec<Vec<u8>>,
-    /// cframe in a file: ranges (frame positions) of staged writes that go into bytes the
-    /// committed state does not use (a far update's payload in a dead range): the commit
-    /// checks them and does not move the old state out of their way.
-    pub into_dead: Vec<(u64, u64)>,
-    /// The live ranges of the state this transaction commits, when it keeps them (a far
-    /// update): [`super::Carry::space`] after a successful commit.
-    pub next_space: Option<super::space::Space>,
 }
 
 /// The offsets a transaction started from. An append keeps only their count: the frame's
@@ -130,8 +123,6 @@ impl Undo {
             moved_ids: Vec::new(),
             old_locs: OldLocs::Full(Locs::new()),
             spare: Vec::new(),
-            into_dead: Vec::new(),
-            next_space: None,
         })
     }
 

@@ -20,8 +20,8 @@ pub use locs::*;
 pub use specials::*;
 
 use super::chunkinfo::{special, EXTENDED_HEADER_LEN};
-use super::fingerprint::Piece;
 use crate::chunk::{self, CParams};
+use crate::crc::Piece;
 use crate::error::{Error, Result};
 
 /// Special chunks that frames store as offsets rather than payloads.

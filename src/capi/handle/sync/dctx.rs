@@ -3,7 +3,9 @@
 //! and the [`Reader`] methods that claim one or the other to decode.
 
 use super::{lock, thread_token, HandleSync, Reader};
-use crate::capi::chunk::{blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx};
+use crate::capi::chunk::{
+    blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx, context_cell, context_mut,
+};
 use crate::capi::handle::{ChunkCodec, CtxCodec};
 use crate::capi::types::{blosc2_context, blosc2_dparams, BLOSC2_DPARAMS_DEFAULTS};
 use crate::error::{Error, Result};
@@ -217,26 +219,50 @@ impl Reader<'_> {
         nchunk: Option<i64>,
         f: impl FnOnce(&mut dyn ChunkCodec, &mut Vec<u8>) -> Result<T>,
     ) -> Result<T> {
+        self.decode_masked(nchunk, None, f)
+    }
+
+    /// [`Reader::decode`] whose first decompression skips the blocks `mask` marks (`true`):
+    /// the mask belongs to this call, whichever context decodes it. Without one, the mask this
+    /// thread set on the `dctx` with `blosc2_set_maskout` is used, as c-blosc2 uses its
+    /// context's.
+    pub(crate) fn decode_masked<T>(
+        &self,
+        nchunk: Option<i64>,
+        mask: Option<Vec<bool>>,
+        f: impl FnOnce(&mut dyn ChunkCodec, &mut Vec<u8>) -> Result<T>,
+    ) -> Result<T> {
         let dctx = self.dctx();
-        let mut u = match self.claim_dctx(false)? {
-            Some(u) => u,
+        // SAFETY: the schunk's live context (or one the caller put there).
+        let cell = unsafe { context_cell(dctx) }?;
+        // The `dctx` when both our claim and the context itself are free: a C caller may be
+        // using the context directly (`blosc2_decompress_ctx(schunk->dctx, ...)`).
+        let free = match self.claim_dctx(false)? {
+            Some(u) => cell.try_lock().map(|g| (u, g)),
+            None => None,
+        };
+        let (mut u, g) = match free {
+            Some(x) => x,
             None => match self.sync.take_spare(dctx) {
                 Some(spare) => {
-                    let r = f(
-                        &mut CtxCodec {
-                            cctx: std::ptr::null_mut(),
-                            dctx: spare.1,
+                    // SAFETY: a spare context of ours, live until given back.
+                    let r = unsafe { context_mut(spare.1) }.and_then(|ctx| {
+                        let mut codec = CtxCodec {
+                            ctx,
+                            mask_from: Some(cell),
+                            mask,
                             nchunk_slot: std::ptr::null_mut(),
-                        },
-                        &mut Vec::new(),
-                    );
+                        };
+                        f(&mut codec, &mut Vec::new())
+                    });
                     self.sync.give_back(spare);
                     return r;
                 }
-                None => match self.claim_dctx(true)? {
-                    Some(u) => u,
-                    None => return Err(Error::Failure),
-                },
+                None => {
+                    let u = self.claim_dctx(true)?.ok_or(Error::Failure)?;
+                    let g = cell.lock()?;
+                    (u, g)
+                }
             },
         };
         let pinned = self.sync.pinned.load(Ordering::Acquire);
@@ -245,20 +271,20 @@ impl Reader<'_> {
             unsafe { addr_of_mut!((*self.p).current_nchunk).write(n) };
         }
         self.sync.note_dctx(dctx, &mut u.g.noted);
-        let r = f(
-            &mut CtxCodec {
-                cctx: std::ptr::null_mut(),
-                dctx,
-                // Chunk-by-chunk reads (slices) set it per chunk, as c-blosc2's do.
-                nchunk_slot: if pinned {
-                    std::ptr::null_mut()
-                } else {
-                    // SAFETY: a field of the live C struct (no reference is made).
-                    unsafe { addr_of_mut!((*self.p).current_nchunk) }
-                },
+        let mut codec = CtxCodec {
+            ctx: g,
+            mask_from: Some(cell),
+            mask,
+            // Chunk-by-chunk reads (slices) set it per chunk, as c-blosc2's do.
+            nchunk_slot: if pinned {
+                std::ptr::null_mut()
+            } else {
+                // SAFETY: a field of the live C struct (no reference is made).
+                unsafe { addr_of_mut!((*self.p).current_nchunk) }
             },
-            &mut u.g.buf,
-        );
+        };
+        let r = f(&mut codec, &mut u.g.buf);
+        drop(codec);
         u.g.trim();
         drop(u);
         r

@@ -242,12 +242,8 @@ impl<'a> Writer<'a> {
         };
         // SAFETY: a field of the live C struct, never written by us after creation.
         let cctx = unsafe { addr_of!((*self.b.p).cctx).read() };
-        let r = CtxCodec {
-            cctx,
-            dctx: std::ptr::null_mut(),
-            nchunk_slot: std::ptr::null_mut(),
-        }
-        .compress(src);
+        // SAFETY: the schunk's live context (or one the caller put there).
+        let r = unsafe { CtxCodec::compressing(cctx) }.and_then(|mut c| c.compress(src));
         drop(pin);
         r
     }

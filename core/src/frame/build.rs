@@ -9,7 +9,6 @@
 //! before anything is written, so a builder bug cannot produce a frame our own reader refuses;
 //! the chunk data is streamed into the destination, never assembled in memory as a whole.
 
-use super::plain::next_chunksize;
 use crate::chunk::CParams;
 use crate::error::{Error, Result};
 use crate::frame::cframe::{self, Fetched, Skeleton};
@@ -20,6 +19,43 @@ use crate::frame::offsets::{self, ChunkLoc, SpecialKind};
 use crate::frame::record::WriteSeek;
 use crate::frame::trailer::{self, MAX_VLMETALAYERS_WRITE};
 use std::io::{SeekFrom, Write};
+
+/// c-blosc2's chunksize rules (docs/mutation.md#chunksize): -1 takes the first chunk's size; a fixed
+/// size becomes variable (0) when a chunk is larger, follows a short last chunk, or a chunk
+/// that is not last has another size.
+pub(crate) fn next_chunksize(
+    chunksize: i32,
+    nchunks: usize,
+    total: i64,
+    at: usize,
+    update: bool,
+    nbytes: i32,
+) -> i32 {
+    if chunksize == 0 {
+        return 0;
+    }
+    if chunksize < 0 {
+        return if nchunks == 0 || (update && nchunks == 1) {
+            nbytes
+        } else {
+            0
+        };
+    }
+    let cs = i64::from(chunksize);
+    let nb = i64::from(nbytes);
+    let n = nchunks as i64;
+    let last_short = n > 0 && total < n * cs;
+    let variable = if update {
+        nb > cs || (at as i64 != n - 1 && nb != cs)
+    } else {
+        nb > cs || (n > 0 && (last_short || (at as i64 != n && nb != cs)))
+    };
+    if variable {
+        0
+    } else {
+        chunksize
+    }
+}
 
 /// How a built frame's header describes its super-chunk: what c-blosc2 writes into the header
 /// of a copy (`blosc2_schunk_copy`, and so `to_buffer`/`to_file` of anything but an in-memory
@@ -375,7 +411,7 @@ pub(crate) fn stream_cframe<'s>(
 
 /// Builds a contiguous frame holding `chunks` (complete chunks, in order), in memory.
 #[cfg(test)]
-pub(super) fn build_cframe<C: AsRef<[u8]>>(
+pub(crate) fn build_cframe<C: AsRef<[u8]>>(
     tpl: &HeaderTemplate,
     metalayers: &[(String, Vec<u8>)],
     chunks: &[C],

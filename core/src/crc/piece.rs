@@ -64,7 +64,7 @@ impl Piece {
 
 /// Arithmetic modulo the CRC-32 polynomial, in the reflected bit order of the CRC registers
 /// (bit 31 holds the coefficient of `x^0`, bit 0 that of `x^31`).
-pub(super) mod gf2 {
+mod gf2 {
     /// The polynomial without its `x^32` term, reflected.
     const POLY: u32 = 0xEDB8_8320;
     /// `x^-1`: `x^31 + (P - x^32 - 1) / x`, reflected.
@@ -185,5 +185,125 @@ pub(super) mod gf2 {
             n >>= 1;
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nibble_multiplication_matches_the_bitwise_one() {
+        let mut s = 0x9E37_79B9u32;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        };
+        let edges = [
+            0u32,
+            1,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0xEDB8_8320,
+            0x0000_000F,
+            0xF000_0000,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                assert_eq!(gf2::mul(a, b), gf2::mul_bitwise(a, b), "{a:#x} {b:#x}");
+                assert_eq!(
+                    gf2::mul_nibbles(a, b),
+                    gf2::mul_bitwise(a, b),
+                    "{a:#x} {b:#x}"
+                );
+            }
+        }
+        for _ in 0..100_000 {
+            let (a, b) = (next(), next());
+            let m = gf2::mul_bitwise(a, b);
+            assert_eq!(gf2::mul(a, b), m, "{a:#x} {b:#x}");
+            // Both ways the multiplication can go, whichever this CPU takes.
+            assert_eq!(gf2::mul_nibbles(a, b), m, "{a:#x} {b:#x}");
+            if let Some(c) = crate::crc::mul_mod(a, b) {
+                assert_eq!(c, m, "{a:#x} {b:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn x_pow_8n_matches_repeated_multiplication() {
+        let x8 = gf2::mul_bitwise(0x0080_0000, 0x8000_0000);
+        let mut r = 0x8000_0000u32;
+        for n in 0..70_000u64 {
+            assert_eq!(gf2::x_pow_8n(n), r, "{n}");
+            r = gf2::mul_bitwise(r, x8);
+        }
+        for n in [
+            1u64 << 20,
+            20_000_123,
+            u64::from(u32::MAX) * 3 + 7,
+            u64::MAX,
+            0x0100_0000_0000_0000,
+        ] {
+            let (a, b) = (n / 3, n - n / 3);
+            assert_eq!(
+                gf2::x_pow_8n(n),
+                gf2::mul(gf2::x_pow_8n(a), gf2::x_pow_8n(b))
+            );
+            assert_eq!(
+                gf2::mul(gf2::x_pow_8n(n), gf2::x_pow_minus_8n(n)),
+                0x8000_0000
+            );
+        }
+    }
+
+    #[test]
+    fn pieces_combine_like_the_concatenation() {
+        let a: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+        let b: Vec<u8> = (0..333u32).map(|i| (i * 13 + 1) as u8).collect();
+        let mut ab = a.clone();
+        ab.extend_from_slice(&b);
+        assert_eq!(Piece::of(&a).then(Piece::of(&b)), Piece::of(&ab));
+        assert_eq!(Piece::EMPTY.then(Piece::of(&a)), Piece::of(&a));
+        assert_eq!(Piece::of(&a).then(Piece::EMPTY), Piece::of(&a));
+        let mut p = Piece::of(&a);
+        p.extend(&b);
+        assert_eq!(p, Piece::of(&ab));
+        // The IEEE CRC-32 (zlib's): the check value of "123456789".
+        assert_eq!(Piece::of(b"123456789").crc, 0xCBF4_3926);
+    }
+
+    #[test]
+    fn a_suffix_strips_off_by_crc_arithmetic() {
+        let a: Vec<u8> = (0..777u32).map(|i| (i * 31 + 7) as u8).collect();
+        for blen in [0usize, 1, 3, 4, 100, 5000] {
+            let b: Vec<u8> = (0..blen as u32).map(|i| (i * 17 + 3) as u8).collect();
+            let mut ab = a.clone();
+            ab.extend_from_slice(&b);
+            assert_eq!(
+                Piece::of(&ab).strip_suffix(Piece::of(&b)),
+                Some(Piece::of(&a)),
+                "{blen}"
+            );
+        }
+        assert_eq!(Piece::of(b"ab").strip_suffix(Piece::of(b"abc")), None);
+    }
+
+    #[test]
+    fn a_prefix_strips_off_by_crc_arithmetic() {
+        let b: Vec<u8> = (0..777u32).map(|i| (i * 31 + 7) as u8).collect();
+        for alen in [0usize, 1, 3, 4, 100, 5000] {
+            let a: Vec<u8> = (0..alen as u32).map(|i| (i * 17 + 3) as u8).collect();
+            let mut ab = a.clone();
+            ab.extend_from_slice(&b);
+            assert_eq!(
+                Piece::of(&ab).strip_prefix(Piece::of(&a)),
+                Some(Piece::of(&b)),
+                "{alen}"
+            );
+        }
+        assert_eq!(Piece::of(b"ab").strip_prefix(Piece::of(b"abc")), None);
     }
 }

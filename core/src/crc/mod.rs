@@ -10,6 +10,10 @@
 //! into them, and the last bytes of the source go through `crc32fast`. Other CPUs, and short
 //! sources, copy and then hash with `crc32fast`.
 
+mod piece;
+
+pub use piece::Piece;
+
 /// Appends `src` to `v` and returns the CRC-32 of the bytes before them (`crc`, as
 /// `crc32fast::Hasher` reports it, 0 for none) followed by `src`.
 pub fn extend_vec(v: &mut Vec<u8>, src: &[u8], crc: u32) -> u32 {
