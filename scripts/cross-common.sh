@@ -72,14 +72,16 @@ cross_reference_wheel() {
 # cross_rust_tests LOG CARGO-TEST-ARGS...: `cargo test --release --target $triple --no-fail-fast
 # CARGO-TEST-ARGS...` with the whole output in LOG and the lines that show progress (each binary
 # as it starts, the harness's notice of a test running for over 60 s, results, failures, the
-# runner's STALL lines, the SIMD levels the filters tests compared) printed as they come. Returns
+# runner's STALL lines, the SIMD levels the filters tests compared; a panic's location and the
+# message on the line after it) printed as they come. Returns
 # cargo's exit status and sets rust_summary to "N tests in M binaries, K binaries run again after
 # an emulator stall" (N counts the passed tests of the binaries that passed).
 cross_rust_tests() {
   local log=$1 rc ntests nbins stalls
   shift
   cargo test --release --target "$triple" --no-fail-fast "$@" 2>&1 | tee "$log" |
-    grep --line-buffered -E '^(test result|     Running|SIMD levels|shuffle/bitshuffle level|VL dict chunk|STALL)|FAILED|panicked|^error|running for over'
+    awk '/^(test result|     Running|SIMD levels|shuffle\/bitshuffle level|VL dict chunk|STALL)|FAILED|panicked|^error|running for over/ || after { print; fflush() }
+      { after = /panicked at/ }'
   rc=${PIPESTATUS[0]}
   ntests=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
   nbins=$(grep -c '^     Running ' "$log")

@@ -23,16 +23,16 @@ import sys
 # page-faults -d`): callgrind's CPU has no AVX-512, so the AVX-512 kernels chosen at run time on
 # such machines (shuffle dispatch, CRC), and calls that depend on the frame's content.
 EXTRA = [
-    "_ZN12b2frame_core7filters7shuffle8dispatch6avx512*",
-    "_ZN12b2frame_core7filters7shuffle6avx5121*",
-    "_ZN12b2frame_core3crc*",
+    "_ZN12blosc2_frame7filters7shuffle8dispatch6avx512*",
+    "_ZN12blosc2_frame7filters7shuffle6avx5121*",
+    "_ZN12blosc2_frame3crc*",
     "_ZN9crc32fast11specialized9pclmulqdq16calculate_avx512*",
-    "_ZN12b2frame_core5frame7offsets8specials18synthesise_special17h*",
+    "_ZN12blosc2_frame5frame7offsets8specials18synthesise_special17h*",
     "_RNv*_3std*9try_clone",
     # The staging loops of the AVX2 (un)shuffle kernels, for element sizes the profiled frames
     # (typesize 4) do not stage.
-    "_ZN12b2frame_core7filters7shuffle8dispatch4avx214shuffle_staged17h*",
-    "_ZN12b2frame_core7filters7shuffle8dispatch4avx216unshuffle_staged17h*",
+    "_ZN12blosc2_frame7filters7shuffle8dispatch4avx214shuffle_staged17h*",
+    "_ZN12blosc2_frame7filters7shuffle8dispatch4avx216unshuffle_staged17h*",
 ]
 
 # Operations in the order their code is laid out before the part they all share (the list is

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates link/hot-text.ld, the order in which build.rs has the linker put the functions
-# that frame operations run (x86_64 Linux only; BENCHMARKS.md "Peak memory: code pages").
+# that frame operations run (x86_64 Linux only; BENCHMARKS.md, "Memory").
 # Builds the library twice (CMake's `cargo build -p b2frame --lib`, then the workspace's
 # `cargo build --release`) and profiles benches/memory/frame_ops.c linked against each under
 # callgrind, one process per operation, on small frames. Run after `cargo build --release`

@@ -23,7 +23,8 @@ results=()
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-test-logs.XXXXXX")
 # Removed however the run ends (the failed stages' tails are printed before that); an interrupted
 # run too. Install prefixes of failed stages are kept for diagnosis (see the stages).
-trap 'rm -rf "$logdir"' EXIT
+bg_pids=()
+trap 'for p in ${bg_pids[@]+"${bg_pids[@]}"}; do kill -- -"$p" 2>/dev/null; done; rm -rf "$logdir"' EXIT
 trap 'exit 130' INT TERM
 failed_logs=()
 stage() { # stage NAME CMD...: runs CMD, records the result
@@ -35,7 +36,39 @@ stage() { # stage NAME CMD...: runs CMD, records the result
   log="$logdir/$((passed + failed + skipped + 1)).log"
   "$@" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
-  local dt=$((SECONDS - t0))
+  record "$name" "$rc" $((SECONDS - t0)) "$log"
+}
+
+# A stage that mostly waits (downloads, subprocesses) runs beside the later ones: stage_bg starts
+# it with its output in a log (in its own process group, ended if the run is interrupted), and
+# the summary waits for it and shows its output and result as those of any other stage.
+bg_stages=()
+stage_bg() { # stage_bg NAME CMD...
+  local name=$1 log="$logdir/bg${#bg_stages[@]}.log"
+  shift
+  echo
+  echo "=================== [$name] started beside the next stages $(date -u +%H:%M:%S); reported at the end"
+  set -m
+  (t0=$SECONDS; "$@" >"$log" 2>&1; echo "$? $((SECONDS - t0))" >"$log.rc") &
+  bg_pids+=($!)
+  set +m
+  bg_stages+=("$name|$log|$!")
+}
+wait_bg_stages() {
+  local entry name log pid rc dt
+  for entry in ${bg_stages[@]+"${bg_stages[@]}"}; do
+    IFS='|' read -r name log pid <<<"$entry"
+    wait "$pid"
+    echo
+    echo "=================== [$name] (ran in the background) $(date -u +%H:%M:%S)"
+    cat "$log"
+    read -r rc dt <"$log.rc" 2>/dev/null || { rc=1; dt=0; }
+    record "$name" "$rc" "$dt" "$log"
+  done
+}
+
+record() { # record NAME RC SECONDS LOG
+  local name=$1 rc=$2 dt=$3 log=$4
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1))
     results+=("PASS  $name (${dt}s)")
@@ -93,7 +126,8 @@ install_and_consumers() {
   realname=$(cd "$prefix/lib" && ls libb2frame.so.*.*.* 2>/dev/null | head -n1)
   for f in "lib/$realname" lib/libb2frame.so.1 lib/libb2frame.so lib/libb2frame.a include/blosc2.h \
            lib/pkgconfig/b2frame.pc lib/cmake/B2frame/B2frameConfig.cmake \
-           lib/cmake/B2frame/B2frameConfigVersion.cmake lib/b2frame-compat/libblosc2.so.9; do
+           lib/cmake/B2frame/B2frameConfigVersion.cmake lib/b2frame-compat/libblosc2.so.9 \
+           bin/b2frame share/man/man1/b2frame.1 share/man/man1/b2frame-info.1; do
     [ -e "$prefix/$f" ] || { echo "install is missing $f" >&2; rc=1; }
   done
   if ! readelf -d "$prefix/lib/libb2frame.so.1" | grep -q 'SONAME.*\[libb2frame\.so\.1\]'; then
@@ -159,9 +193,18 @@ stage "exports-check" required_script scripts/exports-check.sh "$lib"
 stage "cmake build + ctest" cmake_build_and_ctest
 stage "ctest under AddressSanitizer" ctest_asan
 stage "install + consumer builds" install_and_consumers
+# python-blosc2's whole suite on a fresh install (skipped without its sources: see the script).
+stage_bg "python-blosc2's suite on libb2frame" env B2FRAME_BUILD_DIR="$build-python" bash "$root/scripts/python-blosc2-suite.sh"
+# The thread stress tests (C and Rust) under ThreadSanitizer, nightly rustc; any race fails
+# (after the python-blosc2 stage has started, whose downloads and builds it overlaps).
+stage "ThreadSanitizer" bash "$root/scripts/tsan.sh"
 stage "drop-in: one c-blosc2 binary on both libraries" dropin_stage
 stage "pytest tests/python" pytest_stage
 stage "CLI README example" bash "$root/tests/cli-example.sh" "$target_dir/release"
+# Dynamically loaded plugins from their PyPI packages (cached venvs; skipped offline).
+stage "dynamic plugins" bash "$root/scripts/plugins-test.sh" "$target_dir/release"
+# The book (docs/, mdBook at a pinned version installed once into cargo's bin dir) and its links.
+stage "book" bash "$root/scripts/book.sh"
 stage "Go bindings" bindings_stage go
 # Without Julia: every @ccall of bindings/julia against include/blosc2.h and the library's exports.
 stage "Julia @ccall prototypes" python3 "$root/scripts/julia-ccall-check.py" "$lib"
@@ -169,14 +212,15 @@ stage "Julia bindings" bindings_stage julia
 if [ -f "$root/scripts/fuzz-smoke.sh" ]; then
   stage "fuzz smoke" bash "$root/scripts/fuzz-smoke.sh" ${FUZZ_SMOKE_SECONDS:+"$FUZZ_SMOKE_SECONDS"}
 fi
-# aarch64 Linux under qemu-user (README "Platforms"): the cross toolchain, qemu and the aarch64
+# aarch64 Linux under qemu-user (docs/platforms.md): the cross toolchain, qemu and the aarch64
 # reference wheel are installed by the script itself.
 stage "aarch64 Linux under qemu" bash "$root/scripts/cross-aarch64.sh"
-# Windows x86-64 under wine (README "Platforms"): mingw-w64, wine, the rustup target and the
+# Windows x86-64 under wine (docs/platforms.md): mingw-w64, wine, the rustup target and the
 # win_amd64 reference wheel are installed by the script itself; --ci runs a subset of the Rust
 # test binaries (the whole script is run by hand).
 stage "Windows x86-64 under wine" bash "$root/scripts/cross-windows.sh" --ci
 
+wait_bg_stages
 echo
 echo "=================== summary"
 printf '  %s\n' "${results[@]}"

@@ -2,7 +2,7 @@
 # Runs c-blosc2's own public-API test programs (its repository's tests/ folder) against libb2frame
 # and, for comparison, against the reference c-blosc2 3.3.5 of the .venv wheel. Everything happens
 # in a temporary directory OUTSIDE the project: this script fetches nothing and the upstream sources
-# are never copied into the tree (see README, "Conformance", for how to obtain them).
+# are never copied into the tree (see docs/conformance.md for how to obtain them).
 #
 # Usage: scripts/upstream-tests.sh UPSTREAM_TESTS_DIR [OURS_LIB]
 #   UPSTREAM_TESTS_DIR  c-blosc2's tests/ folder (e.g. `git archive HEAD tests | tar -x -C /tmp/up`)
@@ -186,7 +186,7 @@ ex_pass=0 ex_total=0 ex_bad=()
 if [ -n "${UPSTREAM_EXAMPLES_DIR:-}" ]; then
   exdir=$(cd "$UPSTREAM_EXAMPLES_DIR" && pwd)
   # Not a multiple of compress_file's 1 MB chunks: a final empty append makes c-blosc2 write a frame
-  # it cannot reopen itself (a zero-byte chunk), which libb2frame refuses (README, "Conformance").
+  # it cannot reopen itself (a zero-byte chunk), which libb2frame refuses (docs/conformance.md).
   head -c 2345678 "$ours_real" >"$work/ex-input.bin"
   for f in "$exdir"/*.c; do
     n=$(basename "$f" .c)
