@@ -143,6 +143,29 @@ pub fn decompress(chunk: &[u8]) -> Result<Vec<u8>> {
     chunk::decompress_vec(chunk)
 }
 
+/// Decompresses a whole chunk into `dst`, which must hold the chunk's `nbytes`; returns
+/// `nbytes`. Reusing one `dst` saves what [`decompress`] spends on every call to zero a new
+/// buffer (a `memset` of the whole output: about a quarter of the time of a 4 MiB LZ4 chunk).
+/// A `dst` too short is [`Error::WriteBuffer`].
+///
+/// ```
+/// use blosc2_frame::CParams;
+///
+/// let src: Vec<u8> = (0..100_000u32).flat_map(|i| (i / 9).to_le_bytes()).collect();
+/// let chunk = blosc2_frame::compress(&src, &CParams::default().typesize(4))?;
+/// let mut out = vec![0u8; src.len()];
+/// assert_eq!(blosc2_frame::decompress_into(&chunk, &mut out)?, src.len());
+/// assert_eq!(out, src);
+/// assert_eq!(
+///     blosc2_frame::decompress_into(&chunk, &mut out[..10]),
+///     Err(blosc2_frame::Error::WriteBuffer)
+/// );
+/// # Ok::<(), blosc2_frame::Error>(())
+/// ```
+pub fn decompress_into(chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
+    chunk::decompress_into_with(chunk, dst, &DParams::default())
+}
+
 /// [`decompress`] with parameters (the number of threads).
 ///
 /// ```

@@ -214,6 +214,11 @@ pub fn decompress_vec(chunk: &[u8]) -> Result<Vec<u8>> {
     decompress_vec_with(chunk, &DParams::default())
 }
 
+/// Decodes a whole chunk into the caller's `dst` (at least its nbytes) with `dparams`.
+pub fn decompress_into_with(chunk: &[u8], dst: &mut [u8], dparams: &DParams) -> Result<usize> {
+    Decompressor::new(*dparams, no_hooks())?.decompress(chunk, dst)
+}
+
 /// [`decompress_vec`] with `dparams`.
 pub fn decompress_vec_with(chunk: &[u8], dparams: &DParams) -> Result<Vec<u8>> {
     let h = header::ChunkHeader::read(chunk, true)?;

@@ -29,6 +29,14 @@ fn main() {
                 std::hint::black_box(blosc2_frame::decompress(&chunk).unwrap());
             }),
         );
+        let mut out = vec![0u8; data.len()];
+        report(
+            &format!("chunk decompress_into {name} 4 MiB"),
+            median_ns(reps, || {
+                blosc2_frame::decompress_into(&chunk, &mut out).unwrap();
+                std::hint::black_box(&out);
+            }),
+        );
     }
 
     let dir = scratch("ours");
@@ -44,6 +52,18 @@ fn main() {
         median_ns(reps, || {
             let sc = SChunk::open(&path).unwrap();
             let n: usize = sc.chunks().map(|c| c.unwrap().len()).sum();
+            assert_eq!(n, FRAME_CHUNKS * data.len());
+        }),
+    );
+
+    let mut out = vec![0u8; data.len()];
+    report(
+        "frame open + read into one buffer 64 MiB",
+        median_ns(reps, || {
+            let sc = SChunk::open(&path).unwrap();
+            let n: usize = (0..sc.nchunks())
+                .map(|i| sc.decompress_chunk_into(i, &mut out).unwrap())
+                .sum();
             assert_eq!(n, FRAME_CHUNKS * data.len());
         }),
     );

@@ -38,6 +38,14 @@ fn main() {
                 std::hint::black_box(dctx.decompress(&chunk).unwrap());
             }),
         );
+        let mut out = vec![0u8; data.len()];
+        report(
+            &format!("chunk decompress_into {name} 4 MiB"),
+            median_ns(reps, || {
+                dctx.decompress_into(&chunk, &mut out).unwrap();
+                std::hint::black_box(&out);
+            }),
+        );
     }
 
     let dir = scratch("theirs");
@@ -59,6 +67,18 @@ fn main() {
             let sc = Schunk::open(path.to_str().unwrap()).unwrap();
             let n: usize = (0..sc.nchunks())
                 .map(|i| sc.decompress_chunk(i).unwrap().len())
+                .sum();
+            assert_eq!(n, FRAME_CHUNKS * data.len());
+        }),
+    );
+
+    let mut out = vec![0u8; data.len()];
+    report(
+        "frame open + read into one buffer 64 MiB",
+        median_ns(reps, || {
+            let sc = Schunk::open(path.to_str().unwrap()).unwrap();
+            let n: usize = (0..sc.nchunks())
+                .map(|i| sc.decompress_chunk_into(i, &mut out).unwrap())
                 .sum();
             assert_eq!(n, FRAME_CHUNKS * data.len());
         }),
