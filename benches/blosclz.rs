@@ -56,10 +56,12 @@ fn data(kind: &str, len: usize) -> Vec<u8> {
 
 fn main() {
     let r = common::reference::reference();
+    // A markdown table: scripts/bench-tables.py copies it into BENCHMARKS.md as it is.
     println!(
-        "{:<10} {:>7} {:>2} | {:>7} {:>7} | {:>7} {:>7} {:>6} | {:>7} {:>7} {:>6}",
-        "kind", "size", "cl", "ratio", "ref", "comp", "ref", "x", "decomp", "ref", "x"
+        "| data | block | clevel | ours ratio | ref ratio | ours C GB/s | ref C GB/s | C x \
+         | ours D GB/s | ref D GB/s | D x |"
     );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     // (comp, decomp) speed ratios ours/reference where the codec compressed.
     let mut coded: Vec<(f64, f64)> = Vec::new();
     for &len in &[64 << 10, 4 << 20] {
@@ -158,7 +160,7 @@ fn main() {
                 };
                 let ref_ratio = if ref_memcpyed { 1.0 } else { ratio(ref_n) };
                 println!(
-                    "{:<10} {:>7} {:>2} | {:>7.2} {:>7.2} | {:>7.2} {:>7.2} {:>6.2} | {:>7.2} {:>7.2} {:>6.2}",
+                    "| {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
                     kind,
                     if len < 1 << 20 { format!("{}K", len >> 10) } else { format!("{}M", len >> 20) },
                     clevel,
@@ -177,6 +179,7 @@ fn main() {
     let geo = |f: fn(&(f64, f64)) -> f64| {
         (coded.iter().map(|c| f(c).ln()).sum::<f64>() / coded.len() as f64).exp()
     };
+    println!();
     println!(
         "geometric mean over {} coded cases, ours/reference: compress {:.3}, decompress {:.3}",
         coded.len(),

@@ -7,8 +7,8 @@
 //! Reported per library: wall-clock time of the whole pass (best of `B2_BENCH_ROUNDS`, default
 //! 3; the file is in the page cache after the first pass of either library) and the bytes the
 //! pass read from the file (`rchar` of /proc/self/io: what the read system calls returned,
-//! page cache or not). c-blosc2 returns a lazy chunk (header, block offsets, a small trailer)
-//! and reads only the block holding the item; libb2frame returns the whole chunk.
+//! page cache or not). Both libraries return a lazy chunk (header, block offsets, a small
+//! trailer) and read only the block holding the item.
 //!
 //! `cargo bench --bench lazy`. Env: `B2_BENCH_CHUNKS` (default 100), `B2_BENCH_CHUNK_MIB`
 //! (default 16), `B2_BENCH_ROUNDS`. The frame lives in a temporary directory, removed at the end.
@@ -158,11 +158,14 @@ fn main() {
         }
     }
     assert_eq!(sums[0], sums[1], "both libraries read the same items");
+    // A markdown table: scripts/bench-tables.py copies it into BENCHMARKS.md as it is.
+    println!();
+    println!("| library | pass ms | bytes read | MiB read |");
+    println!("|---|---|---|---|");
     for (name, (secs, bytes)) in ["b2frame", "c-blosc2"].iter().zip(best) {
         println!(
-            "  {name:<9} {:>9.1} ms  {:>12} bytes read ({:.1} MiB)",
+            "| {name} | {:.1} | {bytes} | {:.1} |",
             secs * 1e3,
-            bytes,
             bytes as f64 / (1 << 20) as f64
         );
     }

@@ -162,7 +162,13 @@ bench = lambda name: ["cargo", "bench", "--bench", name]
 median = lambda name: ["python3", "scripts/bench-median.py", RUNS, name]
 area("chunk", median("chunk"), tables=chunk_summary)
 area("codecs", median("codecs"), tables=all_tables)
-area("blosclz", bench("blosclz"))
+def with_geomean(text):
+    """Every table, then the bench's `geometric mean ...` line (benches/blosclz.rs)."""
+    return all_tables(text) + [l.strip().capitalize() + "." for l in text.splitlines()
+                               if l.startswith("geometric mean")]
+
+
+area("blosclz", bench("blosclz"), tables=with_geomean)
 area("filters", bench("filters"))
 area("frame", bench("frame"), tables=rows_where(lambda op: not op.startswith("append")))
 area("appends", bench("frame"), source="frame", tables=rows_where(lambda op: op.startswith("append")))
@@ -227,7 +233,7 @@ def run(names):
         # The settings that steer the benches, from the caller's environment too, so the
         # command in the table's line reproduces it.
         steer = {k: v for k, v in env.items() if k.startswith(("B2_", "B2FRAME_"))
-                 and k not in ("B2_BENCH_FORCE", "B2_BENCH_MAX_LOAD", "B2_BENCH_MEDIAN_RUNS")}
+                 and k not in ("B2_BENCH_FORCE", "B2_BENCH_MAX_LOAD", "B2_BENCH_MEDIAN_RUNS", "B2FRAME_REF_LIB")}
         shown = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(steer.items()))
         shown = (shown + " " if shown else "") + " ".join(shlex.quote(c) for c in a["cmd"])
         shown = shown.replace(OUT, "target/bench-out")
@@ -256,6 +262,9 @@ def block(name):
     with open(os.path.join(OUT, f"{src}.json")) as f:
         facts = json.load(f)
     tables = (AREAS[name]["tables"] or all_tables)(text)
+    if not any(l.startswith("|") for l in tables):
+        # A bench whose output format changed must not leave an empty block behind.
+        sys.exit(f"{name}: no table in the kept output of {src}; BENCHMARKS.md left as it was")
     head = (f"Measured at {facts['commit']} on {facts['date']} ({facts['machine']}; load average "
             f"{facts['load_start']} at the start, {facts['load_end']} at the end; {facts['seconds']} s): "
             f"`{facts['command']}`.")
@@ -297,6 +306,9 @@ def selftest():
     w = write_costs("cframe durable=true: 222 appends/s, 5704 bytes written per append "
                     "(4032-byte chunk), 7.0 writes and 4.0 syncs per append\n")
     assert w[-1] == "| cframe | yes | 222 | 5704 (4032-byte chunk) | 7.0 | 4.0 |", w
+    b = with_geomean("| data | block | C x |\n|---|---|---|\n| text | 64K | 1.20 |\n\n"
+                     "geometric mean over 1 coded cases, ours/reference: compress 1.200, decompress 1.100\n")
+    assert b[0].startswith("| data") and b[-1].startswith("Geometric mean over 1"), b
     chunk = ("| codec/filter | data | chunk | thr | C x | D x |\n|---|---|---|---|---|---|\n"
              "| lz4 | text | 64K | 1 | 1.21 | 0.81 |\n| lz4 | text | 1M | 1 | 1.21 | 1.25 |\n")
     s = chunk_summary(chunk)
