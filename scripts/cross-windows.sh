@@ -163,7 +163,7 @@ for src in "$root"/ctests/test_*.c; do
   mkdir -p "$work/ctests/$name.work"
   # The two thread stress tests with fewer operations, as under ThreadSanitizer: every lock and
   # wait of theirs is a round trip to wineserver, so at their Linux sizes test_b2nd_threads took
-  # 197 s and test_schunk_threads ran past the 600 s limit; so reduced they take about 35 and 80 s
+  # 197 s and test_schunk_threads ran past the 600 s limit; so reduced they took 46 and 54 s
   # (the races they look for are the same at every size; the Linux stages run them whole).
   case $name in
     test_schunk_threads) fewer=(-DOPS=300) ;;

@@ -145,7 +145,8 @@ pub fn decompress(chunk: &[u8]) -> Result<Vec<u8>> {
 
 /// Decompresses a whole chunk into `dst`, which must hold the chunk's `nbytes`; returns
 /// `nbytes`. Reusing one `dst` saves what [`decompress`] spends on every call to zero a new
-/// buffer (a `memset` of the whole output: about a quarter of the time of a 4 MiB LZ4 chunk).
+/// buffer (a `memset` of the whole output: for a 4 MiB LZ4 chunk in `benches/pure-rs`, 0.60 ms
+/// a call into new buffers against 0.35 ms into one reused buffer).
 /// A `dst` too short is [`Error::WriteBuffer`].
 ///
 /// ```
