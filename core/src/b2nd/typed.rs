@@ -332,8 +332,11 @@ impl<T: Element> Array<T> {
         Ok(items_of(&self.raw.sparse_bytes(coords)?))
     }
 
-    /// Resizes to `shape`, adding zeros or removing items at the end of each dimension
-    /// (see [`RawArray::resize`] for other positions).
+    /// Resizes to `shape`, adding or removing items at the end of each dimension (see
+    /// [`RawArray::resize`] for other positions). Added items are zeros, except where they
+    /// fall in the padding of a chunk that already exists: there they read as the padding
+    /// holds (the fill value after [`Array::full`], items an earlier shrink cut off), as in
+    /// c-blosc2.
     pub fn resize(&mut self, shape: &[usize]) -> Result<()> {
         self.raw.resize(shape, None)
     }

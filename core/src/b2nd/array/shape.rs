@@ -75,7 +75,10 @@ pub(super) fn extend(
 /// Resizes the array to `new_shape`, adding zero chunks and deleting chunks as c-blosc2's
 /// `b2nd_resize` does: `start` (default: the end of each dimension) is where items are added
 /// or removed; away from the end it must be a multiple of the chunk shape, as must the change.
-/// Returns the new geometry.
+/// Items added inside a chunk that already exists (growing at the end into its padding) read
+/// as what that padding holds: zeros for chunks written zero-padded, the fill value after
+/// `full`, the items cut off by an earlier shrink. c-blosc2 3.3.5 reads the same; only new
+/// chunks are zeros. Returns the new geometry.
 pub fn resize(
     store: &mut dyn ChunkStore,
     g: &Geometry,
@@ -92,7 +95,10 @@ pub fn resize(
     if let Some(st) = start {
         for i in 0..n {
             let (old, new, s) = (g.shape()[i], new_shape[i], st[i]);
-            if s < 0 || s > old {
+            // The items removed must lie inside the array: c-blosc2 takes `s > new` and
+            // deletes fewer chunks than the shape loses, leaving an array that holds more
+            // chunks than its shape and reads shifted items after the next resize.
+            if s < 0 || s > old || (new < old && s > new) {
                 return Err(Error::InvalidParam);
             }
             let c = i64::from(g.chunkshape()[i]);
