@@ -186,6 +186,9 @@ stage "setup-env" bash "$root/scripts/setup-env.sh"
 stage "cargo build --release" cargo build --release
 stage "cargo fmt --check + clippy -D warnings" lint_stage
 stage "cargo test --release" cargo test --release --no-fail-fast
+# Deterministic mutants of the c-blosc2 corpus and of the project's hostile frames, each read
+# through every path in a child process under the limits issue-free input never reaches.
+stage "hostile probe (RLIMIT_AS 256 MiB, RLIMIT_CPU 1 s per mutant)" bash "$root/scripts/hostile-probe.sh"
 # The API docs build without a warning (broken or private intra-doc links).
 stage "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 stage "abi-check" required_script scripts/abi-check.sh "$lib"
