@@ -187,7 +187,7 @@ stage "cargo build --release" cargo build --release
 stage "cargo fmt --check + clippy -D warnings" lint_stage
 stage "cargo test --release" cargo test --release --no-fail-fast
 # Deterministic mutants of the c-blosc2 corpus and of the project's hostile frames, each read
-# through every path in a child process under the limits issue-free input never reaches.
+# through every path in a child process, under memory and CPU limits no valid frame reaches.
 stage "hostile probe (RLIMIT_AS 256 MiB, RLIMIT_CPU 1 s per mutant)" bash "$root/scripts/hostile-probe.sh"
 # The API docs build without a warning (broken or private intra-doc links).
 stage "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps

@@ -889,15 +889,7 @@ fn b2nd_open_survives_mutated_seeds() {
         let seed = std::fs::read(e.unwrap().path()).unwrap();
         for _ in 0..300 {
             let mut d = seed.clone();
-            for _ in 0..1 + rng.below(4) {
-                let at = rng.below(d.len() as u64) as usize;
-                d[at] = match rng.below(4) {
-                    0 => 0,
-                    1 => 0xff,
-                    2 => d[at].wrapping_add(1),
-                    _ => rng.next_u64() as u8,
-                };
-            }
+            edit_bytes(&mut rng, &mut d, 0);
             b2nd_open_check::run(&d);
             runs += 1;
         }
@@ -918,15 +910,7 @@ fn frame_lazy_survives_mutated_seeds() {
         decoded += frame_lazy_check::run_strict(&seed);
         for _ in 0..60 {
             let mut d = seed.clone();
-            for _ in 0..1 + rng.below(4) {
-                let at = 2 + rng.below(d.len() as u64 - 2) as usize;
-                d[at] = match rng.below(4) {
-                    0 => 0,
-                    1 => 0xff,
-                    2 => d[at].wrapping_add(1),
-                    _ => rng.next_u64() as u8,
-                };
-            }
+            edit_bytes(&mut rng, &mut d, 2);
             frame_lazy_check::run(&d);
             runs += 1;
         }
@@ -1272,15 +1256,7 @@ fn sframe_open_survives_mutated_seeds() {
         assert!(sframe_open_check::run(&seed) > 0, "a seed sframe opens");
         for _ in 0..25 {
             let mut d = seed.clone();
-            for _ in 0..1 + rng.below(4) {
-                let at = 1 + rng.below(d.len() as u64 - 1) as usize;
-                d[at] = match rng.below(4) {
-                    0 => 0,
-                    1 => 0xff,
-                    2 => d[at].wrapping_add(1),
-                    _ => rng.next_u64() as u8,
-                };
-            }
+            edit_bytes(&mut rng, &mut d, 1);
             opened += (sframe_open_check::run(&d) > 0) as usize;
             runs += 1;
         }
@@ -1341,4 +1317,18 @@ fn sframe_open_retyped_special_chunk() {
         sframe_open_check::run(&input) > 1,
         "the sframe opens and the insert succeeds"
     );
+}
+
+/// Overwrites 1 to 4 bytes of `d` at or after `from` with 0, 0xff, the byte plus one or a random
+/// byte: the deterministic mutations the `*_survives_mutated_seeds` tests run their checks on.
+fn edit_bytes(rng: &mut common::Rng, d: &mut [u8], from: usize) {
+    for _ in 0..1 + rng.below(4) {
+        let at = from + rng.below((d.len() - from) as u64) as usize;
+        d[at] = match rng.below(4) {
+            0 => 0,
+            1 => 0xff,
+            2 => d[at].wrapping_add(1),
+            _ => rng.next_u64() as u8,
+        };
+    }
 }
