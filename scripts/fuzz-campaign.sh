@@ -35,7 +35,21 @@ export CFLAGS="${CFLAGS:-} -fno-sanitize-address-use-after-scope"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0"
 build="$root/fuzz/target-campaign/build"
 (cd "$snap/fuzz" && nice -n 19 cargo +nightly fuzz build --target-dir "$build") || exit 1
-bin="$build/x86_64-unknown-linux-gnu/release"
+# The targets fuzz/sanitizer-none names are built again without a sanitizer, in a directory of
+# their own, and run from there.
+nosan="$build-nosan"
+none=()
+[ -f "$snap/fuzz/sanitizer-none" ] && none=($(grep -v '^#' "$snap/fuzz/sanitizer-none"))
+for t in ${none[@]+"${none[@]}"}; do
+  (cd "$snap/fuzz" && nice -n 19 cargo +nightly fuzz build -s none --target-dir "$nosan" "$t") || exit 1
+done
+bin_of() { # bin_of TARGET: the binary to run
+  if printf '%s\n' ${none[@]+"${none[@]}"} | grep -qx "$1"; then
+    echo "$nosan/x86_64-unknown-linux-gnu/release/$1"
+  else
+    echo "$build/x86_64-unknown-linux-gnu/release/$1"
+  fi
+}
 log="$root/fuzz/campaign.log"
 
 run_one() { # run_one TARGET: one timed run; appends its line to the log
@@ -44,9 +58,10 @@ run_one() { # run_one TARGET: one timed run; appends its line to the log
   mkdir -p "$corpus" "$root/fuzz/artifacts/$t"
   [ -d "$snap/fuzz/seeds/$t" ] && extra+=("$snap/fuzz/seeds/$t")
   [ -d "$snap/fuzz/regressions/$t" ] && extra+=("$snap/fuzz/regressions/$t")
+  [ -d "$snap/fuzz/minimised/$t" ] && extra+=("$snap/fuzz/minimised/$t")
   out="$root/fuzz/artifacts/$t/run-$(date -u +%Y%m%dT%H%M%S).log"
   local t0=$SECONDS
-  nice -n 19 "$bin/$t" "$corpus" ${extra[@]+"${extra[@]}"} -max_total_time="$secs" \
+  nice -n 19 "$(bin_of "$t")" "$corpus" ${extra[@]+"${extra[@]}"} -max_total_time="$secs" \
     -print_final_stats=1 -rss_limit_mb=2048 -timeout=60 -artifact_prefix="$root/fuzz/artifacts/$t/" \
     >"$out" 2>&1
   local rc=$? execs cov ft units rss result=ok

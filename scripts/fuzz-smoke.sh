@@ -23,8 +23,14 @@ for f in fuzz_targets/*.rs; do
     echo "=== fuzz target $t (${secs}s)"
     mkdir -p "corpus/$t"
     seeds=()
-    if [ -d "seeds/$t" ]; then seeds=("seeds/$t"); fi  # committed seeds, read only
-    if ! cargo +nightly fuzz run "$t" "corpus/$t" ${seeds[@]+"${seeds[@]}"} -- -max_total_time="$secs" -print_final_stats=1; then
+    for d in seeds regressions minimised; do  # committed inputs, read only
+        if [ -d "$d/$t" ]; then seeds+=("$d/$t"); fi
+    done
+    # The targets fuzz/sanitizer-none names build without a sanitizer, in a target directory
+    # of their own (so the ASan build of the others is not redone).
+    build=()
+    if grep -qx "$t" sanitizer-none; then build=(-s none --target-dir target/nosan); fi
+    if ! cargo +nightly fuzz run ${build[@]+"${build[@]}"} "$t" "corpus/$t" ${seeds[@]+"${seeds[@]}"} -- -max_total_time="$secs" -print_final_stats=1; then
         echo "!!! fuzz target $t FAILED (see fuzz/artifacts/$t)" >&2
         status=1
     fi

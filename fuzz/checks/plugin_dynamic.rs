@@ -15,15 +15,15 @@
 //! - `load_from` of a file holding input bytes (always after a first byte that is not `0x7f`,
 //!   so the file is never an ELF object and no code of it can run), of a missing file and of a
 //!   directory fails with the kind's error.
-//! - Real shared libraries the check builds once with `cc` (no `info`; an `info` table naming
-//!   five defined functions; one naming two defined and a missing third; one with a NULL second
-//!   entry; one naming a missing second function), loaded through a hard link whose name comes
-//!   from the input (the first candidate of a plugin path listing the scratch directory): the
-//!   load succeeds exactly when the table names the kind's functions and they are defined, and
-//!   then gives those names, non-NULL addresses, the path loaded, and the same addresses on a
-//!   second load. Without `cc`, `libz.so.1` and `libc.so.6` stand in (libraries without `info`).
-//!   Input names never reach `dlopen` without a directory part (no search of the system's
-//!   library path with a chosen name).
+//! - Real shared libraries the check builds once with the target's C compiler (no `info`; an
+//!   `info` table naming five defined functions; one naming two defined and a missing third;
+//!   one with a NULL second entry; one naming a missing second function), loaded through a
+//!   hard link whose name comes from the input (the first candidate of a plugin path listing
+//!   the scratch directory): the load succeeds exactly when the table names the kind's
+//!   functions and they are defined, and then gives those names, non-NULL addresses, the path
+//!   loaded, and the same addresses on a second load. Without a compiler, `libz.so.1` and
+//!   `libc.so.6` stand in (libraries without `info`). Input names never reach `dlopen` without
+//!   a directory part (no search of the system's library path with a chosen name).
 //!
 //! Input: `flags | name length | name | path length | plugin path | rest` (flags: bits 0-1 the
 //! kind, bits 2-4 which library file, bit 5 list the scratch directory first). `rest` is both
@@ -81,7 +81,7 @@ fn libs() -> &'static [TestLib] {
             let c = dir.join(format!("p{k}.c"));
             let so = dir.join(format!("p{k}.so"));
             std::fs::write(&c, src).expect("write plugin source");
-            let built = std::process::Command::new("cc")
+            let built = std::process::Command::new(target_cc())
                 .args(["-shared", "-fPIC", "-O0", "-o"])
                 .arg(&so)
                 .arg(&c)
@@ -107,6 +107,22 @@ fn libs() -> &'static [TestLib] {
         }
         out
     })
+}
+
+/// The C compiler that builds libraries this process can load: under a cross test (aarch64 under
+/// qemu) the host's `cc` would build host objects, so the target's compiler comes first, named
+/// as the cc crate names it (`CC_<arch>_unknown_linux_gnu`, which scripts/cross-aarch64.sh sets),
+/// then `CC`, then `cc`. Under wine no compiler is reachable by these names and the stand-ins
+/// below are used.
+fn target_cc() -> String {
+    let target = format!("CC_{}_unknown_linux_gnu", std::env::consts::ARCH);
+    let named = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
+    let env = if cfg!(target_os = "linux") {
+        named(&target).or_else(|| named("CC"))
+    } else {
+        None
+    };
+    env.unwrap_or_else(|| "cc".into())
 }
 
 fn scratch_dir() -> PathBuf {
