@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hostile-frame probe (tests/hostile/probe.c): deterministic mutants of the c-blosc2 corpus
-# (../shared/corpus) and of the probe's own hostile frames (tests/hostile/bases), each opened
+# (../shared/corpus) and of the frames of fuzz/seeds/frame_open, each opened
 # and read whole in a child process under RLIMIT_AS and RLIMIT_CPU, through every reading path
 # (in-memory frames, cframe files, frames at an offset, sframes; lazy chunks, getitem, VL blocks,
 # metalayers, vlmetalayers, b2nd). Fails when any mutant crashes, runs out of memory or time.
@@ -10,7 +10,7 @@
 #        scripts/hostile-probe.sh --compare [--per-base N]                  libb2frame vs c-blosc2
 # --compare runs the same mutants on both libraries without the address-space limit (CPU limit
 # 20 s) and reports, per library, the peak RSS and CPU time of each mutant and where libb2frame
-# needs more than c-blosc2 (docs/hostile-input.md has the figures).
+# needs more than c-blosc2 (docs/hostile-input.md has the figures and the command).
 # Environment: CARGO_TARGET_DIR (libb2frame is built with cargo build --release first).
 set -euo pipefail
 shopt -s nullglob
@@ -48,12 +48,12 @@ cargo build --release --quiet
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2frame-hostile.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The bases: every corpus frame (at its offset), python-blosc2's frames of the fuzz seeds and
-# the probe's own hostile frames.
+# The bases: every corpus frame (at its offset) and the frames of the frame_open fuzz seeds
+# (c-blosc2's and b2frame's); mutants 1-16 of each forge its chunks' claims.
 : >"$work/bases"
 [ -z "$corpus" ] || awk '/^path /{p=$2} /^kind /{k=$2} /^offset /{o=$2} /^end/{print k, "'"$corpus"'/" p, o}' \
   "$corpus/manifest.txt" >"$work/bases"
-for f in "$root"/fuzz/seeds/frame_open/* "$root"/tests/hostile/bases/*; do
+for f in "$root"/fuzz/seeds/frame_open/*; do
   case "$f" in
     *.b2sframe) echo "sframe $f 0" ;;
     *) echo "cframe $f 0" ;;
