@@ -17,22 +17,43 @@ export CFLAGS="${CFLAGS:-} -fno-sanitize-address-use-after-scope"
 # its decode template, compiled twice into one object, has a function-local static array.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0"
 
-status=0
+# The targets fuzz/sanitizer-none names build without a sanitizer, in a target directory of
+# their own (so the ASan build of the others is not redone). That build runs in the background
+# while the ASan targets fuzz (each on one core), and those targets run last.
+asan=() none=()
 for f in fuzz_targets/*.rs; do
     t="$(basename "$f" .rs)"
+    if grep -qx "$t" sanitizer-none; then none+=("$t"); else asan+=("$t"); fi
+done
+nosan=(-s none --target-dir target/nosan)
+cargo +nightly fuzz build "${asan[0]}"
+nosan_log=$(mktemp)
+nosan_pid=
+if [ ${#none[@]} -gt 0 ]; then
+    nice -n 10 cargo +nightly fuzz build "${nosan[@]}" "${none[@]}" >"$nosan_log" 2>&1 &
+    nosan_pid=$!
+fi
+
+status=0
+run_target() { # run_target TARGET [BUILD FLAGS...]
+    local t=$1 seeds=() d
+    shift
     echo "=== fuzz target $t (${secs}s)"
     mkdir -p "corpus/$t"
-    seeds=()
     for d in seeds regressions minimised; do  # committed inputs, read only
         if [ -d "$d/$t" ]; then seeds+=("$d/$t"); fi
     done
-    # The targets fuzz/sanitizer-none names build without a sanitizer, in a target directory
-    # of their own (so the ASan build of the others is not redone).
-    build=()
-    if grep -qx "$t" sanitizer-none; then build=(-s none --target-dir target/nosan); fi
-    if ! cargo +nightly fuzz run ${build[@]+"${build[@]}"} "$t" "corpus/$t" ${seeds[@]+"${seeds[@]}"} -- -max_total_time="$secs" -print_final_stats=1; then
+    if ! cargo +nightly fuzz run "$@" "$t" "corpus/$t" ${seeds[@]+"${seeds[@]}"} -- -max_total_time="$secs" -print_final_stats=1; then
         echo "!!! fuzz target $t FAILED (see fuzz/artifacts/$t)" >&2
         status=1
     fi
-done
+}
+for t in "${asan[@]}"; do run_target "$t"; done
+if [ -n "$nosan_pid" ] && ! wait "$nosan_pid"; then
+    cat "$nosan_log" >&2
+    echo "!!! the build without a sanitizer failed" >&2
+    status=1
+fi
+rm -f "$nosan_log"
+for t in ${none[@]+"${none[@]}"}; do run_target "$t" "${nosan[@]}"; done
 exit $status
