@@ -1319,6 +1319,20 @@ fn sframe_open_retyped_special_chunk() {
     );
 }
 
+/// sframe_open finding: a NaN chunk of 8-byte items inserted into an sframe of 1-byte items was
+/// kept as a NaN index entry, which reads back with the frame's typesize, and NaNs of 1 byte do
+/// not decode: a successful insert left a chunk that could not be read (c-blosc2 3.3.5 writes
+/// the same entry). Such a chunk is now stored as its regular equivalent in its own typesize,
+/// and the check requires every new chunk to read back as its own bytes.
+#[test]
+fn sframe_open_nan_chunk_of_other_items_reads_back() {
+    let input = regression("sframe_open", "special-retyped-undecodable");
+    assert!(
+        sframe_open_check::run(&input) > 1,
+        "the sframe opens and the insert succeeds"
+    );
+}
+
 /// Overwrites 1 to 4 bytes of `d` at or after `from` with 0, 0xff, the byte plus one or a random
 /// byte: the deterministic mutations the `*_survives_mutated_seeds` tests run their checks on.
 fn edit_bytes(rng: &mut common::Rng, d: &mut [u8], from: usize) {

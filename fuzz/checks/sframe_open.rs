@@ -449,28 +449,16 @@ fn check(dir: &Path, mut script: &[u8]) -> usize {
                 .as_ref()
                 .filter(|h| (0..=MAX_CHUNK_NBYTES).contains(&h.nbytes))
                 .and_then(|_| b2frame::chunk::decompress_vec(&chunk).ok());
-            // A special chunk the frame keeps as an index entry reads back with the frame's
-            // typesize (as in c-blosc2): a NaN chunk of 8-byte items in a frame of 4-byte
-            // items gives 4-byte NaNs. Only its size is then the chunk's.
-            let retyped = h.as_ref().is_some_and(|h| {
-                h.special().is_some() && i64::from(h.typesize) != i64::from(sc.cparams().typesize)
-            });
+            // A special chunk reads back as its own bytes: the frame keeps it as an index
+            // entry only where the frame's typesize gives the same bytes (a NaN chunk of other
+            // items is stored as its regular equivalent).
             if let (Some(want), Some(got)) = (want, now.get(at as usize)) {
-                if retyped {
-                    assert_eq!(
-                        got.decoded.as_ref().map(Vec::len),
-                        Some(want.len()),
-                        "the new special chunk {at} (op {}) does not read back",
-                        op % 4
-                    );
-                } else {
-                    assert_eq!(
-                        got.decoded.as_ref(),
-                        Some(&want),
-                        "the new chunk {at} (op {}) does not read back",
-                        op % 4
-                    );
-                }
+                assert_eq!(
+                    got.decoded.as_ref(),
+                    Some(&want),
+                    "the new chunk {at} (op {}) does not read back",
+                    op % 4
+                );
             }
         }
         if !shared {

@@ -163,10 +163,17 @@ impl Frame {
         info: &ChunkInfo,
         undo: &mut Undo,
     ) -> Result<ChunkLoc> {
+        let ts = self.header.typesize;
         match SpecialKind::from_special_id(info.special) {
-            Some(kind) if self.header.chunksize != 0 => Ok(ChunkLoc::Special(kind)),
+            Some(kind)
+                if self.header.chunksize != 0
+                    && offsets::keeps_as_entry(kind, ts, info.typesize) =>
+            {
+                Ok(ChunkLoc::Special(kind))
+            }
             Some(kind) => {
-                let c = offsets::regular_equivalent(kind, self.header.typesize, info.nbytes)?;
+                let ts = offsets::equivalent_typesize(kind, ts, info.typesize);
+                let c = offsets::regular_equivalent(kind, ts, info.nbytes)?;
                 self.store_payload(&c, undo)
             }
             None => self.store_payload(chunk, undo),
@@ -304,15 +311,23 @@ impl Frame {
         };
         self.transaction(|f, undo| {
             let variable = f.needs_variable(Op::Update(i), i64::from(info.nbytes))?;
+            let ts = f.header.typesize;
             let new_special = match SpecialKind::from_special_id(info.special) {
-                Some(k) if !variable && f.header.chunksize != 0 => Some(k),
+                Some(k)
+                    if !variable
+                        && f.header.chunksize != 0
+                        && offsets::keeps_as_entry(k, ts, info.typesize) =>
+                {
+                    Some(k)
+                }
                 _ => None,
             };
-            // In variable mode a special chunk is stored as its regular equivalent.
+            // In variable mode (or retyped) a special chunk is stored as its regular equivalent.
             let owned;
             let chunk: &[u8] = match SpecialKind::from_special_id(info.special) {
                 Some(k) if new_special.is_none() => {
-                    owned = offsets::regular_equivalent(k, f.header.typesize, info.nbytes)?;
+                    let ts = offsets::equivalent_typesize(k, ts, info.typesize);
+                    owned = offsets::regular_equivalent(k, ts, info.nbytes)?;
                     &owned
                 }
                 _ => chunk,

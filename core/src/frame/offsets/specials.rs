@@ -6,6 +6,29 @@
 
 use super::*;
 
+/// Whether a frame of `frame_typesize` may keep an incoming special chunk of `kind`, whose
+/// items are `chunk_typesize` bytes, as an index entry (with a fixed chunksize). An entry reads
+/// back with the frame's typesize, as in c-blosc2; that changes nothing for zeros and
+/// uninitialised chunks, but NaN bytes depend on it: a NaN chunk of other items would read back
+/// as other bytes, or (frame typesizes other than 4 and 8) not at all. Such a chunk is stored as
+/// its regular equivalent in its own typesize instead ([`equivalent_typesize`]). A NaN chunk
+/// whose own typesize is neither 4 nor 8 does not decode by itself; it keeps c-blosc2's entry.
+pub fn keeps_as_entry(kind: SpecialKind, frame_typesize: i32, chunk_typesize: u8) -> bool {
+    kind != SpecialKind::Nan
+        || frame_typesize == i32::from(chunk_typesize)
+        || !matches!(chunk_typesize, 4 | 8)
+}
+
+/// The typesize of the regular equivalent of an incoming special chunk (see
+/// [`keeps_as_entry`]): the frame's, unless the chunk's bytes depend on its own.
+pub fn equivalent_typesize(kind: SpecialKind, frame_typesize: i32, chunk_typesize: u8) -> i32 {
+    if keeps_as_entry(kind, frame_typesize, chunk_typesize) {
+        frame_typesize
+    } else {
+        i32::from(chunk_typesize)
+    }
+}
+
 /// The blocksize c-blosc2 writes into a synthesised special chunk: its automatic blocksize for
 /// `BLOSC2_CPARAMS_DEFAULTS` (BloscLZ, clevel 5, shuffle) with the frame's typesize, or the
 /// frame's requested blocksize (docs/format/chunk.md#blocksize, verified against 3.3.5 output).
