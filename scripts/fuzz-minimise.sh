@@ -33,7 +33,7 @@ for t in "${targets[@]}"; do
   ls "$work/merged" >"$work/committed"
   inputs=()
   for d in "minimised/$t" "corpus/$t"; do [ -d "$d" ] && inputs+=("$d"); done
-  nice -n 19 "$bin" -merge=1 -rss_limit_mb=2048 -timeout=60 "$work/merged" ${inputs[@]+"${inputs[@]}"} \
+  nice -n 19 "$bin" -merge=1 -rss_limit_mb=2048 -timeout=60 -artifact_prefix="$work/" "$work/merged" ${inputs[@]+"${inputs[@]}"} \
     >"$work/log" 2>&1 || { tail -n 20 "$work/log" >&2; exit 1; }
   (cd "$work/merged" && xargs -a "$work/committed" -d '\n' rm -f --)
   rm -rf "minimised/$t"
