@@ -1346,3 +1346,18 @@ fn edit_bytes(rng: &mut common::Rng, d: &mut [u8], from: usize) {
         };
     }
 }
+
+/// sframe_open finding: an index whose `cbytes` claims less than its chunk file holds (1063
+/// for a 1066-byte file); an insert adds the new chunk's 65 bytes, a delete of the old chunk
+/// then subtracts its 1066, and the index claims 62 bytes. The reader refused every chunk
+/// file larger than the index's `cbytes`, so the 65-byte chunk that read before the delete did
+/// not read after it, nor after a reopen. c-blosc2 does not bound chunk files by the index's
+/// `cbytes`; b2frame no longer does either (the file's own size bounds what is read).
+#[test]
+fn sframe_open_delete_after_an_understated_cbytes_keeps_chunks_readable() {
+    let input = regression("sframe_open", "delete-after-understated-cbytes");
+    assert!(
+        sframe_open_check::run(&input) > 1,
+        "the sframe opens and the mutations run"
+    );
+}

@@ -354,7 +354,7 @@ impl Frame {
                 Backing::Contiguous(store) => {
                     cframe::fetch_chunk(store, &self.header, at, self.span_hint(i, at), buf)
                 }
-                Backing::Sparse(dir) => dir.fetch_chunk(&self.header, at, buf).map(Fetched::Read),
+                Backing::Sparse(dir) => dir.fetch_chunk(at, buf).map(Fetched::Read),
             },
         }
     }
@@ -433,7 +433,7 @@ impl Frame {
             )),
             Loc::Stored(at) => match &self.backing {
                 Backing::Contiguous(store) => cframe::read_chunk_info(store, &self.header, at),
-                Backing::Sparse(dir) => dir.read_chunk_info(&self.header, at),
+                Backing::Sparse(dir) => dir.read_chunk_info(at),
             },
         }
     }

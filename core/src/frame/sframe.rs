@@ -7,7 +7,7 @@
 //! filesystem. [`SparseDir`] carries that choice.
 
 use super::chunkinfo::{ChunkInfo, EXTENDED_HEADER_LEN, MIN_HEADER_LEN};
-use super::header::{FrameHeader, FrameType};
+use super::header::FrameType;
 use super::io::Store;
 use super::record;
 use super::udio::{UdioStore, UserIo};
@@ -202,10 +202,10 @@ impl SparseDir {
         Ok(head)
     }
 
-    /// Reads chunk file `id`, checking its cbytes against the file and the frame's cbytes.
-    pub fn read_chunk(&self, header: &FrameHeader, id: u64) -> Result<Vec<u8>> {
+    /// Reads chunk file `id`, checking its cbytes against the file.
+    pub fn read_chunk(&self, id: u64) -> Result<Vec<u8>> {
         let mut buf = Vec::new();
-        let n = self.fetch_chunk(header, id, &mut buf)?;
+        let n = self.fetch_chunk(id, &mut buf)?;
         buf.truncate(n);
         Ok(buf)
     }
@@ -213,13 +213,13 @@ impl SparseDir {
     /// [`SparseDir::read_chunk`] into a reusable buffer (see [`super::io::sized`]); returns the
     /// chunk's length (its first bytes in `buf`). The file is sized (`fstat`) before anything
     /// is allocated and read with one positioned read.
-    pub fn fetch_chunk(&self, header: &FrameHeader, id: u64, buf: &mut Vec<u8>) -> Result<usize> {
+    pub fn fetch_chunk(&self, id: u64, buf: &mut Vec<u8>) -> Result<usize> {
         let path = chunk_path(&self.dir, id)?;
         let size = match &self.io {
             None => {
                 let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
                 let size = f.metadata().map_err(|_| Error::FileRead)?.len();
-                check_chunk_file_size(size, header)?;
+                check_chunk_file_size(size)?;
                 crate::sys::read_exact_at(&f, super::io::sized(buf, size as usize), 0)
                     .map_err(|_| Error::ReadBuffer)?;
                 size as usize
@@ -227,7 +227,7 @@ impl SparseDir {
             Some(io) => {
                 let mut s = io.open(&path, "rb")?;
                 let size = s.size()?;
-                check_chunk_file_size(size, header)?;
+                check_chunk_file_size(size)?;
                 s.read_exact_at(0, super::io::sized(buf, size as usize))?;
                 size as usize
             }
@@ -241,14 +241,14 @@ impl SparseDir {
 
     /// Header fields of chunk file `id`, checked like [`SparseDir::fetch_chunk`] checks them,
     /// reading only the chunk's header (at most 32 bytes).
-    pub fn read_chunk_info(&self, header: &FrameHeader, id: u64) -> Result<ChunkInfo> {
+    pub fn read_chunk_info(&self, id: u64) -> Result<ChunkInfo> {
         let path = chunk_path(&self.dir, id)?;
         let mut head = [0u8; EXTENDED_HEADER_LEN];
         let (size, n) = match &self.io {
             None => {
                 let f = std::fs::File::open(path).map_err(|_| Error::FileOpen)?;
                 let size = f.metadata().map_err(|_| Error::FileRead)?.len();
-                check_chunk_file_size(size, header)?;
+                check_chunk_file_size(size)?;
                 let n = size.min(head.len() as u64) as usize;
                 crate::sys::read_exact_at(&f, &mut head[..n], 0).map_err(|_| Error::ReadBuffer)?;
                 (size, n)
@@ -256,7 +256,7 @@ impl SparseDir {
             Some(io) => {
                 let mut s = io.open(&path, "rb")?;
                 let size = s.size()?;
-                check_chunk_file_size(size, header)?;
+                check_chunk_file_size(size)?;
                 let n = size.min(head.len() as u64) as usize;
                 s.read_exact_at(0, &mut head[..n])?;
                 (size, n)
@@ -371,9 +371,13 @@ impl SparseDir {
     }
 }
 
-/// A chunk file must hold at least a chunk header and no more than the whole frame's cbytes.
-fn check_chunk_file_size(size: u64, header: &FrameHeader) -> Result<()> {
-    if size < MIN_HEADER_LEN as u64 || size > header.cbytes as u64 {
+/// A chunk file must hold at least a chunk header, and no more than a chunk can be (its
+/// `cbytes` is an `i32`); what it reads is bounded by the file itself. The index's `cbytes`
+/// does not bound it (c-blosc2 does not check it either): a hostile index may claim less than
+/// its chunk files hold, mutations carry that difference along, and a delete then left a chunk
+/// that read before unreadable.
+fn check_chunk_file_size(size: u64) -> Result<()> {
+    if size < MIN_HEADER_LEN as u64 || size > i32::MAX as u64 {
         return Err(Error::ReadBuffer);
     }
     Ok(())

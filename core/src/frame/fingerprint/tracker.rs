@@ -191,7 +191,7 @@ impl Frame {
                     let piece = match fp.sparse.chunks.get(&id) {
                         Some(&c) => c,
                         None => {
-                            let n = dir.fetch_chunk(header, id, &mut buf)?;
+                            let n = dir.fetch_chunk(id, &mut buf)?;
                             let c = Piece::of(&buf[..n]);
                             fp.sparse.chunks.insert(id, c);
                             c
@@ -235,7 +235,7 @@ impl Frame {
                 let mut buf = Vec::new();
                 let mut ok = true;
                 for id in stored_ids(&self.locs) {
-                    match dir.fetch_chunk(&self.header, id, &mut buf) {
+                    match dir.fetch_chunk(id, &mut buf) {
                         Ok(n) => p = p.then(Piece::of(&buf[..n])),
                         Err(_) => ok = false,
                     }
