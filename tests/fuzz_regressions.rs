@@ -1305,18 +1305,23 @@ fn plugin_dynamic_survives_mutated_seeds() {
     );
 }
 
-/// sframe_open finding in the check's model: a NaN special chunk of 8-byte items inserted into
-/// an sframe of 4-byte items is kept as a special index entry and reads back as 4-byte NaNs
-/// (the frame's typesize, as in c-blosc2), not as the bytes the chunk alone decodes to. The
-/// check now compares only the size of such a retyped special chunk; the input still runs
-/// every other property, and its insert must succeed and read back.
-#[test]
-fn sframe_open_retyped_special_chunk() {
-    let input = regression("sframe_open", "nan-special-retyped");
+/// Runs the sframe_open check on regression input `name`, which must open and take the
+/// mutation its script makes (the check counts more than the open).
+fn sframe_open_regression(name: &str) {
+    let input = regression("sframe_open", name);
     assert!(
         sframe_open_check::run(&input) > 1,
-        "the sframe opens and the insert succeeds"
+        "{name}: the sframe opens and the mutation succeeds"
     );
+}
+
+/// sframe_open finding in the check's model: a NaN special chunk of 8-byte items inserted into
+/// an sframe of 4-byte items was kept as a special index entry and read back as 4-byte NaNs
+/// (the frame's typesize, as in c-blosc2), not as the bytes the chunk alone decodes to. Since
+/// the fix below it is stored as its regular equivalent, and the check wants its own bytes back.
+#[test]
+fn sframe_open_retyped_special_chunk() {
+    sframe_open_regression("nan-special-retyped");
 }
 
 /// sframe_open finding: a NaN chunk of 8-byte items inserted into an sframe of 1-byte items was
@@ -1326,11 +1331,18 @@ fn sframe_open_retyped_special_chunk() {
 /// and the check requires every new chunk to read back as its own bytes.
 #[test]
 fn sframe_open_nan_chunk_of_other_items_reads_back() {
-    let input = regression("sframe_open", "special-retyped-undecodable");
-    assert!(
-        sframe_open_check::run(&input) > 1,
-        "the sframe opens and the insert succeeds"
-    );
+    sframe_open_regression("special-retyped-undecodable");
+}
+
+/// sframe_open finding: an index whose `cbytes` claims less than its chunk file holds (1063
+/// for a 1066-byte file); an insert adds the new chunk's 65 bytes, a delete of the old chunk
+/// then subtracts its 1066, and the index claims 62 bytes. The reader refused every chunk
+/// file larger than the index's `cbytes`, so the 65-byte chunk that read before the delete did
+/// not read after it, nor after a reopen. c-blosc2 does not bound chunk files by the index's
+/// `cbytes`; b2frame no longer does either (the file's own size bounds what is read).
+#[test]
+fn sframe_open_delete_after_an_understated_cbytes_keeps_chunks_readable() {
+    sframe_open_regression("delete-after-understated-cbytes");
 }
 
 /// Overwrites 1 to 4 bytes of `d` at or after `from` with 0, 0xff, the byte plus one or a random
@@ -1345,19 +1357,4 @@ fn edit_bytes(rng: &mut common::Rng, d: &mut [u8], from: usize) {
             _ => rng.next_u64() as u8,
         };
     }
-}
-
-/// sframe_open finding: an index whose `cbytes` claims less than its chunk file holds (1063
-/// for a 1066-byte file); an insert adds the new chunk's 65 bytes, a delete of the old chunk
-/// then subtracts its 1066, and the index claims 62 bytes. The reader refused every chunk
-/// file larger than the index's `cbytes`, so the 65-byte chunk that read before the delete did
-/// not read after it, nor after a reopen. c-blosc2 does not bound chunk files by the index's
-/// `cbytes`; b2frame no longer does either (the file's own size bounds what is read).
-#[test]
-fn sframe_open_delete_after_an_understated_cbytes_keeps_chunks_readable() {
-    let input = regression("sframe_open", "delete-after-understated-cbytes");
-    assert!(
-        sframe_open_check::run(&input) > 1,
-        "the sframe opens and the mutations run"
-    );
 }

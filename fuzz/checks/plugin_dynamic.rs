@@ -113,7 +113,9 @@ fn libs() -> &'static [TestLib] {
 /// qemu) the host's `cc` would build host objects, so the target's compiler comes first, named
 /// as the cc crate names it (`CC_<arch>_unknown_linux_gnu`, which scripts/cross-aarch64.sh sets),
 /// then `CC`, then `cc`. Under wine no compiler is reachable by these names and the stand-ins
-/// below are used.
+/// below are used. (tests/common's `target_cc` reads `B2FRAME_TARGET_CC` first, the wine
+/// stand-in compiler; this check is also built into the fuzz crate, which cannot use
+/// tests/common, and builds no libraries under wine.)
 fn target_cc() -> String {
     let target = format!("CC_{}_unknown_linux_gnu", std::env::consts::ARCH);
     let named = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
