@@ -7,6 +7,7 @@
 use super::par::lock;
 use crate::error::Result;
 use crate::pool::Threads;
+use crate::sys::Out;
 use std::sync::Mutex;
 
 /// `dst.copy_from_slice(src)`, cut into 2 KiB pieces when `dst` starts 1 to 63 bytes after
@@ -16,17 +17,9 @@ use std::sync::Mutex;
 /// `rep movsb` threshold and take the vector loop, ~57 GB/s at every distance. The chunk writer hits such distances by construction: a raw
 /// stream `4 * (s + 1)` bytes into a block buffer, copied from stream `s` of a filter buffer
 /// with the same page offset.
+/// The copy itself is [`Out::copy_from`], which also writes pieces of new output.
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
-    const PIECE: usize = 2048;
-    let dist = (dst.as_ptr() as usize).wrapping_sub(src.as_ptr() as usize) % 4096;
-    if src.len() <= PIECE || dist == 0 || dist >= 64 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    assert_eq!(dst.len(), src.len(), "copy_bytes: lengths differ");
-    for (d, s) in dst.chunks_mut(PIECE).zip(src.chunks(PIECE)) {
-        d.copy_from_slice(s);
-    }
+    Out::init(dst).copy_from(src);
 }
 
 /// From this many bytes on, a memcpyed chunk of several blocks is copied by all the threads
@@ -36,21 +29,28 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 pub(crate) const PARALLEL_COPY_MIN: usize = 256 << 10;
 
 /// `dst.copy_from_slice(src)` by every thread of `threads`, one piece each: a large copy is
-/// bound by one core's memory bandwidth, which two cores exceed.
-pub(crate) fn copy_parallel(threads: &mut Threads, dst: &mut [u8], src: &[u8]) -> Result<()> {
+/// bound by one core's memory bandwidth, which two cores exceed. `dst` may be new output
+/// ([`Out`]): each piece is written in whole.
+pub(crate) fn copy_parallel(threads: &mut Threads, mut dst: Out<'_>, src: &[u8]) -> Result<()> {
     assert_eq!(dst.len(), src.len(), "copy_parallel: lengths differ");
     let n = threads.count();
     if n < 2 {
-        copy_bytes(dst, src);
+        dst.copy_from(src);
         return Ok(());
     }
     // Pieces of whole cache lines, so no two threads write the same line.
     let step = src.len().div_ceil(n).next_multiple_of(64);
-    let pieces: Vec<Mutex<&mut [u8]>> = dst.chunks_mut(step).map(Mutex::new).collect();
+    let mut pieces: Vec<Mutex<Out<'_>>> = Vec::with_capacity(n);
+    while dst.len() > step {
+        let (a, b) = dst.split_at(step);
+        pieces.push(Mutex::new(a));
+        dst = b;
+    }
+    pieces.push(Mutex::new(dst));
     threads.for_each(pieces.len(), &|_, k| {
         let mut to = lock(&pieces[k]);
         let len = to.len();
-        copy_bytes(&mut to, &src[k * step..k * step + len]);
+        to.copy_from(&src[k * step..k * step + len]);
     })
 }
 

@@ -221,12 +221,5 @@ pub fn decompress_into_with(chunk: &[u8], dst: &mut [u8], dparams: &DParams) -> 
 
 /// [`decompress_vec`] with `dparams`.
 pub fn decompress_vec_with(chunk: &[u8], dparams: &DParams) -> Result<Vec<u8>> {
-    let h = header::ChunkHeader::read(chunk, true)?;
-    // nbytes is the chunk's claim: a special chunk of a few bytes may legitimately claim
-    // gigabytes, so the buffer is what the allocator can give, touched only where decoded.
-    let mut dst = crate::sys::try_zeroed(h.nbytes.max(0) as usize).ok_or(Error::MemoryAlloc)?;
-    let mut d = Decompressor::new(*dparams, no_hooks())?;
-    let n = d.decompress(chunk, &mut dst)?;
-    dst.truncate(n);
-    Ok(dst)
+    Decompressor::new(*dparams, no_hooks())?.decompress_to_vec(chunk)
 }

@@ -12,6 +12,7 @@
 use super::Hooks;
 use crate::error::{Error, Result};
 use crate::filters;
+use crate::sys::Out;
 
 /// One chunk's pipeline.
 pub(crate) struct Pipeline<'a> {
@@ -77,6 +78,16 @@ impl Pipeline<'_> {
             }
         }
         found
+    }
+
+    /// [`Pipeline::unshuffle_into`] into an [`Out`] piece: the byte unshuffle writes it in
+    /// whole; the bit unshuffle gets it zeroed first (unless initialised already).
+    pub fn unshuffle_out(&self, u: (u8, usize), src: &[u8], out: &mut Out<'_>) {
+        if u.0 == filters::SHUFFLE {
+            filters::shuffle::unshuffle_out(u.1, src, out);
+        } else {
+            self.unshuffle_into(u, src, out.bytes());
+        }
     }
 
     /// Runs the single unshuffle of [`Pipeline::single_unshuffle`] from `src` into `dst`.

@@ -14,6 +14,16 @@ use crate::frame::chunkinfo::ChunkInfo;
 pub trait ChunkDecoder {
     /// Decompresses `chunk` into `dst`; returns the bytes written.
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize>;
+    /// Decompresses `chunk` into a new vector of its nbytes. The default zeroes the vector
+    /// first; the built-in decoder writes it without ([`Decompressor::decompress_to_vec`]).
+    fn decompress_to_vec(&mut self, chunk: &[u8]) -> Result<Vec<u8>> {
+        let info = ChunkInfo::parse(chunk)?;
+        let n = usize::try_from(info.nbytes).map_err(|_| Error::Data)?;
+        let mut v = crate::sys::try_zeroed(n).ok_or(Error::MemoryAlloc)?;
+        let got = self.decompress(chunk, &mut v)?;
+        v.truncate(got);
+        Ok(v)
+    }
     /// Called with the chunk number before each chunk of the super-chunk is decompressed (what
     /// c-blosc2 stores in `schunk->current_nchunk` for postfilters).
     fn enter_chunk(&mut self, _nchunk: i64) {}
@@ -74,6 +84,10 @@ pub trait ChunkCodec: ChunkDecoder {
 impl ChunkDecoder for Decompressor {
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
         Decompressor::decompress(self, chunk, dst)
+    }
+
+    fn decompress_to_vec(&mut self, chunk: &[u8]) -> Result<Vec<u8>> {
+        Decompressor::decompress_to_vec(self, chunk)
     }
 
     fn getitem_bytes(
@@ -167,6 +181,10 @@ pub(super) fn compress_chunk(c: &mut Compressor, src: &[u8]) -> Result<Vec<u8>> 
 impl ChunkDecoder for Engines {
     fn decompress(&mut self, chunk: &[u8], dst: &mut [u8]) -> Result<usize> {
         ChunkDecoder::decompress(&mut self.decompressor, chunk, dst)
+    }
+
+    fn decompress_to_vec(&mut self, chunk: &[u8]) -> Result<Vec<u8>> {
+        self.decompressor.decompress_to_vec(chunk)
     }
 
     fn getitem_bytes(

@@ -34,11 +34,11 @@ impl SChunk {
     /// # Ok::<(), blosc2_frame::Error>(())
     /// ```
     pub fn decompress_chunk(&self, i: i64) -> Result<Vec<u8>> {
-        let n = self.chunk_nbytes(i)?;
-        let mut v = vec![0u8; usize::try_from(n).map_err(|_| Error::Data)?];
-        let got = self.decompress_chunk_into(i, &mut v)?;
-        v.truncate(got);
-        Ok(v)
+        self.with_decoder(|p| {
+            let c = self.chunk_in(i, &mut p.buf)?;
+            p.decoder.enter_chunk(i);
+            p.decoder.decompress_to_vec(c)
+        })
     }
 
     /// Decompresses chunk `i` into `dst`; returns its nbytes. A `dst` shorter than the chunk's

@@ -3,13 +3,15 @@
 //! given as C bytes. One function each, with a Unix and a Windows implementation; everything
 //! else (opening, sizes, truncation, `.b2lock` locking) uses std's portable calls directly.
 //! And one allocator call std offers only infallibly: zeroed buffers sized by input
-//! ([`try_zeroed`]).
+//! ([`try_zeroed`]), and output a decoder writes without zeroing it first ([`Out`]).
 
 use std::fs::File;
 use std::io;
 
 mod alloc;
 pub use alloc::try_zeroed;
+mod out;
+pub use out::{fill_new, Out};
 
 pub mod dl;
 

@@ -385,7 +385,7 @@ impl Compressor {
             copy_bytes(body, src);
             return Ok(());
         }
-        copy_parallel(&mut self.threads, body, src)
+        copy_parallel(&mut self.threads, crate::sys::Out::init(body), src)
     }
 
     /// Compresses one block per source into a VL-block chunk (version 6, never memcpyed,

@@ -235,6 +235,21 @@ pub(super) fn decode_block(
     tid: usize,
     post: bool,
 ) -> Result<()> {
+    decode_block_out(lay, w, j, &mut Out::init(out), dref, tid, post)
+}
+
+/// [`decode_block`] into an [`Out`] piece. The two writers that fill a whole block write a new
+/// piece as it is (a memcpyed block's copy, a single byte unshuffle: the common case); every
+/// other one gets it as bytes, zeroed first when new.
+pub(super) fn decode_block_out(
+    lay: &Layout<'_>,
+    w: &mut Worker,
+    j: usize,
+    out: &mut Out<'_>,
+    dref: Option<&[u8]>,
+    tid: usize,
+    post: bool,
+) -> Result<()> {
     let bsize = out.len();
     let post = post && lay.hooks.has_postfilter();
     let Worker {
@@ -245,13 +260,47 @@ pub(super) fn decode_block(
         raw,
         raw_at,
     } = w;
-    let target: &mut [u8] = if post {
-        scratch(block, bsize)?
-    } else {
-        &mut *out
-    };
+    if !post {
+        return decode_into(lay, codec, tmp, fills, raw, raw_at, j, out, dref);
+    }
+    // Decoded into scratch, then the postfilter writes `out`.
+    let mut decoded = Out::init(scratch(block, bsize)?);
+    decode_into(lay, codec, tmp, fills, raw, raw_at, j, &mut decoded, dref)?;
+    drop(decoded);
+    {
+        let (offset, _, _) = lay.block(j);
+        let mut args = PostfilterArgs {
+            input: scratch(block, bsize)?,
+            output: out.bytes(),
+            size: bsize as i32,
+            typesize: lay.h.typesize as i32,
+            offset: offset as i32,
+            nblock: j as i32,
+            tid: tid as i32,
+        };
+        lay.hooks
+            .postfilter(&mut args)
+            .map_err(|_| Error::Postfilter)?;
+    }
+    Ok(())
+}
+
+/// The decoding part of [`decode_block_out`] (everything but the postfilter), into `target`.
+#[allow(clippy::too_many_arguments)]
+fn decode_into(
+    lay: &Layout<'_>,
+    codec: &mut CodecState,
+    tmp: &mut Vec<u8>,
+    fills: &mut StreamFills,
+    raw: &mut Vec<u8>,
+    raw_at: &mut Vec<Option<usize>>,
+    j: usize,
+    target: &mut Out<'_>,
+    dref: Option<&[u8]>,
+) -> Result<()> {
+    let bsize = target.len();
     if lay.special != SpecialKind::None {
-        special::fill(lay.special, lay.src, &lay.h, target)?;
+        special::fill(lay.special, lay.src, &lay.h, target.bytes())?;
     } else if lay.memcpyed {
         let from = lay.hlen + j * lay.blocksize;
         match &lay.lazy {
@@ -260,17 +309,17 @@ pub(super) fn decode_block(
                 if cs <= 0 || cs > lz.max_csize || (from + bsize) as i64 > lay.h.cbytes as i64 {
                     return Err(Error::InvalidHeader);
                 }
-                lz.read(from as u64, target)?;
+                lz.read(from as u64, target.bytes())?;
             }
             None => {
                 let s = lay.src.get(from..from + bsize).ok_or(Error::ReadBuffer)?;
-                copy_bytes(target, s);
+                target.copy_from(s);
             }
         }
     } else if let Some(u) = lay.pipeline.single_unshuffle() {
         // Streams into scratch, then one unshuffle into place (no copy back). Byte shuffle
-        // leaves raw streams in the chunk and unshuffles them from there: they are read once,
-        // not copied into scratch first (c-blosc2 copies them).
+        // leaves raw streams in the chunk and unshuffles them from there: they are read
+        // once, not copied into scratch first (c-blosc2 copies them).
         let t = scratch(tmp, bsize)?;
         let gather = u.0 == crate::filters::SHUFFLE && u.1 >= 2;
         decode_streams(
@@ -291,9 +340,10 @@ pub(super) fn decode_block(
             };
             unshuffle_in_place(u, t, raw_at, src, target, &lay.pipeline);
         } else {
-            lay.pipeline.unshuffle_into(u, t, target);
+            lay.pipeline.unshuffle_out(u, t, target);
         }
     } else {
+        let target = target.bytes();
         decode_streams(lay, codec, j, target, None, raw, None)?;
         if lay.pipeline.backward_active() {
             fills.forget();
@@ -301,21 +351,6 @@ pub(super) fn decode_block(
             lay.pipeline
                 .backward(target, scratch(tmp, bsize)?, dref.map(|d| (offset, d)))?;
         }
-    }
-    if post {
-        let (offset, _, _) = lay.block(j);
-        let mut args = PostfilterArgs {
-            input: scratch(block, bsize)?,
-            output: out,
-            size: bsize as i32,
-            typesize: lay.h.typesize as i32,
-            offset: offset as i32,
-            nblock: j as i32,
-            tid: tid as i32,
-        };
-        lay.hooks
-            .postfilter(&mut args)
-            .map_err(|_| Error::Postfilter)?;
     }
     Ok(())
 }
@@ -327,7 +362,7 @@ fn unshuffle_in_place(
     tmp: &mut [u8],
     raw_at: &[Option<usize>],
     src: &[u8],
-    target: &mut [u8],
+    target: &mut Out<'_>,
     pipeline: &super::Pipeline<'_>,
 ) {
     let es = u.1;
@@ -337,7 +372,7 @@ fn unshuffle_in_place(
     if nstreams == 1 {
         // The block is one raw stream: the shuffled block itself.
         if let Some(s) = stream(0) {
-            crate::filters::unshuffle(es, s, target);
+            crate::filters::shuffle::unshuffle_out(es, s, target);
         }
         return;
     }
@@ -346,7 +381,7 @@ fn unshuffle_in_place(
         let rows: Vec<&[u8]> = (0..es)
             .map(|k| stream(k).unwrap_or(&tmp[k * neblock..(k + 1) * neblock]))
             .collect();
-        crate::filters::unshuffle_rows(&rows, target);
+        crate::filters::shuffle::unshuffle_rows_out(&rows, target);
         return;
     }
     // Streams that are not rows (a SHUFFLE meta element size): into scratch after all.
@@ -358,7 +393,7 @@ fn unshuffle_in_place(
             );
         }
     }
-    pipeline.unshuffle_into(u, tmp, target);
+    pipeline.unshuffle_out(u, tmp, target);
 }
 
 /// The first worker's state, for work on the calling thread: `&mut` access to the workers

@@ -16,7 +16,8 @@ pub struct LazyDecoder<'s> {
 impl LazyDecoder<'_> {
     /// [`Decompressor::decompress`]; a lazy chunk without a block mask is read in one piece.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.d.decompress_from(src, dst, Some(self.source))
+        self.d
+            .decompress_from(src, crate::sys::Out::init(dst), Some(self.source))
     }
 
     /// [`Decompressor::getitem`], reading only the blocks that hold the items.

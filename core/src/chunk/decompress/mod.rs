@@ -15,6 +15,7 @@ use super::{special, DParams, Hooks, PostfilterArgs};
 use crate::codecs::{self, dict::DecompressDict, CodecState};
 use crate::error::{Error, Result};
 use crate::pool::{Pool, Runner, Threads};
+use crate::sys::Out;
 use std::sync::{Arc, Mutex};
 
 mod block;
@@ -27,7 +28,7 @@ pub use lazy::LazyDecoder;
 use lazy::{lazy_vl_block, materialise, zeroed};
 
 /// A block to decode in parallel: index, destination, outcome.
-type BlockJob<'d> = (usize, &'d mut [u8], Option<Result<()>>);
+type BlockJob<'d> = (usize, Out<'d>, Option<Result<()>>);
 /// An empty list with `v`'s allocation, for elements of another lifetime (same layout, so the
 /// standard library collects in place): per-call job lists of borrowed pieces then allocate
 /// only when they outgrow every earlier one.
@@ -53,7 +54,8 @@ pub fn vlchunk_nblocks(src: &[u8]) -> Result<i32> {
 
 /// Decodes every (unmasked) block of `lay` into `dst` (nbytes long). `dref_buf`: where block 0
 /// is decoded when DELTA needs it as the reference; `jobs_buf`: the parallel job list's kept
-/// allocation.
+/// allocation. A new `dst` (see [`Out`]) is written block by block, never zeroed as a whole
+/// first; masked blocks of a new `dst` are zeroed.
 #[allow(clippy::too_many_arguments)]
 fn decode_all(
     threads: &mut Threads,
@@ -61,7 +63,7 @@ fn decode_all(
     dref_buf: &mut Vec<u8>,
     jobs_buf: &mut Vec<Mutex<BlockJob<'static>>>,
     lay: &Layout<'_>,
-    dst: &mut [u8],
+    mut dst: Out<'_>,
     mask: Option<&[bool]>,
 ) -> Result<()> {
     let masked = |j: usize| mask.is_some_and(|m| m[j]);
@@ -70,14 +72,14 @@ fn decode_all(
         // One copy for the whole chunk (one piece per thread when large): per-block jobs would
         // only add thread hand-offs.
         if let Some(lz) = &lay.lazy {
-            return lz.read(lay.hlen as u64, dst);
+            return lz.read(lay.hlen as u64, dst.bytes());
         }
         let s = lay
             .src
             .get(lay.hlen..lay.hlen + dst.len())
             .ok_or(Error::ReadBuffer)?;
         if lay.nblocks < 2 || dst.len() < PARALLEL_COPY_MIN {
-            copy_bytes(dst, s);
+            dst.copy_from(s);
             return Ok(());
         }
         return copy_parallel(threads, dst, s);
@@ -88,11 +90,13 @@ fn decode_all(
         dref_buf.clear();
         dref_buf.resize(bs0, 0);
         decode_block(lay, own_worker(workers), 0, dref_buf, None, 0, false)?;
+        let (mut head, rest) = dst.split_at(bs0);
+        dst = rest;
         if !masked(0) {
             if post {
                 let mut args = PostfilterArgs {
                     input: dref_buf,
-                    output: &mut dst[..bs0],
+                    output: head.bytes(),
                     size: bs0 as i32,
                     typesize: lay.h.typesize as i32,
                     offset: 0,
@@ -103,23 +107,24 @@ fn decode_all(
                     .postfilter(&mut args)
                     .map_err(|_| Error::Postfilter)?;
             } else {
-                copy_bytes(&mut dst[..bs0], dref_buf);
+                head.copy_from(dref_buf);
             }
         }
         first = 1;
     }
     let dref: Option<&[u8]> = if first == 1 { Some(dref_buf) } else { None };
     let todo = (first..lay.nblocks).filter(|&j| !masked(j)).count();
+    // `dst` starts at block `first`.
     if threads.count() > 1 && todo > 1 {
         // Split the destination into per-block pieces, one job each.
         let mut jobs: Vec<Mutex<BlockJob<'_>>> = recycle(std::mem::take(jobs_buf));
         jobs.reserve(todo);
         let mut rest = dst;
-        for j in 0..lay.nblocks {
+        for j in first..lay.nblocks {
             let (_, size, _) = lay.block(j);
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(size);
+            let (piece, tail) = rest.split_at(size);
             rest = tail;
-            if j >= first && !masked(j) {
+            if !masked(j) {
                 jobs.push(Mutex::new((j, piece, None)));
             }
         }
@@ -128,7 +133,7 @@ fn decode_all(
             let mut w = lock(&workers[tid]);
             let mut g = lock(&jobs[i]);
             let (j, piece, res) = &mut *g;
-            *res = Some(decode_block(lay, &mut w, *j, piece, dref, tid, true));
+            *res = Some(decode_block_out(lay, &mut w, *j, piece, dref, tid, true));
         };
         threads.for_each(todo, &job)?;
         let mut res = Ok(());
@@ -144,13 +149,13 @@ fn decode_all(
         // On the calling thread, block after block (no job list, no locks).
         let w = own_worker(workers);
         let mut rest = dst;
-        for j in 0..lay.nblocks {
+        for j in first..lay.nblocks {
             let (off, size, _) = lay.block(j);
             debug_assert_eq!(off + rest.len(), lay.h.nbytes.max(0) as usize);
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(size);
+            let (mut piece, tail) = rest.split_at(size);
             rest = tail;
-            if j >= first && !masked(j) {
-                decode_block(lay, w, j, piece, dref, 0, true)?;
+            if !masked(j) {
+                decode_block_out(lay, w, j, &mut piece, dref, 0, true)?;
             }
         }
     }
@@ -234,7 +239,24 @@ impl Decompressor {
     /// Decodes a whole chunk into `dst`; returns nbytes. `dst` must hold nbytes
     /// (`WriteBuffer`).
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.decompress_from(src, dst, None)
+        self.decompress_from(src, Out::init(dst), None)
+    }
+
+    /// Decodes a whole chunk into a new vector of its nbytes. The vector is written block by
+    /// block as it is decoded, not zeroed first (see [`Out`]), except for special chunks, whose
+    /// vector comes zeroed from the allocator (a zero chunk then touches no memory).
+    pub fn decompress_to_vec(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let h = ChunkHeader::read(src, true)?;
+        // nbytes is the chunk's claim, bounded by what the allocator gives.
+        let nbytes = h.nbytes.max(0) as usize;
+        if h.special_code() != 0 {
+            let mut v = crate::sys::try_zeroed(nbytes).ok_or(Error::MemoryAlloc)?;
+            let n = self.decompress(src, &mut v)?;
+            v.truncate(n);
+            return Ok(v);
+        }
+        crate::sys::fill_new(nbytes, |out| self.decompress_from(src, out, None))
+            .ok_or(Error::MemoryAlloc)?
     }
 
     /// Reads lazy chunks (from `blosc2_schunk_get_lazychunk`) through `source`, the frame they
@@ -246,7 +268,7 @@ impl Decompressor {
     fn decompress_from(
         &mut self,
         src: &[u8],
-        dst: &mut [u8],
+        dst: Out<'_>,
         source: Option<&dyn LazySource>,
     ) -> Result<usize> {
         if let Some(source) = source {
@@ -283,15 +305,11 @@ impl Decompressor {
         };
         // A negative nbytes (forged) means no blocks: c-blosc2 then reports 0 bytes.
         let nbytes = lay.h.nbytes.max(0) as usize;
-        decode_all(
-            threads,
-            workers,
-            dref,
-            jobs,
-            lay,
-            &mut dst[..nbytes],
-            mask.as_deref(),
-        )?;
+        if nbytes > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
+        let (dst, _) = dst.split_at(nbytes);
+        decode_all(threads, workers, dref, jobs, lay, dst, mask.as_deref())?;
         Ok(nbytes)
     }
 

@@ -302,3 +302,63 @@ fn raw_streams_left_in_a_shuffled_chunk_do_not_leak_into_the_next_chunk() {
         }
     }
 }
+
+/// `decompress_to_vec` writes a new vector without zeroing it first (`crate::sys::Out`): every
+/// kind of chunk must come out whole, as it went in (byte and bit shuffle, no filter, DELTA,
+/// raw streams gathered in place, memcpyed chunks, a tail shorter than an item, zero chunks,
+/// masks, 1 and 2 threads), and masked blocks as zeros.
+#[test]
+fn new_vectors_are_written_whole_without_zeroing() {
+    use crate::chunk::DParams;
+    let kinds = [
+        [Lane::Small, Lane::Zero, Lane::Byte(9), Lane::Small],
+        [Lane::Noise, Lane::Noise, Lane::Noise, Lane::Noise],
+        [Lane::Noise, Lane::Small, Lane::Zero, Lane::Noise],
+        [Lane::Zero, Lane::Zero, Lane::Zero, Lane::Zero],
+    ];
+    for (k, lanes) in kinds.into_iter().enumerate() {
+        for len in [0usize, 3, 1000, 100_003, 300_000] {
+            let src = data(lanes, len, 7 + k as u64);
+            for (compcode, filters, clevel) in [
+                (1u8, [0, 0, 0, 0, 0, 1], 5u8),
+                (1, [0, 0, 0, 0, 0, 2], 5),
+                (1, [0, 0, 0, 0, 0, 0], 5),
+                (5, [0, 0, 0, 0, 3, 1], 5),
+                (0, [0, 0, 0, 0, 0, 1], 5),
+                (1, [0, 0, 0, 0, 0, 1], 0),
+            ] {
+                let cp = CParams {
+                    compcode,
+                    clevel,
+                    typesize: 4,
+                    blocksize: 16 << 10,
+                    filters,
+                    ..Default::default()
+                };
+                let mut c = vec![0u8; len + 64];
+                let n = Compressor::new(cp, no_hooks())
+                    .unwrap()
+                    .compress(&src, &mut c)
+                    .unwrap();
+                c.truncate(n);
+                for nthreads in [1i16, 2] {
+                    let mut d = Decompressor::new(DParams { nthreads }, no_hooks()).unwrap();
+                    let what =
+                        format!("kind {k} len {len} codec {compcode} {filters:?} t{nthreads}");
+                    assert_eq!(d.decompress_to_vec(&c).unwrap(), src, "{what}");
+                    let nblocks = len.div_ceil(16 << 10);
+                    if nblocks >= 2 {
+                        // Masked blocks of a new vector read as zeros.
+                        let mask: Vec<bool> = (0..nblocks).map(|j| j % 2 == 1).collect();
+                        d.set_maskout(&mask);
+                        let got = d.decompress_to_vec(&c).unwrap();
+                        let mut zeroed = vec![0u8; len];
+                        d.set_maskout(&mask);
+                        d.decompress(&c, &mut zeroed).unwrap();
+                        assert_eq!(got, zeroed, "masked {what}");
+                    }
+                }
+            }
+        }
+    }
+}

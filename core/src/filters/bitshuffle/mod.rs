@@ -128,7 +128,7 @@ fn bitunshuffle_short(k: &Kernels, ts: usize, n8: usize, src: &[u8], dst: &mut [
             }
         }
         (k.bit_u)(stage, 0, v, rows);
-        (k.unshuffle)(ts, n8, rows, &mut dst[..body]);
+        k.unshuffle_init(ts, n8, rows, &mut dst[..body]);
     });
 }
 
@@ -199,7 +199,7 @@ fn bitunshuffle_with(k: &Kernels, ts: usize, src: &[u8], dst: &mut [u8]) {
                             (k.bit_u)(&src[..body], base, r, row);
                         }
                     }
-                    (k.unshuffle)(ts, t, s, &mut dst[i0 * ts..(i0 + t) * ts]);
+                    k.unshuffle_init(ts, t, s, &mut dst[i0 * ts..(i0 + t) * ts]);
                     i0 += t;
                 }
             });

@@ -5,6 +5,7 @@
 //! `#[target_feature]` code inside them are sound. `B2FRAME_SIMD=generic|sse2|avx2|avx512|neon`
 //! forces a level; a level the CPU (or architecture) lacks falls back to the best available one.
 
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 use super::generic as sg;
@@ -14,6 +15,9 @@ use crate::filters::bitshuffle::generic as bg;
 /// exactly `n * es` bytes). `n` is passed in because a run-time division costs as much as a
 /// few dozen bytes of shuffling on a cache-resident block.
 pub(crate) type ShuffleFn = fn(usize, usize, &[u8], &mut [u8]);
+/// Byte unshuffle, as [`ShuffleFn`] but into a destination that may be uninitialised (see
+/// [`crate::sys::Out`]): every kernel only writes it, every byte of it.
+pub(crate) type UnshuffleFn = fn(usize, usize, &[u8], &mut [MaybeUninit<u8>]);
 /// Byte row → bit rows (`row`, `bits`, `base`, `stride`).
 pub(crate) type BitTFn = fn(&[u8], &mut [u8], usize, usize);
 /// Bit rows → byte row (`bits`, `base`, `stride`, `row`).
@@ -23,15 +27,24 @@ pub(crate) type BitUFn = fn(&[u8], usize, usize, &mut [u8]);
 pub(crate) struct Kernels {
     pub name: &'static str,
     pub shuffle: ShuffleFn,
-    pub unshuffle: ShuffleFn,
+    pub unshuffle: UnshuffleFn,
     pub bit_t: BitTFn,
     pub bit_u: BitUFn,
 }
 
+impl Kernels {
+    /// The unshuffle kernel into initialised bytes.
+    pub(crate) fn unshuffle_init(&self, es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+        let mut out = crate::sys::Out::init(dst);
+        // SAFETY: the kernel writes only initialised values (its contract).
+        (self.unshuffle)(es, n, src, unsafe { out.as_uninit() });
+    }
+}
+
 /// Checks the contract shared by every (un)shuffle kernel. A violation is a bug in b2frame (all
 /// callers derive the lengths themselves), never a data error.
-fn check_shuffle(es: usize, n: usize, src: &[u8], dst: &[u8]) {
-    assert!(es >= 2 && src.len() == dst.len() && n.checked_mul(es) == Some(src.len()));
+fn check_shuffle(es: usize, n: usize, src: &[u8], dst_len: usize) {
+    assert!(es >= 2 && src.len() == dst_len && n.checked_mul(es) == Some(src.len()));
 }
 
 /// Checks the bit-transpose contract; see [`check_shuffle`].
@@ -43,11 +56,11 @@ fn check_bits(row_len: usize, bits_len: usize, base: usize, stride: usize) {
 }
 
 fn shuffle_generic(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
-    check_shuffle(es, n, src, dst);
+    check_shuffle(es, n, src, dst.len());
     sg::shuffle_from(es, n, src, dst, 0);
 }
-fn unshuffle_generic(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
-    check_shuffle(es, n, src, dst);
+fn unshuffle_generic(es: usize, n: usize, src: &[u8], dst: &mut [MaybeUninit<u8>]) {
+    check_shuffle(es, n, src, dst.len());
     sg::unshuffle_from(es, n, src, dst, 0);
 }
 fn bit_t_generic(row: &[u8], bits: &mut [u8], base: usize, stride: usize) {
@@ -185,16 +198,16 @@ macro_rules! level_entry_points {
         }
 
         fn shuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
-            super::check_shuffle(es, n, src, dst);
+            super::check_shuffle(es, n, src, dst.len());
             // SAFETY: lengths checked above; this table is only reachable after the CPU check
             // in `kernels_for`.
             let done = unsafe { shuffle_tf(es, src.as_ptr(), dst.as_mut_ptr(), n) };
             super::sg::shuffle_from(es, n, src, dst, done);
         }
-        fn unshuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
-            super::check_shuffle(es, n, src, dst);
-            // SAFETY: as in `shuffle`.
-            let done = unsafe { unshuffle_tf(es, src.as_ptr(), dst.as_mut_ptr(), n) };
+        fn unshuffle(es: usize, n: usize, src: &[u8], dst: &mut [std::mem::MaybeUninit<u8>]) {
+            super::check_shuffle(es, n, src, dst.len());
+            // SAFETY: as in `shuffle`; the kernels only write `dst`, initialised values.
+            let done = unsafe { unshuffle_tf(es, src.as_ptr(), dst.as_mut_ptr() as *mut u8, n) };
             super::sg::unshuffle_from(es, n, src, dst, done);
         }
         fn bit_t(row: &[u8], bits: &mut [u8], base: usize, stride: usize) {
@@ -246,7 +259,7 @@ mod avx512 {
     use crate::filters::shuffle::avx512 as k;
 
     fn shuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
-        super::check_shuffle(es, n, src, dst);
+        super::check_shuffle(es, n, src, dst.len());
         if k::covers_shuffle(es, n) {
             // SAFETY: lengths checked above (`&mut` rules out overlap); this table is only
             // reachable after the CPU check in `kernels_for`.
@@ -255,11 +268,11 @@ mod avx512 {
             (super::avx2::KERNELS.shuffle)(es, n, src, dst)
         }
     }
-    fn unshuffle(es: usize, n: usize, src: &[u8], dst: &mut [u8]) {
-        super::check_shuffle(es, n, src, dst);
+    fn unshuffle(es: usize, n: usize, src: &[u8], dst: &mut [std::mem::MaybeUninit<u8>]) {
+        super::check_shuffle(es, n, src, dst.len());
         if k::covers_unshuffle(es, n) {
-            // SAFETY: as in `shuffle`.
-            unsafe { k::unshuffle(es, src.as_ptr(), dst.as_mut_ptr(), n) }
+            // SAFETY: as in `shuffle`; the kernel only writes `dst`, initialised values.
+            unsafe { k::unshuffle(es, src.as_ptr(), dst.as_mut_ptr() as *mut u8, n) }
         } else {
             (super::avx2::KERNELS.unshuffle)(es, n, src, dst)
         }

@@ -12,6 +12,7 @@ pub(crate) mod generic;
 pub(crate) mod simd;
 pub(crate) mod vector;
 
+use crate::sys::Out;
 use dispatch::Kernels;
 
 /// The SIMD level names this build knows (`B2FRAME_SIMD` values).
@@ -64,9 +65,14 @@ impl Simd {
 
     /// [`unshuffle`] with this level's kernels.
     pub fn unshuffle(self, typesize: usize, src: &[u8], dst: &mut [u8]) {
+        self.unshuffle_out(typesize, src, &mut Out::init(dst))
+    }
+
+    /// [`Simd::unshuffle`] into an [`Out`] piece, which it writes in whole (no zeroing first).
+    pub(crate) fn unshuffle_out(self, typesize: usize, src: &[u8], out: &mut Out<'_>) {
         assert_eq!(
             src.len(),
-            dst.len(),
+            out.len(),
             "unshuffle: src and dst lengths differ"
         );
         let n = if typesize > 1 {
@@ -75,32 +81,51 @@ impl Simd {
             0
         };
         let body = n * typesize;
-        if n > 0 {
-            (self.0.unshuffle)(typesize, n, &src[..body], &mut dst[..body]);
+        // SAFETY: the kernel and the tail copy write only initialised values, and every byte
+        // of the piece: `..body` the kernel (its contract), `body..` the copy.
+        unsafe {
+            let dst = out.as_uninit();
+            if n > 0 {
+                (self.0.unshuffle)(typesize, n, &src[..body], &mut dst[..body]);
+            }
+            for (d, &s) in dst[body..].iter_mut().zip(&src[body..]) {
+                d.write(s);
+            }
+            out.assume_written();
         }
-        dst[body..].copy_from_slice(&src[body..]);
     }
 
     /// [`unshuffle_rows`] with this level's kernels.
     pub fn unshuffle_rows(self, rows: &[&[u8]], dst: &mut [u8]) {
+        self.unshuffle_rows_out(rows, &mut Out::init(dst))
+    }
+
+    /// [`Simd::unshuffle_rows`] into an [`Out`] piece, which it writes in whole.
+    pub(crate) fn unshuffle_rows_out(self, rows: &[&[u8]], out: &mut Out<'_>) {
         let es = rows.len();
         let n = rows.first().map_or(0, |r| r.len());
         assert!(
-            es >= 2 && rows.iter().all(|r| r.len() == n) && dst.len() == n * es,
+            es >= 2 && rows.iter().all(|r| r.len() == n) && out.len() == n * es,
             "unshuffle_rows: {es} rows of unequal length or a destination of another size"
         );
         // Tiles of whole 32-byte runs per row, as many as fill the stage (at least 32).
         let t = (ROW_STAGE / es / 32 * 32).max(32);
         let mut stage = [0u8; ROW_STAGE];
         let mut i = 0;
-        while i < n {
-            let m = t.min(n - i);
-            let st = &mut stage[..m * es];
-            for (j, row) in rows.iter().enumerate() {
-                st[j * m..(j + 1) * m].copy_from_slice(&row[i..i + m]);
+        // SAFETY: the kernel writes only initialised values; the tiles `i..i + m` cover every
+        // element `0..n`, that is every byte of the piece.
+        unsafe {
+            let dst = out.as_uninit();
+            while i < n {
+                let m = t.min(n - i);
+                let st = &mut stage[..m * es];
+                for (j, row) in rows.iter().enumerate() {
+                    st[j * m..(j + 1) * m].copy_from_slice(&row[i..i + m]);
+                }
+                (self.0.unshuffle)(es, m, st, &mut dst[i * es..(i + m) * es]);
+                i += m;
             }
-            (self.0.unshuffle)(es, m, st, &mut dst[i * es..(i + m) * es]);
-            i += m;
+            out.assume_written();
         }
     }
 }
@@ -139,4 +164,14 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// If `src.len() != dst.len()`.
 pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     Simd::active().unshuffle(typesize, src, dst)
+}
+
+/// [`unshuffle`] into an [`Out`] piece, which it writes in whole.
+pub(crate) fn unshuffle_out(typesize: usize, src: &[u8], out: &mut Out<'_>) {
+    Simd::active().unshuffle_out(typesize, src, out)
+}
+
+/// [`unshuffle_rows`] into an [`Out`] piece, which it writes in whole.
+pub(crate) fn unshuffle_rows_out(rows: &[&[u8]], out: &mut Out<'_>) {
+    Simd::active().unshuffle_rows_out(rows, out)
 }
