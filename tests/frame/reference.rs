@@ -245,6 +245,49 @@ fn reference_reads_our_frames_on_disk() {
     }
 }
 
+/// The cframe a plain super-chunk of 1-byte items serialises to, holding NaN chunks of 8- and
+/// 4-byte items (which no NaN index entry can hold: it reads back with the frame's typesize),
+/// in memory and as a file: the reference reads every chunk as we do, each as its own bytes.
+#[test]
+fn reference_reads_serialised_nan_chunks_of_other_items() {
+    use b2frame::schunk::{NewStorage, SChunk};
+    let api = api();
+    let dir = common::scratch::dir("b2frame-refnan-");
+    let cp1 = CParams {
+        typesize: 1,
+        ..CParams::default()
+    };
+    let nan = |typesize: i32| {
+        let mut buf = [0u8; 64];
+        let n = chunk::special::nans(&CParams { typesize, ..cp1 }, 4000, &mut buf).unwrap();
+        buf[..n].to_vec()
+    };
+    let raw: Vec<u8> = (0..4000u32).map(|i| (i % 251) as u8).collect();
+    let mut sc = SChunk::new(NewStorage::Plain, cp1, DParams::default()).unwrap();
+    sc.append_buffer(&raw).unwrap();
+    sc.append_chunk(&nan(8)).unwrap();
+    sc.insert_chunk(1, &nan(4)).unwrap();
+    let want = [
+        raw.clone(),
+        [0, 0, 0xc0, 0x7f].repeat(1000),
+        [0, 0, 0, 0, 0, 0, 0xf8, 0x7f].repeat(500),
+    ];
+    let mut buf = sc.to_cframe().unwrap();
+    let f = Frame::from_bytes(&buf).unwrap();
+    for (i, w) in want.iter().enumerate() {
+        assert!(f.decompress_chunk(i as i64).unwrap() == *w, "chunk {i}");
+    }
+    // SAFETY: `buf` stays alive and unmodified while the reference copies it.
+    let s = unsafe { (api.from_buffer)(buf.as_mut_ptr(), buf.len() as i64, true) };
+    check_against_reference(&api, s, &f, "to_cframe", false);
+    let file = dir.join("nan.b2frame");
+    sc.to_file(&file).unwrap();
+    let c = CString::new(file.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    let s = unsafe { (api.open)(c.as_ptr()) };
+    check_against_reference(&api, s, &Frame::open(&file).unwrap(), "to_file", true);
+}
+
 pub(crate) type AppendChunk = unsafe extern "C" fn(*mut blosc2_schunk, *mut u8, bool) -> i64;
 pub(crate) type PosChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut u8, bool) -> i64;
 pub(crate) type DeleteChunk = unsafe extern "C" fn(*mut blosc2_schunk, i64) -> i64;

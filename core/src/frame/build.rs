@@ -4,10 +4,13 @@
 //! The result is what a frame that received the same chunks one by one describes: the chunksize
 //! follows c-blosc2's rules over the append sequence; ZERO/NaN/UNINIT chunks become special
 //! offsets while the chunksize is fixed and are stored as 32-byte chunks in variable-size frames
-//! (so that c-blosc2 3.3.5 can read them, docs/format/offsets.md#index-chunk); the flags and version follow the
-//! chunksize and the chunk kind. Header, index and trailer are parsed back by the frame reader
-//! before anything is written, so a builder bug cannot produce a frame our own reader refuses;
-//! the chunk data is streamed into the destination, never assembled in memory as a whole.
+//! (so that c-blosc2 3.3.5 can read them, docs/format/offsets.md#index-chunk), but for a NaN
+//! chunk of other items than the frame's, which an offset cannot hold: it is stored as its
+//! regular equivalent, as [`crate::frame::Frame::append_chunk`] stores it
+//! ([`offsets::keeps_as_entry`]); the flags and version follow the chunksize and the chunk
+//! kind. Header, index and trailer are parsed back by the frame reader before anything is
+//! written, so a builder bug cannot produce a frame our own reader refuses; the chunk data is
+//! streamed into the destination, never assembled in memory as a whole.
 
 use crate::chunk::CParams;
 use crate::error::{Error, Result};
@@ -104,6 +107,55 @@ impl HeaderTemplate {
     }
 }
 
+/// How a planned chunk goes into a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// A special offset of the index: nothing in the data section.
+    Entry(SpecialKind),
+    /// The chunk itself, its first `cbytes` bytes.
+    Stored(u32),
+    /// A special chunk no offset can hold ([`offsets::keeps_as_entry`]: NaNs of other items
+    /// than the frame's) in a frame of fixed chunksize: its regular equivalent of `typesize`
+    /// (`cbytes` bytes long), made again when the frame is written, as a frame's append makes
+    /// it ([`offsets::regular_equivalent`]).
+    Equivalent {
+        kind: SpecialKind,
+        typesize: i32,
+        nbytes: i32,
+        cbytes: u32,
+    },
+}
+
+impl Place {
+    /// How many bytes of the data section the chunk takes.
+    fn data_len(self) -> Option<u32> {
+        match self {
+            Place::Entry(_) => None,
+            Place::Stored(n) | Place::Equivalent { cbytes: n, .. } => Some(n),
+        }
+    }
+
+    /// The regular equivalent of a [`Place::Equivalent`] chunk (`None` for the others).
+    fn equivalent(self) -> Result<Option<Vec<u8>>> {
+        match self {
+            Place::Equivalent {
+                kind,
+                typesize,
+                nbytes,
+                cbytes,
+            } => {
+                let c = offsets::regular_equivalent(kind, typesize, nbytes)?;
+                // The chunk must still be the one planned.
+                if c.len() != cbytes as usize {
+                    return Err(Error::Failure);
+                }
+                Ok(Some(c))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 /// A compact cframe to be written: its header, offsets index and trailer, and which chunks
 /// go into the data section (and how many bytes of each). Planned from the chunks' headers
 /// alone, so the chunk data can be streamed into the destination afterwards
@@ -113,8 +165,8 @@ pub(crate) struct CframePlan {
     tail: Vec<u8>,
     /// How many bytes of `tail` are the offsets index (the trailer follows).
     index_len: usize,
-    /// Per chunk: `Some(cbytes)` when stored in the data section, `None` for a special offset.
-    stored: Vec<Option<u32>>,
+    /// Per chunk: how it goes into the frame.
+    stored: Vec<Place>,
     len: u64,
     /// The header's chunksize (0: variable chunks).
     chunksize: i32,
@@ -174,17 +226,31 @@ impl CframePlan {
         let mut stored = Vec::with_capacity(infos.len());
         for info in infos {
             let special = SpecialKind::from_special_id(info.special).filter(|_| chunksize != 0);
-            match special {
-                Some(kind) => {
-                    locs.push(ChunkLoc::Special(kind));
-                    stored.push(None);
+            let place = match special {
+                Some(kind) if offsets::keeps_as_entry(kind, header.typesize, info.typesize) => {
+                    Place::Entry(kind)
                 }
-                None => {
+                Some(kind) => {
+                    let typesize =
+                        offsets::equivalent_typesize(kind, header.typesize, info.typesize);
+                    let c = offsets::regular_equivalent(kind, typesize, info.nbytes)?;
+                    Place::Equivalent {
+                        kind,
+                        typesize,
+                        nbytes: info.nbytes,
+                        cbytes: u32::try_from(c.len()).map_err(|_| Error::Failure)?,
+                    }
+                }
+                None => Place::Stored(info.cbytes as u32),
+            };
+            match (place, place.data_len()) {
+                (Place::Entry(kind), _) => locs.push(ChunkLoc::Special(kind)),
+                (_, n) => {
                     locs.push(ChunkLoc::Stored(data_len));
-                    data_len += u64::from(info.cbytes as u32);
-                    stored.push(Some(info.cbytes as u32));
+                    data_len += u64::from(n.unwrap_or(0));
                 }
             }
+            stored.push(place);
         }
         header.cbytes = i64::try_from(data_len).map_err(|_| Error::Failure)?;
         let mut tail = if locs.is_empty() {
@@ -225,9 +291,10 @@ impl CframePlan {
     }
 
     /// Writes the frame to `out`; `chunk(i, buf)` gives chunk `i` (the one whose header was
-    /// planned), borrowed or read into `buf`. Only stored chunks are asked for. Errors of
-    /// `out` are `Error::FileWrite`. The trailer gets the frame's fingerprint (unless switched
-    /// off), the data part hashed as it is written.
+    /// planned), borrowed or read into `buf`. Only chunks stored as they are are asked for (a
+    /// regular equivalent is made here). Errors of `out` are `Error::FileWrite`. The trailer
+    /// gets the frame's fingerprint (unless switched off), the data part hashed as it is
+    /// written.
     pub(crate) fn emit<'s>(
         &self,
         out: &mut dyn Write,
@@ -238,10 +305,14 @@ impl CframePlan {
         let sealing = fingerprint::writes_enabled();
         let mut data = Piece::EMPTY;
         let mut buf = Vec::new();
-        for (i, st) in self.stored.iter().enumerate() {
-            let Some(n) = *st else { continue };
+        for (i, &place) in self.stored.iter().enumerate() {
+            let Some(n) = place.data_len() else { continue };
             let n = n as usize;
-            let c = chunk(i, &mut buf)?.bytes(&buf);
+            let equivalent = place.equivalent()?;
+            let c = match &equivalent {
+                Some(c) => c.as_slice(),
+                None => chunk(i, &mut buf)?.bytes(&buf),
+            };
             // The chunk must still be the one planned.
             if c.len() < n || ChunkInfo::parse(c)?.cbytes as usize != n {
                 return Err(Error::Failure);
@@ -276,7 +347,8 @@ impl CframePlan {
     /// [`CframePlan::emit`] into `dst`, which holds exactly [`CframePlan::len`] bytes:
     /// `direct(i, slot)` may read chunk `i` straight into its place in `dst` (true: a chunk
     /// read from a file passes through no chunk-sized buffer); otherwise `chunk` gives it as
-    /// for `emit` and it is copied there.
+    /// for `emit` and it is copied there. Neither is asked for a chunk stored as its regular
+    /// equivalent.
     pub(crate) fn emit_into<'s>(
         &self,
         dst: &mut [u8],
@@ -291,14 +363,16 @@ impl CframePlan {
         let sealing = fingerprint::writes_enabled();
         let mut data = Piece::EMPTY;
         let mut buf = Vec::new();
-        for (i, st) in self.stored.iter().enumerate() {
-            let Some(n) = *st else { continue };
+        for (i, &place) in self.stored.iter().enumerate() {
+            let Some(n) = place.data_len() else { continue };
             let n = n as usize;
             if rest.len() < n {
                 return Err(Error::Failure);
             }
             let (slot, after) = std::mem::take(&mut rest).split_at_mut(n);
-            if !direct(i, slot)? {
+            if let Some(c) = place.equivalent()? {
+                slot.copy_from_slice(&c);
+            } else if !direct(i, slot)? {
                 let c = chunk(i, &mut buf)?.bytes(&buf);
                 if c.len() < n {
                     return Err(Error::Failure);
@@ -335,7 +409,9 @@ impl CframePlan {
 /// special (zeros, NaN, uninitialised; a recompressed chunk of zeros does) becomes a special
 /// offset unless the chunks are variable; then, with `regular`, it is stored as its regular
 /// equivalent as [`crate::frame::Frame::append_chunk`] stores it, else as it is (the 32-byte
-/// chunk c-blosc2's copies store). The header is written
+/// chunk c-blosc2's copies store). A NaN chunk of other items than the frame's is never an
+/// offset ([`offsets::keeps_as_entry`]): with a fixed chunksize, or with `regular`, it is
+/// stored as its regular equivalent in its own typesize. The header is written
 /// last, over a placeholder of its length (its length depends on the metalayers alone), so
 /// only one chunk is held in memory at a time; the frame is checked by the frame reader before
 /// the index and trailer are written. Returns the frame's length.
@@ -370,10 +446,12 @@ pub(crate) fn stream_cframe<'s>(
             return Err(Error::Failure);
         }
         let kind = SpecialKind::from_special_id(info.special);
-        let offset = chunksize != 0 && kind.is_some();
+        let offset = chunksize != 0
+            && kind.is_some_and(|k| offsets::keeps_as_entry(k, typesize, info.typesize));
         let equivalent;
-        if let Some(kind) = kind.filter(|_| regular && !offset) {
-            equivalent = offsets::regular_equivalent(kind, typesize, info.nbytes)?;
+        if let Some(kind) = kind.filter(|_| !offset && (regular || chunksize != 0)) {
+            let ts = offsets::equivalent_typesize(kind, typesize, info.typesize);
+            equivalent = offsets::regular_equivalent(kind, ts, info.nbytes)?;
             c = &equivalent;
             info = ChunkInfo::parse(c)?;
         }
@@ -391,8 +469,9 @@ pub(crate) fn stream_cframe<'s>(
         infos.push(info);
     }
     let plan = CframePlan::from_header(header, &infos, vlmeta)?;
-    if plan.head.len() != placeholder.len() || !plan.stored.iter().map(Option::is_some).eq(written)
-    {
+    // Every chunk written is stored as it was written (no equivalent to make).
+    let as_written = plan.stored.iter().map(|p| matches!(p, Place::Stored(_)));
+    if plan.head.len() != placeholder.len() || !as_written.eq(written) {
         return Err(Error::Failure);
     }
     plan.write_tail(out, sealing.then_some(data))?;

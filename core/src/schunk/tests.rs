@@ -534,3 +534,116 @@ fn a_cframe_file_renamed_over_is_noticed_and_reopened() {
     assert_eq!(sc.nchunks(), 3);
     assert_eq!(sc.decompress_chunk(2).unwrap(), data(1000, 3));
 }
+
+/// A NaN chunk of other items than the super-chunk's (8- or 4-byte NaNs in a super-chunk of
+/// 1-byte items) cannot be a NaN index entry of the cframe a plain super-chunk serialises to:
+/// an entry reads back with the frame's typesize (1-byte NaNs do not decode). Every
+/// serialisation of a plain super-chunk stores it as its regular equivalent in its own
+/// typesize, as a frame's append does, and every chunk reads back as its own bytes.
+#[test]
+fn serialised_nan_chunks_of_other_items_read_back_as_their_own_bytes() {
+    let dir = crate::test_util::temp_dir("b2f-schunk-nan-retyped-");
+    let cp1 = CParams {
+        typesize: 1,
+        ..CParams::default()
+    };
+    let nan = |typesize: i32| {
+        let mut buf = [0u8; 64];
+        let n = crate::chunk::special::nans(&CParams { typesize, ..cp1 }, 4000, &mut buf).unwrap();
+        buf[..n].to_vec()
+    };
+    let nans = |pattern: &[u8]| pattern.repeat(4000 / pattern.len());
+    let mut sc = SChunk::new(NewStorage::Plain, cp1, DParams::default()).unwrap();
+    sc.append_buffer(&data(1000, 1)).unwrap();
+    sc.append_chunk(&nan(8)).unwrap();
+    sc.insert_chunk(1, &nan(4)).unwrap();
+    sc.append_buffer(&data(1000, 2)).unwrap();
+    let want = [
+        data(1000, 1),
+        nans(&[0, 0, 0xc0, 0x7f]),
+        nans(&[0, 0, 0, 0, 0, 0, 0xf8, 0x7f]),
+        data(1000, 2),
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(
+            &sc.decompress_chunk(i as i64).unwrap(),
+            w,
+            "plain chunk {i}"
+        );
+    }
+    // Every way a serialisation goes wrong, reported together (not the frames' bytes).
+    let failed = std::cell::RefCell::new(Vec::new());
+    let check = |out: &SChunk, what: &str| {
+        assert_eq!(out.nchunks(), 4, "{what}");
+        assert_eq!(out.counters().chunksize, 4000, "{what}: fixed chunksize");
+        for (i, w) in want.iter().enumerate() {
+            match out.decompress_chunk(i as i64) {
+                Ok(got) if got == *w => {}
+                Ok(_) => failed
+                    .borrow_mut()
+                    .push(format!("{what}: chunk {i} has other bytes")),
+                Err(e) => failed
+                    .borrow_mut()
+                    .push(format!("{what}: chunk {i}: {e:?}")),
+            }
+        }
+    };
+    let same = |a: &[u8], b: &[u8], what: &str| {
+        if a != b {
+            failed.borrow_mut().push(format!("{what}: other bytes"));
+        }
+    };
+    // A frame receiving the same chunks one by one holds the same bytes.
+    let cp0 = CParams { nthreads: 0, ..cp1 };
+    let mut f = Frame::create(Target::Memory, &cp0, &DParams { nthreads: 0 }).unwrap();
+    for i in 0..sc.nchunks() {
+        f.append_chunk(&sc.chunk(i).unwrap()).unwrap();
+    }
+    let chunks = (0..sc.nchunks())
+        .map(|i| sc.chunk(i).unwrap().into_owned())
+        .collect::<Vec<_>>();
+    let built =
+        build::build_cframe(&build::HeaderTemplate::plain(&cp0), &[], &chunks, &[]).unwrap();
+    same(&built, &f.to_cframe().unwrap(), "build_cframe and appends");
+    check(&SChunk::from_bytes(&built).unwrap(), "build_cframe");
+
+    let cframe = sc.to_cframe().unwrap();
+    check(&SChunk::from_bytes(&cframe).unwrap(), "to_cframe");
+    let mut into = Vec::new();
+    let n = sc
+        .to_cframe_in(&sc.copy_template(sc.cparams), |len| {
+            into.resize(len, 0);
+            Ok(&mut into[..])
+        })
+        .unwrap();
+    assert_eq!(n, cframe.len());
+    same(&into, &cframe, "to_cframe_in and to_cframe");
+    let p = dir.path().join("to_file.b2frame");
+    sc.to_file(&p).unwrap();
+    same(
+        &std::fs::read(&p).unwrap(),
+        &cframe,
+        "to_file and to_cframe",
+    );
+    check(&SChunk::open(&p).unwrap(), "to_file");
+    let p = dir.path().join("append_file.b2frame");
+    std::fs::write(&p, b"0123456789").unwrap();
+    let at = sc.append_file(&p).unwrap();
+    assert_eq!(at, 10);
+    check(&SChunk::open_offset(&p, 10, 1).unwrap(), "append_file");
+    // Copies into frames, with the parameters (chunks as they are) and recompressed.
+    for (k, to) in [cp1, CParams { clevel: 1, ..cp1 }].into_iter().enumerate() {
+        check(
+            &sc.copy_to(NewStorage::Memory, Some(to), None).unwrap(),
+            &format!("copy {k} to memory"),
+        );
+        let p = dir.path().join(format!("copy-{k}.b2frame"));
+        check(
+            &sc.copy_to(NewStorage::File(&p), Some(to), None).unwrap(),
+            &format!("copy {k} to a file"),
+        );
+        check(&SChunk::open(&p).unwrap(), &format!("copy {k}, reopened"));
+    }
+    let failed = failed.into_inner();
+    assert!(failed.is_empty(), "{failed:#?}");
+}

@@ -190,6 +190,56 @@ mod tests {
         }
     }
 
+    /// A frame of 1-byte items whose variable chunks include stored 32-byte NaN chunks of 8-
+    /// and 4-byte items (as c-blosc2's copies store special chunks in variable frames): the
+    /// conversion stores them as their regular equivalents in their own typesize, as appends
+    /// do (NaNs of the frame's 1-byte items do not exist), and every chunk reads back as its
+    /// own bytes.
+    #[test]
+    fn write_converted_stores_nan_chunks_of_other_items_in_their_own_typesize() {
+        let cp1 = CParams {
+            typesize: 1,
+            ..cp(5)
+        };
+        let nan = |typesize: i32| {
+            let mut buf = [0u8; 64];
+            let n = special::nans(&CParams { typesize, ..cp1 }, 4000, &mut buf).unwrap();
+            buf[..n].to_vec()
+        };
+        let chunks = [
+            compress_vec(&cp1, &data(4000, 1)).unwrap(),
+            nan(8),
+            compress_vec(&cp1, &data(1000, 2)).unwrap(),
+            nan(4),
+        ];
+        let tpl = crate::frame::build::HeaderTemplate::plain(&cp1);
+        let bytes = crate::frame::build::build_cframe(&tpl, &[], &chunks, &[]).unwrap();
+        let src = Frame::from_bytes(&bytes).unwrap();
+        assert_eq!(src.header().chunksize, 0);
+        let want_chunks = [
+            data(4000, 1),
+            [0, 0, 0, 0, 0, 0, 0xf8, 0x7f].repeat(500),
+            data(1000, 2),
+            [0, 0, 0xc0, 0x7f].repeat(1000),
+        ];
+        let header = src.header().clone();
+        let want = by_appends(&src, &header, false);
+        let mut got = std::io::Cursor::new(Vec::new());
+        src.write_converted(&header, &mut got, |_, _| Ok(None))
+            .unwrap();
+        let got = got.into_inner();
+        assert!(got == want, "the bytes of a frame filled by appends");
+        let f = Frame::from_bytes(&got).unwrap();
+        for (i, w) in want_chunks.iter().enumerate() {
+            let c = f.chunk(i as i64).unwrap();
+            assert!(ChunkInfo::parse(&c).unwrap().special == 0, "chunk {i}");
+            assert!(
+                crate::chunk::decompress_vec(&c).unwrap() == *w,
+                "chunk {i} reads back"
+            );
+        }
+    }
+
     /// Every file of directory `dir` (name, bytes), sorted.
     fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
         let mut v: Vec<_> = std::fs::read_dir(dir)
