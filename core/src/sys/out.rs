@@ -217,19 +217,4 @@ mod tests {
         assert_eq!(fill_new(4, |_| Ok::<usize, ()>(9)), Some(Ok(vec![0u8; 4])));
         assert_eq!(fill_new(usize::MAX / 2, |_| Ok::<usize, ()>(0)), None);
     }
-
-    #[test]
-    fn copies_at_every_distance() {
-        let src: Vec<u8> = (0..20_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
-        let mut buf = vec![0u8; 30_000];
-        for shift in [0usize, 1, 4, 15, 16, 63, 64, 100] {
-            for len in [0usize, 1, 2048, 2049, 4096, 10_001] {
-                buf.fill(0);
-                Out::init(&mut buf[shift..shift + len]).copy_from(&src[..len]);
-                assert_eq!(buf[shift..shift + len], src[..len], "{shift} {len}");
-                assert!(buf[..shift].iter().all(|&b| b == 0));
-                assert!(buf[shift + len..].iter().all(|&b| b == 0));
-            }
-        }
-    }
 }
