@@ -200,14 +200,51 @@ pub fn no_hooks() -> Arc<dyn Hooks> {
 
 /// Compresses `src` into a new chunk with `cparams` (convenience for layers above): the
 /// buffer is sized for the worst case (`nbytes + 32`), so this never returns an empty chunk.
+///
+/// One-thread compressions reuse a compressor kept per thread (see `REUSED`).
 pub fn compress_vec(cparams: &CParams, src: &[u8]) -> Result<Vec<u8>> {
-    let mut c = Compressor::new(*cparams, no_hooks())?;
-    let dst = c.compress_to_vec(src, src.len() + header::EXTENDED_HEADER_LEN)?;
-    if dst.is_empty() {
-        return Err(Error::WriteBuffer);
+    let run = |c: &mut Compressor| {
+        let dst = c.compress_to_vec(src, src.len() + header::EXTENDED_HEADER_LEN)?;
+        if dst.is_empty() {
+            return Err(Error::WriteBuffer);
+        }
+        Ok(dst)
+    };
+    if cparams.nthreads == 1 {
+        let reused = REUSED.try_with(|slot| {
+            let mut slot = slot.try_borrow_mut().ok()?;
+            let c = match slot.take() {
+                Some(mut c) => c.set_cparams(*cparams).map(|()| c),
+                None => Compressor::new(*cparams, no_hooks()),
+            };
+            Some(c.and_then(|mut c| {
+                let r = run(&mut c);
+                if src.len() <= REUSE_MAX_NBYTES {
+                    *slot = Some(c);
+                }
+                r
+            }))
+        });
+        if let Ok(Some(r)) = reused {
+            return r;
+        }
     }
-    Ok(dst)
+    run(&mut Compressor::new(*cparams, no_hooks())?)
 }
+
+thread_local! {
+    /// The one-thread compressor [`compress_vec`] reuses on this thread, as c-blosc2's
+    /// `blosc2_compress` reuses its global context: its scratch buffers (a few blocks, which a
+    /// new compressor zeroes as it first grows them) and codec states are set up once, not at
+    /// every call. Compressors with helper threads are not kept (no threads parked in a
+    /// thread-local), nor one that has just compressed more than [`REUSE_MAX_NBYTES`] (its
+    /// buffers are let go).
+    static REUSED: std::cell::RefCell<Option<Compressor>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The largest input after which [`compress_vec`] keeps its compressor (its scratch is a few
+/// blocks, each at most the input).
+const REUSE_MAX_NBYTES: usize = 8 << 20;
 
 /// Decompresses a whole chunk into a new buffer (convenience for layers above).
 pub fn decompress_vec(chunk: &[u8]) -> Result<Vec<u8>> {
@@ -222,4 +259,51 @@ pub fn decompress_into_with(chunk: &[u8], dst: &mut [u8], dparams: &DParams) -> 
 /// [`decompress_vec`] with `dparams`.
 pub fn decompress_vec_with(chunk: &[u8], dparams: &DParams) -> Result<Vec<u8>> {
     Decompressor::new(*dparams, no_hooks())?.decompress_to_vec(chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codecs;
+
+    /// The compressor `compress_vec` keeps per thread carries nothing from one call to the next:
+    /// every call writes what a new compressor writes, whatever came before (other codecs,
+    /// levels, typesizes, filters, dictionaries, block sizes, a threaded call, a large input).
+    #[test]
+    fn reused_compressor_writes_what_a_new_one_writes() {
+        let smooth: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| (i / 7).to_le_bytes())
+            .collect();
+        let big: Vec<u8> = (0..(9usize << 20) / 8)
+            .flat_map(|i| ((i % 5000) as f64).to_le_bytes())
+            .collect();
+        let cp = |compcode, clevel, typesize, filter, use_dict, blocksize, nthreads| CParams {
+            compcode,
+            clevel,
+            typesize,
+            filters: [0, 0, 0, 0, 0, filter],
+            use_dict,
+            blocksize,
+            nthreads,
+            ..CParams::default()
+        };
+        let cases = [
+            (cp(codecs::ZSTD, 3, 4, 1, true, 16384, 1), &smooth),
+            (cp(codecs::BLOSCLZ, 5, 8, 2, false, 0, 1), &smooth),
+            (cp(codecs::LZ4, 9, 2, 1, false, 65536, 1), &smooth),
+            (cp(codecs::LZ4, 1, 8, 1, false, 0, 2), &big),
+            (cp(codecs::BLOSCLZ, 5, 8, 1, false, 0, 1), &big),
+            (cp(codecs::ZSTD, 1, 4, 0, false, 0, 1), &smooth),
+            (cp(codecs::ZSTD, 3, 4, 1, true, 16384, 1), &smooth),
+            (cp(codecs::BLOSCLZ, 0, 1, 0, false, 0, 1), &smooth),
+        ];
+        for (i, (cp, src)) in cases.iter().enumerate() {
+            let fresh = Compressor::new(*cp, no_hooks())
+                .unwrap()
+                .compress_to_vec(src, src.len() + 32)
+                .unwrap();
+            assert_eq!(compress_vec(cp, src).unwrap(), fresh, "case {i}");
+            assert_eq!(decompress_vec(&fresh).unwrap(), **src, "case {i}");
+        }
+    }
 }

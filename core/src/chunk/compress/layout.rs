@@ -40,7 +40,7 @@ impl Compressor {
     pub(super) fn run_blocks(
         &mut self,
         plan: &Plan<'_>,
-        dst: &mut [u8],
+        dst: &mut Room<'_>,
         start: usize,
         destsize: usize,
     ) -> Result<Option<(usize, bool)>> {
@@ -49,7 +49,7 @@ impl Compressor {
         let mut all_zero = plan.dict.is_none() && !plan.is_vl();
         let mut first = 0;
         if self.threads.count() > 1 && plan.nblocks > 1 {
-            match self.run_parallel(plan, &mut dst[..destsize], start, destsize)? {
+            match self.run_parallel(plan, dst.upto(destsize), start, destsize)? {
                 Placed::All(n, zero) => return Ok(Some((n, zero))),
                 Placed::NoFit => return Ok(None),
                 Placed::Upto(next, at, zero) => (first, nt, all_zero) = (next, at, zero),
@@ -78,12 +78,12 @@ impl Compressor {
                     streams, neblock, ..
                 } = &mut o;
                 let end = bound.min(destsize);
-                let out = &mut dst[nt..end];
+                let out = &mut dst.upto(end)[nt..];
                 let r = encode_block(plan, w, j, 0, out, streams, neblock, limit, false)?;
                 let Some((len, _)) = r else {
                     return Ok(None);
                 };
-                dst[bpos..bpos + 4].copy_from_slice(&(nt as i32).to_le_bytes());
+                dst.upto(bpos + 4)[bpos..].copy_from_slice(&(nt as i32).to_le_bytes());
                 nt += len;
                 all_zero &= o.streams.iter().all(|s| *s == Stream::Zero);
             }

@@ -27,10 +27,12 @@ use std::sync::{Arc, Mutex};
 mod block;
 mod blockwise;
 mod layout;
+mod room;
 
 pub use blockwise::LoneBlock;
 
 use block::*;
+use room::Room;
 
 /// Writes chunks. Owns its codec states, scratch buffers and its [`Threads`]; reusable for any
 /// number of chunks. Not shareable between threads at the same time
@@ -162,19 +164,19 @@ impl Compressor {
 
     /// Compresses `src` into `dst` as one chunk; returns its size, or 0 if it does not fit.
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.compress_impl(src, dst, true)
+        self.compress_impl(src, Room::Slice(dst), true)
     }
 
     /// [`Compressor::compress`] into a new vector with room for `destsize` bytes: the chunk
     /// (empty when it does not fit), the same bytes as `compress` into a `destsize` buffer.
-    /// The room comes zeroed from the allocator (`calloc`: a large one is fresh pages, which
-    /// only the bytes the chunk is written with touch, as c-blosc2's `malloc`ed chunk), not
-    /// from a pass over it; give the spare room back with `shrink_to_fit` (in place).
+    /// The room is reserved, not zeroed: the vector is written only as far as the chunk
+    /// reaches (a well compressed chunk touches a small part of it, as c-blosc2's `malloc`ed
+    /// chunk does); give the spare room back with `shrink_to_fit` (in place).
     pub fn compress_to_vec(&mut self, src: &[u8], destsize: usize) -> Result<Vec<u8>> {
         let room = destsize.min(i32::MAX as usize);
         self.check_params(src.len(), room)?;
-        let mut v = vec![0u8; room];
-        let n = self.compress_impl(src, &mut v, true)?;
+        let mut v = Vec::with_capacity(room);
+        let n = self.compress_impl(src, Room::Vec { v: &mut v, room }, true)?;
         v.truncate(n);
         Ok(v)
     }
@@ -183,10 +185,10 @@ impl Compressor {
     /// `BLOSC_BLOSC1_COMPAT` mode): the pipeline is only described by the flag bits, no runs,
     /// no dictionary, memcpyed chunks are `nbytes + 16` bytes.
     pub fn compress_blosc1(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.compress_impl(src, dst, false)
+        self.compress_impl(src, Room::Slice(dst), false)
     }
 
-    fn compress_impl(&mut self, src: &[u8], dst: &mut [u8], extended: bool) -> Result<usize> {
+    fn compress_impl(&mut self, src: &[u8], mut dst: Room<'_>, extended: bool) -> Result<usize> {
         let dst_size = dst.len();
         let mut cp = self.cp;
         // A 16-byte header describes a pipeline only through its flag bits; one it cannot
@@ -263,10 +265,10 @@ impl Compressor {
                     let start = bstarts_end + 4 + bytes.len();
                     if start <= destsize {
                         plan.dict = Some(d);
-                        done = self.run_blocks(&plan, dst, start, destsize)?;
+                        done = self.run_blocks(&plan, &mut dst, start, destsize)?;
                         plan.dict = None;
                         if let Some((n, _)) = done {
-                            let dst = &mut dst[..start];
+                            let dst = dst.upto(start);
                             dst[bstarts_end..bstarts_end + 4]
                                 .copy_from_slice(&(bytes.len() as i32).to_le_bytes());
                             dst[bstarts_end + 4..start].copy_from_slice(bytes);
@@ -281,7 +283,7 @@ impl Compressor {
             }
             if done.is_none() && !memcpyed {
                 plan.dict = None;
-                done = self.run_blocks(&plan, dst, bstarts_end, destsize)?;
+                done = self.run_blocks(&plan, &mut dst, bstarts_end, destsize)?;
             }
             match done {
                 Some((n, all_zero)) => {
@@ -291,7 +293,7 @@ impl Compressor {
                     } else {
                         h.cbytes = n as i32;
                     }
-                    h.write(&mut dst[..hlen]);
+                    h.write(dst.upto(hlen));
                     return Ok(h.cbytes as usize);
                 }
                 None => memcpyed = true,
@@ -304,7 +306,7 @@ impl Compressor {
         h.flags |= flags::MEMCPYED;
         h.blosc2_flags &= !blosc2_flags::USEDICT;
         h.cbytes = (nbytes + hlen) as i32;
-        let dst = &mut dst[..hlen + nbytes];
+        let dst = dst.upto(hlen + nbytes);
         let body = &mut dst[hlen..hlen + nbytes];
         if self.hooks.has_prefilter() {
             self.prefilter_memcpy(src, body, blocksize, typesize)?;
@@ -463,7 +465,7 @@ impl Compressor {
                     return Ok(0);
                 }
                 plan.dict = Some(d);
-                let done = self.run_blocks(&plan, dst, start, destsize)?;
+                let done = self.run_blocks(&plan, &mut Room::Slice(dst), start, destsize)?;
                 let Some((n, _)) = done else {
                     return Ok(0);
                 };
@@ -476,7 +478,7 @@ impl Compressor {
                 return Ok(n);
             }
         }
-        match self.run_blocks(&plan, dst, bstarts_end, destsize)? {
+        match self.run_blocks(&plan, &mut Room::Slice(dst), bstarts_end, destsize)? {
             Some((n, _)) => {
                 h.cbytes = n as i32;
                 h.write(dst);
