@@ -11,7 +11,7 @@ use std::io;
 mod alloc;
 pub use alloc::try_zeroed;
 mod out;
-pub use out::{fill_new, Out};
+pub use out::{fill_new, fill_spare, Out};
 
 pub mod dl;
 

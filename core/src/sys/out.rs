@@ -157,6 +157,18 @@ pub fn fill_new<E>(
     decode: impl FnOnce(Out<'_>) -> Result<usize, E>,
 ) -> Option<Result<Vec<u8>, E>> {
     let mut v: Vec<u8> = Vec::new();
+    Some(fill_spare(&mut v, n, decode)?.map(|()| v))
+}
+
+/// [`fill_new`] after the bytes `v` holds already: the `n` bytes after them are written by
+/// `decode` (as one [`Out`]), and the first of them it returns (at most `n`) are appended.
+/// `None` when the allocator cannot provide them (`v` unchanged); on `decode`'s error `v` is
+/// unchanged too.
+pub fn fill_spare<E>(
+    v: &mut Vec<u8>,
+    n: usize,
+    decode: impl FnOnce(Out<'_>) -> Result<usize, E>,
+) -> Option<Result<(), E>> {
     v.try_reserve_exact(n).ok()?;
     let written = AtomicUsize::new(0);
     let out = Out {
@@ -174,9 +186,9 @@ pub fn fill_new<E>(
     if written.load(Ordering::Acquire) != n {
         return None;
     }
-    // SAFETY: the first `n >= len` bytes of the capacity are initialised (above).
-    unsafe { v.set_len(len) };
-    Some(Ok(v))
+    // SAFETY: the `n >= len` bytes of the capacity after `v.len()` are initialised (above).
+    unsafe { v.set_len(v.len() + len) };
+    Some(Ok(()))
 }
 
 #[cfg(test)]
@@ -199,6 +211,24 @@ mod tests {
         assert!(v[3000..7000].iter().all(|&b| b == 0));
         assert_eq!(&v[7000..7005], b"hello");
         assert!(v[7005..].iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn spare_capacity_is_appended_after_what_the_vector_holds() {
+        let mut v = b"head".to_vec();
+        let r = fill_spare(&mut v, 6, |mut out| {
+            out.copy_from(b"body!!");
+            Ok::<usize, ()>(5)
+        });
+        assert_eq!(r, Some(Ok(())));
+        assert_eq!(v, b"headbody!");
+        let r = fill_spare(&mut v, 3, |out| {
+            std::mem::forget(out);
+            Ok::<usize, ()>(3)
+        });
+        assert_eq!(r, None);
+        assert_eq!(fill_spare(&mut v, 3, |_| Err::<usize, u8>(7)), Some(Err(7)));
+        assert_eq!(v, b"headbody!", "a refused or failed fill appends nothing");
     }
 
     #[test]

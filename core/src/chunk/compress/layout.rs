@@ -74,14 +74,24 @@ impl Compressor {
                 } else {
                     return Ok(None);
                 };
-                let BlockOut {
-                    streams, neblock, ..
-                } = &mut o;
-                let end = bound.min(destsize);
-                let out = &mut dst.upto(end)[nt..];
-                let r = encode_block(plan, w, j, 0, out, streams, neblock, limit, false)?;
-                let Some((len, _)) = r else {
-                    return Ok(None);
+                let len = if dst.in_place() {
+                    let BlockOut {
+                        streams, neblock, ..
+                    } = &mut o;
+                    let end = bound.min(destsize);
+                    let out = &mut dst.upto(end)[nt..];
+                    let r = encode_block(plan, w, j, 0, out, streams, neblock, limit, false)?;
+                    let Some((len, _)) = r else {
+                        return Ok(None);
+                    };
+                    len
+                } else {
+                    if encode_block_out(plan, w, j, 0, &mut o, limit, false)?.is_none() {
+                        return Ok(None);
+                    }
+                    dst.upto(start);
+                    dst.put(nt, o.encoded());
+                    o.len
                 };
                 dst.upto(bpos + 4)[bpos..].copy_from_slice(&(nt as i32).to_le_bytes());
                 nt += len;
