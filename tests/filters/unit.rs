@@ -308,26 +308,3 @@ fn legacy_chunks_use_the_version_2_bitunshuffle() {
     backward(&i, &mut buf, &mut tmp, None).unwrap();
     assert_ne!(buf, chunk);
 }
-
-#[test]
-fn unshuffle_rows_equals_unshuffle_of_the_rows_side_by_side() {
-    for es in [2usize, 3, 4, 8, 16, 24, 255] {
-        for n in [1usize, 31, 32, 1000, 2049, 70_001] {
-            let src = data_kind("f64_series", es * n, es as u64);
-            let mut shuffled = vec![0u8; src.len()];
-            filters::shuffle(es, &src, &mut shuffled);
-            // The rows from buffers of their own, at odd offsets.
-            let own: Vec<Vec<u8>> = shuffled
-                .chunks(n)
-                .enumerate()
-                .map(|(j, r)| [&vec![0xA5u8; j % 7][..], r].concat())
-                .collect();
-            let rows: Vec<&[u8]> = own.iter().enumerate().map(|(j, r)| &r[j % 7..]).collect();
-            for simd in filters::Simd::available() {
-                let mut out = vec![0u8; src.len()];
-                simd.unshuffle_rows(&rows, &mut out);
-                assert!(out == src, "{} es {es} n {n}", simd.name());
-            }
-        }
-    }
-}

@@ -21,7 +21,7 @@ pub mod trunc_prec;
 use crate::error::{Error, Result};
 
 pub use bitshuffle::{bitshuffle, bitunshuffle, bitunshuffle_legacy};
-pub use shuffle::{shuffle, simd_level, unshuffle, unshuffle_rows, Simd};
+pub use shuffle::{shuffle, simd_level, unshuffle, Simd};
 pub use table::{Filter, FilterInfo};
 
 /// `BLOSC_NOFILTER`.

@@ -305,7 +305,7 @@ fn raw_streams_left_in_a_shuffled_chunk_do_not_leak_into_the_next_chunk() {
 
 /// `decompress_to_vec` writes a new vector without zeroing it first (`crate::sys::Out`): every
 /// kind of chunk must come out whole, as it went in (byte and bit shuffle, no filter, DELTA,
-/// raw streams gathered in place, memcpyed chunks, a tail shorter than an item, zero chunks,
+/// raw streams beside coded ones, memcpyed chunks, a tail shorter than an item, zero chunks,
 /// masks, 1 and 2 threads), and masked blocks as zeros.
 #[test]
 fn new_vectors_are_written_whole_without_zeroing() {

@@ -94,54 +94,6 @@ impl Simd {
             out.assume_written();
         }
     }
-
-    /// [`unshuffle_rows`] with this level's kernels.
-    pub fn unshuffle_rows(self, rows: &[&[u8]], dst: &mut [u8]) {
-        self.unshuffle_rows_out(rows, &mut Out::init(dst))
-    }
-
-    /// [`Simd::unshuffle_rows`] into an [`Out`] piece, which it writes in whole.
-    pub(crate) fn unshuffle_rows_out(self, rows: &[&[u8]], out: &mut Out<'_>) {
-        let es = rows.len();
-        let n = rows.first().map_or(0, |r| r.len());
-        assert!(
-            es >= 2 && rows.iter().all(|r| r.len() == n) && out.len() == n * es,
-            "unshuffle_rows: {es} rows of unequal length or a destination of another size"
-        );
-        // Tiles of whole 32-byte runs per row, as many as fill the stage (at least 32).
-        let t = (ROW_STAGE / es / 32 * 32).max(32);
-        let mut stage = [0u8; ROW_STAGE];
-        let mut i = 0;
-        // SAFETY: the kernel writes only initialised values; the tiles `i..i + m` cover every
-        // element `0..n`, that is every byte of the piece.
-        unsafe {
-            let dst = out.as_uninit();
-            while i < n {
-                let m = t.min(n - i);
-                let st = &mut stage[..m * es];
-                for (j, row) in rows.iter().enumerate() {
-                    st[j * m..(j + 1) * m].copy_from_slice(&row[i..i + m]);
-                }
-                (self.0.unshuffle)(es, m, st, &mut dst[i * es..(i + m) * es]);
-                i += m;
-            }
-            out.assume_written();
-        }
-    }
-}
-
-/// Bytes of the stage [`Simd::unshuffle_rows`] gathers a tile into: it stays in L1.
-const ROW_STAGE: usize = 16384;
-
-/// [`unshuffle`] of a shuffled buffer given as its `es = rows.len()` rows (row `j`: byte `j` of
-/// every element) wherever they are, e.g. some in scratch and some still inside a chunk: the
-/// rows are gathered tile by tile into a small stage (in L1) and unshuffled from there, so a
-/// row that is not in one buffer with the others is read once, never copied in whole first.
-///
-/// # Panics
-/// If fewer than 2 rows, rows of unequal length, or `dst.len() != es * row length`.
-pub fn unshuffle_rows(rows: &[&[u8]], dst: &mut [u8]) {
-    Simd::active().unshuffle_rows(rows, dst)
 }
 
 /// The name of the SIMD level in use (`"generic"`, `"sse2"`, `"avx2"`, `"avx512"` or `"neon"`).
@@ -169,9 +121,4 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// [`unshuffle`] into an [`Out`] piece, which it writes in whole.
 pub(crate) fn unshuffle_out(typesize: usize, src: &[u8], out: &mut Out<'_>) {
     Simd::active().unshuffle_out(typesize, src, out)
-}
-
-/// [`unshuffle_rows`] into an [`Out`] piece, which it writes in whole.
-pub(crate) fn unshuffle_rows_out(rows: &[&[u8]], out: &mut Out<'_>) {
-    Simd::active().unshuffle_rows_out(rows, out)
 }
