@@ -101,7 +101,7 @@ def main():
         names = {p[2] for p in (l.split() for l in nm.splitlines())
                  if len(p) == 3 and p[1] in "tTwW"}
         # A legacy-mangled pattern that also matches instantiations nobody profiled runs
-        # (generic wrappers: guard_int, read_op, bracket ... have dozens) is written as the
+        # (generic wrappers: guard, read_op, bracket ... have dozens) is written as the
         # symbol's own names with their hashes, so that only the instances that run are
         # gathered.
         matches = {}

@@ -2,7 +2,7 @@
 //! [`crate::b2nd_meta`] behind c-blosc2's signatures. Output buffers (`*smeta`, `*dtype`) are
 //! libc-malloc'ed for the caller to `free()`.
 
-use super::boundary::{guard_int, malloc_copy, slice};
+use super::boundary::{guard, malloc_copy, slice};
 use crate::b2nd_meta::{self, MAX_DIM};
 use crate::error::{Error, Result};
 use std::ffi::{c_char, c_int, CStr};
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
     dtype_format: i8,
     smeta: *mut *mut u8,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if smeta.is_null() {
             return Err(Error::NullPointer);
         }
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
     dtype: *mut *mut c_char,
     dtype_format: *mut i8,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if smeta.is_null()
             || ndim.is_null()
             || shape.is_null()

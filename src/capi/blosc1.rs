@@ -3,7 +3,7 @@
 //! (`blosc1_set_compressor`, `blosc1_set_blocksize`, `blosc1_set_splitmode`, `blosc2_set_delta`).
 //! The settings themselves are process state, kept in [`super::globals`].
 
-use super::boundary::{cstr, guard_int, guard_or, guard_void};
+use super::boundary::{cstr, guard};
 use super::chunk::{
     build_filters, create_cctx, create_dctx, input, len_of, output, whole_chunk, CHooks,
 };
@@ -33,9 +33,9 @@ pub(crate) fn set_compressor(name: &str) -> i32 {
 /// The Blosc1 compressor name ("blosclz", ...); NULL after an unknown name was set.
 #[no_mangle]
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
-    guard_or(std::ptr::null(), || {
+    guard(|| {
         let code = blosc1_settings().compressor;
-        registry::compcode_to_compname(code).1
+        Ok(registry::compcode_to_compname(code).1)
     })
 }
 
@@ -46,7 +46,7 @@ pub extern "C" fn blosc1_get_compressor() -> *const c_char {
 /// `compname` must be NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: by this function's contract `compname` is NULL or NUL-terminated.
         let name = unsafe { cstr(compname) }?;
         Ok(set_compressor(name))
@@ -56,34 +56,37 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
 /// Switches DELTA on (non-zero) or off for the Blosc1-style API.
 #[no_mangle]
 pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
-    guard_void(|| {
+    guard(|| {
         ensure_init();
         lock().delta = dodelta;
+        Ok(())
     })
 }
 
 /// The forced blocksize of the Blosc1-style API (0 = automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_get_blocksize() -> c_int {
-    guard_or(0, || blosc1_settings().force_blocksize)
+    guard(|| Ok(blosc1_settings().force_blocksize))
 }
 
 /// Forces a blocksize for the Blosc1-style API (0 = automatic); stored as `int32_t` like the
 /// reference.
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
-    guard_void(|| {
+    guard(|| {
         ensure_init();
         lock().force_blocksize = blocksize as i32;
+        Ok(())
     })
 }
 
 /// Sets the split mode of the Blosc1-style API (`BLOSC_*_SPLIT`).
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(mode: c_int) {
-    guard_void(|| {
+    guard(|| {
         ensure_init();
         lock().splitmode = mode;
+        Ok(())
     })
 }
 
@@ -341,7 +344,7 @@ pub unsafe extern "C" fn blosc2_compress(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if srcsize < 0 {
             return Err(Error::InvalidParam);
         }
@@ -362,7 +365,7 @@ pub unsafe extern "C" fn blosc2_decompress(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
         Ok(global_decompress(s, d, env::from_process)? as c_int)
@@ -382,7 +385,7 @@ pub unsafe extern "C" fn blosc2_getitem(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
         Ok(global_getitem(s, start, nitems, d)? as c_int)
@@ -427,7 +430,7 @@ pub unsafe extern "C" fn blosc1_decompress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let s = unsafe { whole_chunk(src) }?;
         // SAFETY: forwarded contract.
@@ -448,7 +451,7 @@ pub unsafe extern "C" fn blosc1_getitem(
     nitems: c_int,
     dest: *mut c_void,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let s = unsafe { whole_chunk(src) }?;
         let typesize = i64::from(s[3]);

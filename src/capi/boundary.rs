@@ -1,9 +1,10 @@
 //! The FFI boundary: the one place where C calls enter the safe core.
 //!
 //! Conventions (also in docs/c-api/boundary.md):
-//! * Every `extern "C"` function body runs inside one of the `guard_*` helpers, which catch any
-//!   panic so that it never unwinds into C: a panic becomes `BLOSC2_ERROR_FAILURE`, NULL or a
-//!   no-op, like any other error.
+//! * Every `extern "C"` function body runs inside [`guard`] (or [`caught`]), which catches any
+//!   panic so that it never unwinds into C: a panic is `Error::Failure`, and an error becomes
+//!   what the function's return type says ([`CReturn`]): a negative `BLOSC2_ERROR_*` code,
+//!   NULL or nothing.
 //! * Errors from the core ([`Error`]) become their negative `BLOSC2_ERROR_*` code.
 //! * Buffers handed to callers who will `free()` them are allocated with libc `malloc`
 //!   ([`malloc_copy`], [`malloc_zeroed`]), never by Rust's allocator.
@@ -14,40 +15,59 @@ use crate::error::{Error, Result};
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Runs `f`, mapping `Err(e)` to `e.code()` and a panic to `BLOSC2_ERROR_FAILURE`.
-pub fn guard_int<F: FnOnce() -> Result<i32>>(f: F) -> i32 {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => e.code(),
-        Err(_) => Error::Failure.code(),
+/// What an `extern "C"` function returns when its body fails, derived from its return type:
+/// the error's negative `BLOSC2_ERROR_*` code for an integer, NULL for a pointer, nothing for
+/// `void`. One scheme for every entry point: a panic is [`Error::Failure`].
+pub trait CReturn {
+    /// The value returned for `e`.
+    fn from_error(e: Error) -> Self;
+}
+
+impl CReturn for i32 {
+    fn from_error(e: Error) -> i32 {
+        e.code()
     }
 }
 
-/// Like [`guard_int`] for functions returning `int64_t`.
-pub fn guard_i64<F: FnOnce() -> Result<i64>>(f: F) -> i64 {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => e.code() as i64,
-        Err(_) => Error::Failure.code() as i64,
+impl CReturn for i64 {
+    fn from_error(e: Error) -> i64 {
+        i64::from(e.code())
     }
 }
 
-/// Runs `f` for a function returning a pointer: errors and panics become NULL.
-pub fn guard_ptr<T, F: FnOnce() -> Result<*mut T>>(f: F) -> *mut T {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(p)) => p,
-        _ => std::ptr::null_mut(),
+impl CReturn for i16 {
+    /// Every `BLOSC2_ERROR_*` code fits in an `int16_t` (they run from -1 to -37).
+    fn from_error(e: Error) -> i16 {
+        e.code() as i16
     }
 }
 
-/// Runs `f` for a function returning a value of a plain type: a panic yields `fallback`.
-pub fn guard_or<T, F: FnOnce() -> T>(fallback: T, f: F) -> T {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+impl<T> CReturn for *mut T {
+    fn from_error(_: Error) -> *mut T {
+        std::ptr::null_mut()
+    }
 }
 
-/// Runs `f` for a `void` function; a panic is swallowed.
-pub fn guard_void<F: FnOnce()>(f: F) {
-    let _ = catch_unwind(AssertUnwindSafe(f));
+impl<T> CReturn for *const T {
+    fn from_error(_: Error) -> *const T {
+        std::ptr::null()
+    }
+}
+
+impl CReturn for () {
+    fn from_error(_: Error) {}
+}
+
+/// Runs the body of an `extern "C"` function: `Ok(v)` is returned as it is, an error or a
+/// panic (which never unwinds into C) as [`CReturn::from_error`].
+pub fn guard<R: CReturn>(f: impl FnOnce() -> Result<R>) -> R {
+    caught(f).unwrap_or_else(R::from_error)
+}
+
+/// Runs `f` with a panic turned into `Err(Error::Failure)`: [`guard`]'s scheme for the entry
+/// points that report their outcome through out-pointers after the body.
+pub fn caught<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(Err(Error::Failure))
 }
 
 /// Fails with `NullPointer` when `p` is NULL.
@@ -126,16 +146,23 @@ mod tests {
 
     #[test]
     fn panics_become_failure_codes() {
-        assert_eq!(guard_int(|| panic!("boom")), -1);
-        assert_eq!(guard_i64(|| panic!("boom")), -1);
-        assert!(guard_ptr::<u8, _>(|| panic!("boom")).is_null());
-        assert_eq!(guard_or(7, || -> i32 { panic!("boom") }), 7);
+        assert_eq!(guard::<i32>(|| panic!("boom")), -1);
+        assert_eq!(guard::<i64>(|| panic!("boom")), -1);
+        assert_eq!(guard::<i16>(|| panic!("boom")), -1);
+        assert!(guard::<*mut u8>(|| panic!("boom")).is_null());
+        assert!(guard::<*const u8>(|| panic!("boom")).is_null());
+        guard::<()>(|| panic!("boom"));
+        assert_eq!(caught::<u8>(|| panic!("boom")), Err(Error::Failure));
     }
 
     #[test]
     fn errors_become_their_codes() {
-        assert_eq!(guard_int(|| Err(Error::InvalidParam)), -12);
-        assert_eq!(guard_int(|| Ok(5)), 5);
+        assert_eq!(guard::<i32>(|| Err(Error::InvalidParam)), -12);
+        assert_eq!(guard::<i64>(|| Err(Error::InvalidParam)), -12);
+        assert_eq!(guard::<i16>(|| Err(Error::NullPointer)), -32);
+        assert_eq!(guard(|| Ok(5i32)), 5);
+        assert!(guard::<*mut u8>(|| Err(Error::MemoryAlloc)).is_null());
+        assert_eq!(caught(|| Err::<u8, _>(Error::Data)), Err(Error::Data));
     }
 
     #[test]

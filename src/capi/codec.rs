@@ -5,7 +5,7 @@
 //! through the super-chunk handle its context is bound to, and the handle creates and frees
 //! its contexts through `chunk`: `chunk` <- `handle` <- `codec`, without a cycle.
 
-use super::boundary::{guard_int, malloc_copy};
+use super::boundary::{guard, malloc_copy};
 use super::chunk::{context_cell, context_mut, input, len_of, output};
 use super::handle::{read_op, Reader};
 use super::types::{blosc2_context, blosc2_schunk};
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut c = unsafe { context_mut(context) }?;
         if srcsize < 0 {
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let cell = unsafe { context_cell(context) }?;
         let mut c = cell.lock()?;
@@ -106,7 +106,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut c = unsafe { context_mut(context) }?;
         // SAFETY: forwarded contract.
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut c = unsafe { context_mut(context) }?;
         let comp = c.compressor()?;
@@ -210,7 +210,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     destsizes: *mut i32,
     maxblocks: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut c = unsafe { context_mut(context) }?;
         let schunk = c.schunk();
@@ -263,7 +263,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     srcsize: i32,
     nblocks: *mut i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if src.is_null() || nblocks.is_null() {
             return Err(Error::InvalidParam);
         }
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut c = unsafe { context_mut(context) }?;
         let schunk = c.schunk();

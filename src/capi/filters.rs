@@ -12,7 +12,7 @@
 //! * NULL `src`/`dest` with `blocksize > 0` crash the reference; we return
 //!   `BLOSC2_ERROR_NULL_POINTER`. Overlapping `src`/`dest` are handled through a copy.
 
-use super::boundary::{guard_int, slice, slice_mut};
+use super::boundary::{guard, slice, slice_mut};
 use crate::error::{Error, Result};
 use crate::filters;
 use std::ffi::c_void;
@@ -76,7 +76,7 @@ unsafe fn checked_run(
     dest: *mut c_void,
     f: Transform,
 ) -> i32 {
-    guard_int(|| {
+    guard(|| {
         check(typesize, blocksize)?;
         // SAFETY: forwarded caller contract.
         unsafe { run(typesize, blocksize, src, dest, f) }
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn blosc2_bitunshuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    guard_int(|| {
+    guard(|| {
         if typesize < 1 {
             return Err(Error::InvalidParam);
         }

@@ -1,7 +1,7 @@
 //! `b2frame_*` functions for frame fingerprints (docs/format/fingerprint.md): switching them off
 //! and on, verify-on-open, and verifying a super-chunk's frame on demand.
 
-use super::boundary::guard_int;
+use super::boundary::guard;
 use super::handle::{read_op, Reader};
 use super::types::blosc2_schunk;
 use crate::error::Error;
@@ -13,7 +13,7 @@ use std::ffi::c_int;
 /// (1 on, 0 off).
 #[no_mangle]
 pub extern "C" fn b2frame_set_fingerprint(on: c_int) -> c_int {
-    guard_int(|| Ok(i32::from(fingerprint::set_writes_enabled(on != 0))))
+    guard(|| Ok(i32::from(fingerprint::set_writes_enabled(on != 0))))
 }
 
 /// `int b2frame_set_verify_on_open(int on)`: whether every open (`blosc2_schunk_open`,
@@ -22,7 +22,7 @@ pub extern "C" fn b2frame_set_fingerprint(on: c_int) -> c_int {
 /// `B2FRAME_VERIFY_ON_OPEN`). Returns the previous setting (1 on, 0 off).
 #[no_mangle]
 pub extern "C" fn b2frame_set_verify_on_open(on: c_int) -> c_int {
-    guard_int(|| Ok(i32::from(fingerprint::set_verify_on_open(on != 0))))
+    guard(|| Ok(i32::from(fingerprint::set_verify_on_open(on != 0))))
 }
 
 /// `int b2frame_schunk_verify(blosc2_schunk *schunk)`: checks the fingerprint of the frame
@@ -36,7 +36,7 @@ pub extern "C" fn b2frame_set_verify_on_open(on: c_int) -> c_int {
 /// `schunk` NULL or a live super-chunk.
 #[no_mangle]
 pub unsafe extern "C" fn b2frame_schunk_verify(schunk: *mut blosc2_schunk) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             let frame = r.h.core.frame().ok_or(Error::FrameType)?;
             match frame.verify_fingerprint()? {

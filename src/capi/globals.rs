@@ -20,7 +20,7 @@
 //! but the panic guard and the C types. An init that starts a new period tells the core's table
 //! to forget what was registered in the last one.
 
-use super::boundary::{guard_int, guard_or, guard_void};
+use super::boundary::guard;
 use super::types::blosc_threads_callback;
 use crate::chunk::{Compressor, Decompressor};
 use crate::error::{Error, Result};
@@ -169,25 +169,29 @@ pub(crate) fn set_nthreads(n: i16) -> Result<i16> {
 /// Initialises the library: idempotent; when (re)starting, the user registries start empty.
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
-    guard_void(ensure_init)
+    guard(|| {
+        ensure_init();
+        Ok(())
+    })
 }
 
 /// Ends the initialised period (no-op when not initialised). The Blosc1 settings survive;
 /// the registries are cleared by the next init.
 #[no_mangle]
 pub extern "C" fn blosc2_destroy() {
-    guard_void(|| {
+    guard(|| {
         let was = std::mem::replace(&mut lock().initialized, false);
         if was {
             release_engines();
         }
+        Ok(())
     })
 }
 
 /// Releases cached thread resources. `BLOSC2_ERROR_FAILURE` when not initialised, else 0.
 #[no_mangle]
 pub extern "C" fn blosc2_free_resources() -> c_int {
-    guard_int(|| {
+    guard(|| {
         if !is_initialized() {
             return Err(Error::Failure);
         }
@@ -199,19 +203,14 @@ pub extern "C" fn blosc2_free_resources() -> c_int {
 /// The global thread count used by the Blosc1-style API (default 1).
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
-    guard_or(1, nthreads)
+    guard(|| Ok(nthreads()))
 }
 
 /// Sets the global thread count; returns the previous one, or `BLOSC2_ERROR_INVALID_PARAM`
 /// for a value <= 0.
 #[no_mangle]
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
-    guard_or(Error::Failure.code() as i16, || {
-        match set_nthreads(nthreads) {
-            Ok(prev) => prev,
-            Err(e) => e.code() as i16,
-        }
-    })
+    guard(|| set_nthreads(nthreads))
 }
 
 /// Hands the per-block jobs of multi-threaded (de)compressions to `callback` instead of the
@@ -221,13 +220,14 @@ pub extern "C" fn blosc2_set_threads_callback(
     callback: blosc_threads_callback,
     callback_data: *mut c_void,
 ) {
-    guard_void(|| {
+    guard(|| {
         crate::pool::set_global_runner(callback.map(|func| {
             Arc::new(ThreadsCallback {
                 func,
                 data: callback_data,
             }) as Arc<dyn crate::pool::Runner>
         }));
+        Ok(())
     })
 }
 

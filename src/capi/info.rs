@@ -6,7 +6,7 @@
 //! the reference crashes on bad input (NULL names, unknown codec names): there these functions
 //! return an error code instead.
 
-use super::boundary::{guard_int, guard_or, guard_void, malloc_copy};
+use super::boundary::{guard, malloc_copy};
 use super::registry;
 use super::types::*;
 use crate::error::{Error, Result};
@@ -33,9 +33,7 @@ fn error_cstr(code: c_int) -> &'static CStr {
 /// anything that is not a `BLOSC2_ERROR_*` failure code (including 0).
 #[no_mangle]
 pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
-    guard_or(c"Unknown error".as_ptr(), || {
-        error_cstr(error_code).as_ptr()
-    })
+    guard(|| Ok(error_cstr(error_code).as_ptr()))
 }
 
 /// `const char *blosc2_get_version_string(void)`: the c-blosc2 release b2frame is compatible
@@ -59,15 +57,13 @@ pub extern "C" fn b2frame_version_string() -> *const c_char {
 /// (any value but empty and "0" switches it on).
 #[no_mangle]
 pub extern "C" fn b2frame_set_durable(on: c_int) -> c_int {
-    guard_or(-1, || {
-        c_int::from(crate::frame::record::set_durable(on != 0))
-    })
+    guard(|| Ok(c_int::from(crate::frame::record::set_durable(on != 0))))
 }
 
 /// `int b2frame_get_durable(void)`: 1 when durable mode is on, else 0.
 #[no_mangle]
 pub extern "C" fn b2frame_get_durable() -> c_int {
-    guard_or(-1, || c_int::from(crate::frame::record::durable()))
+    guard(|| Ok(c_int::from(crate::frame::record::durable())))
 }
 
 /// `const char *blosc2_list_compressors(void)`: the built-in codec names of the codec table,
@@ -75,11 +71,12 @@ pub extern "C" fn b2frame_get_durable() -> c_int {
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {
     static LIST: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
-    guard_or(std::ptr::null(), || {
-        LIST.get_or_init(|| {
-            std::ffi::CString::new(crate::codecs::list_compressors()).unwrap_or_default()
-        })
-        .as_ptr()
+    guard(|| {
+        Ok(LIST
+            .get_or_init(|| {
+                std::ffi::CString::new(crate::codecs::list_compressors()).unwrap_or_default()
+            })
+            .as_ptr())
     })
 }
 
@@ -129,7 +126,7 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
     complib: *mut *mut c_char,
     version: *mut *mut c_char,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if complib.is_null() || version.is_null() {
             return Err(Error::NullPointer);
         }
@@ -169,13 +166,13 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
     compcode: c_int,
     compname: *mut *const c_char,
 ) -> c_int {
-    guard_or(-1, || {
+    guard(|| {
         let (code, name) = registry::compcode_to_compname(compcode);
         if !compname.is_null() {
             // SAFETY: non-null writable slot by this function's contract.
             unsafe { *compname = name };
         }
-        code
+        Ok(code)
     })
 }
 
@@ -186,12 +183,12 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
 /// `compname` must be NULL or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
-    guard_or(-1, || {
+    guard(|| {
         // SAFETY: NULL or a C string by this function's contract.
-        match unsafe { cbytes(compname) } {
+        Ok(match unsafe { cbytes(compname) } {
             Ok(name) => registry::compname_bytes_to_compcode(name),
             Err(_) => -1,
-        }
+        })
     })
 }
 
@@ -323,7 +320,7 @@ unsafe fn cpath<'a>(p: *const c_char) -> Result<&'a Path> {
 /// `path` must be NULL or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: NULL or a C string by this function's contract.
         let p = unsafe { cpath(path) }.map_err(|_| Error::InvalidParam)?;
         if p.as_os_str().is_empty() {
@@ -339,7 +336,7 @@ pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
 /// `path` must be NULL or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if path.is_null() {
             return Ok(0);
         }
@@ -359,7 +356,7 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
     old_urlpath: *mut c_char,
     new_path: *mut c_char,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if old_urlpath.is_null() || new_path.is_null() {
             return Ok(0);
         }
@@ -403,10 +400,10 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
     i: i64,
     index: *mut i64,
 ) {
-    guard_void(|| {
+    guard(|| {
         let n = ndim as usize;
         if n == 0 || n > MAX_DIM || shape.is_null() || index.is_null() {
-            return;
+            return Ok(());
         }
         // SAFETY: both non-null and holding `ndim` items by this function's contract; the
         // shape is copied before the index is written in case the caller aliased them.
@@ -414,6 +411,7 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
         // SAFETY: as above.
         let index = unsafe { std::slice::from_raw_parts_mut(index, n) };
         unidim_to_multidim(&shape, i, index);
+        Ok(())
     })
 }
 
@@ -429,9 +427,9 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     strides: *const i64,
     i: *mut i64,
 ) {
-    guard_void(|| {
+    guard(|| {
         if i.is_null() {
-            return;
+            return Ok(());
         }
         let n = ndim.max(0) as usize;
         let mut acc = 0i64;
@@ -449,6 +447,7 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
         }
         // SAFETY: non-null and writable by this function's contract.
         unsafe { *i = acc };
+        Ok(())
     })
 }
 

@@ -7,7 +7,7 @@
 //! with `malloc`ed names and contents (uncompressed for metalayers; for vlmetalayers the
 //! compressed chunk, as c-blosc2 keeps it). `change_tick` counts metadata changes.
 
-use super::boundary::{cstr, guard_int, malloc_copy};
+use super::boundary::{cstr, guard, malloc_copy};
 use super::chunk::core_cparams;
 use super::handle::{
     bracket, exclusive, read_op, sync_counters, sync_meta, sync_vlmeta, Handle, Reader,
@@ -67,7 +67,7 @@ unsafe fn content_op(
     vl: bool,
     op: impl FnOnce(&mut Handle, &str, &[u8]) -> Result<usize>,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let c = unsafe { content_arg(content, content_len) }?;
         // SAFETY: forwarded contract.
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let name = unsafe { cstr(name) }?;
@@ -201,7 +201,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content: *mut *mut u8,
     content_len: *mut i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let name = unsafe { cstr(name) }?;
@@ -236,7 +236,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         unsafe { meta_op(schunk, name, true, |h, n| h.core.vlmeta_delete(n)) }
     })
@@ -252,7 +252,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     schunk: *mut blosc2_schunk,
     names: *mut *mut c_char,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             let list = r.vlmeta_names();
             if !list.is_empty() && names.is_null() {

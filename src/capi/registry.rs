@@ -5,7 +5,7 @@
 //! C strings: the table's own, NUL-terminated once, or the registrant's pointer (the reference
 //! hands that back from `blosc2_compcode_to_compname`).
 
-use super::boundary::{guard_int, non_null};
+use super::boundary::{guard, non_null};
 use super::globals;
 use super::types::{
     blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_filter,
@@ -240,7 +240,7 @@ pub(crate) fn complib_name(format: u8) -> *const c_char {
 /// and, like the callbacks, stays valid while registered.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
-    guard_int(|| {
+    guard(|| {
         non_null(codec).map_err(|_| Error::InvalidParam)?;
         // SAFETY: non-null and valid by this function's contract.
         let c = unsafe { *codec };
@@ -267,7 +267,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
 /// like the callbacks, stays valid while registered.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
-    guard_int(|| {
+    guard(|| {
         non_null(filter).map_err(|_| Error::InvalidParam)?;
         // SAFETY: non-null and valid by this function's contract.
         let f = unsafe { *filter };
@@ -294,7 +294,7 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
 /// `tuner` must be NULL or point to a valid `blosc2_tuner` whose `name` is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
-    guard_int(|| {
+    guard(|| {
         non_null(tuner).map_err(|_| Error::InvalidParam)?;
         // SAFETY: non-null and valid by this function's contract.
         let t = unsafe { *tuner };

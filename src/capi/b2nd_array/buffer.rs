@@ -42,7 +42,7 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let n = usize::try_from(ndim)
             .ok()
             .filter(|&n| n <= MAX_DIM)

@@ -91,7 +91,7 @@ pub(super) unsafe fn construct(
     array: *mut *mut b2nd_array_t,
     f: impl FnOnce(&mut b2nd_context_t) -> Result<*mut b2nd_array_t>,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let c = unsafe { ctx_ref(ctx) }?;
         if array.is_null() {
@@ -221,7 +221,7 @@ pub unsafe extern "C" fn b2nd_full(
 /// `array` NULL or a live array, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if array.is_null() {
             return Err(Error::NullPointer);
         }

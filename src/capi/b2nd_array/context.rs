@@ -44,7 +44,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
     metalayers: *const blosc2_metalayer,
     nmetalayers: i32,
 ) -> *mut b2nd_context_t {
-    guard_ptr(|| {
+    guard(|| {
         let n = usize::try_from(ndim)
             .ok()
             .filter(|&n| n <= MAX_DIM)
@@ -156,7 +156,7 @@ pub(super) fn bytes_of<T: Copy>(v: &T) -> &[u8] {
 /// `ctx` NULL or a live context of ours, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let c = unsafe { ctx_ref(ctx) }?;
         // SAFETY: the pointers were malloc'ed by `b2nd_create_ctx`; each is freed once.

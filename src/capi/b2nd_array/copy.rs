@@ -15,7 +15,7 @@ pub unsafe extern "C" fn b2nd_copy(
     src: *const b2nd_array_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let s = unsafe { arr(src) }?;
         // SAFETY: forwarded contract.
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let (a1, a2) = unsafe { (arr(src1)?, arr(src2)?) };
         if array.is_null() {

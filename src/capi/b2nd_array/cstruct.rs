@@ -188,7 +188,7 @@ pub(super) fn refresh_if_stale(a: &mut b2nd_array_t) -> Result<bool> {
 /// `array` live.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         store(a)?;

@@ -44,7 +44,7 @@ pub unsafe extern "C" fn b2nd_from_schunk(
     schunk: *mut blosc2_schunk,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if schunk.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     cframe_len: *mut i64,
     needs_free: *mut bool,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if cframe.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -135,7 +135,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(
 /// `urlpath` a C string; `array` writable.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if urlpath.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -155,7 +155,7 @@ pub unsafe extern "C" fn b2nd_open_offset(
     array: *mut *mut b2nd_array_t,
     offset: i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if urlpath.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -171,7 +171,7 @@ pub unsafe extern "C" fn b2nd_open_offset(
 /// `array` live; `urlpath` a C string.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if urlpath.is_null() {
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn b2nd_save_append(
     array: *const b2nd_array_t,
     urlpath: *const c_char,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         store(a)?;

@@ -50,7 +50,7 @@ pub use slice::*;
 use store::*;
 pub use views::*;
 
-use super::boundary::{guard_i64, guard_int, guard_ptr, malloc_copy, malloc_zeroed};
+use super::boundary::{guard, malloc_copy, malloc_zeroed};
 use super::chunk::{blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_ctx_get_dparams};
 use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
 use super::schunk::{

@@ -45,7 +45,7 @@ pub(super) unsafe fn orthogonal(
     buffersize: i64,
     get: bool,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if buffer.is_null() || buffershape.is_null() {
@@ -148,7 +148,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
     buffer: *mut c_void,
     buffersize: i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         refresh_if_stale(a)?;

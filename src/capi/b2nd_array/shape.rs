@@ -55,7 +55,7 @@ pub unsafe extern "C" fn b2nd_resize(
     new_shape: *const i64,
     start: *const i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if new_shape.is_null() {
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn b2nd_resize(
 /// `array` live.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         refresh_if_stale(a).map(i32::from)
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn b2nd_insert(
     axis: i8,
     insert_start: i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if buffer.is_null() {
@@ -121,7 +121,7 @@ pub unsafe extern "C" fn b2nd_append(
     buffersize: i64,
     axis: i8,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if buffer.is_null() {
@@ -149,7 +149,7 @@ pub unsafe extern "C" fn b2nd_delete(
     delete_start: i64,
     delete_len: i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         reshape(a, |s, g| core::delete(s, g, axis, delete_start, delete_len))

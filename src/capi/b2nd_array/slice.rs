@@ -56,7 +56,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
     buffer: *mut c_void,
     buffersize: i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if buffer.is_null() {
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     buffershape: *const i64,
     buffersize: i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if start.is_null() || stop.is_null() || buffershape.is_null() || buffer.is_null() {
@@ -142,7 +142,7 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     stop: *const i64,
     array: *mut b2nd_array_t,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if start.is_null() || stop.is_null() || buffer.is_null() {
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
     start: *const i64,
     stop: *const i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let s = unsafe { arr(src) }?;
         // SAFETY: forwarded contract.

@@ -105,7 +105,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     view: *mut *mut b2nd_array_t,
     index: *const bool,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if view.is_null() || index.is_null() {
@@ -144,7 +144,7 @@ pub unsafe extern "C" fn b2nd_squeeze(
     array: *mut b2nd_array_t,
     view: *mut *mut b2nd_array_t,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         let n = usize::try_from(a.ndim).unwrap_or(0).min(MAX_DIM);
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
     axis: *const bool,
     final_dims: u8,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { arr(array) }?;
         if view.is_null() || axis.is_null() {

@@ -532,7 +532,7 @@ pub(crate) fn create_dctx(
 /// an unknown user tuner, or a user codec named in `BLOSC_COMPRESSOR`.
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard_ptr(|| {
+    guard(|| {
         create_cctx(&cparams, env::from_process)
             .map(Context::into_raw)
             .ok_or(Error::Failure)
@@ -542,7 +542,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
 /// A decompression context for `dparams` (`BLOSC_NTHREADS` applied).
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
-    guard_ptr(|| {
+    guard(|| {
         create_dctx(&dparams, env::from_process)
             .map(Context::into_raw)
             .ok_or(Error::Failure)
@@ -555,12 +555,13 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 /// `context` must be NULL or a live handle from `blosc2_create_cctx/dctx`, freed only once.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
-    guard_void(|| {
+    guard(|| {
         if !context.is_null() {
             // SAFETY: by this function's contract the handle came from `Context::into_raw`
             // and nobody uses it any more.
             drop(unsafe { Box::from_raw(context as *mut ContextCell) });
         }
+        Ok(())
     })
 }
 
@@ -573,7 +574,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     ctx: *mut blosc2_context,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // Without the context's lock: a prefilter may ask while its context compresses.
         // SAFETY: forwarded contract.
         let (cp, _) = unsafe { context_params(ctx) }.ok_or(Error::NullPointer)?;
@@ -601,7 +602,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     ctx: *mut blosc2_context,
     dparams: *mut blosc2_dparams,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // Without the context's lock: a postfilter may ask while its context decompresses.
         // SAFETY: forwarded contract.
         let c = unsafe { context_cell(ctx) }?.fixed();
@@ -631,7 +632,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     maskout: *mut bool,
     nblocks: c_int,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // Kept for this thread's next decompression with `ctx` (see `ContextCell`), without
         // waiting for another thread that may be decompressing with it.
         // SAFETY: forwarded contract.

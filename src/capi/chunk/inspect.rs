@@ -34,7 +34,7 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     cbytes: *mut i32,
     blocksize: *mut i32,
 ) -> c_int {
-    let (rc, (nb, cb, bs)) = match guard_or(Err(Error::Failure), || {
+    let (rc, (nb, cb, bs)) = match caught(|| {
         // SAFETY: forwarded contract.
         header::cbuffer_sizes(unsafe { head16(cbuffer) }?)
     }) {
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
     cbytes: usize,
     nbytes: *mut usize,
 ) -> c_int {
-    let r = guard_or(Err(Error::Failure), || {
+    let r = caught(|| {
         if cbytes < MIN_HEADER_LEN {
             return Err(Error::WriteBuffer);
         }
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
     typesize: *mut usize,
     flags: *mut c_int,
 ) {
-    let (ts, fl) = guard_or(Err(Error::Failure), || {
+    let (ts, fl) = caught(|| {
         // SAFETY: forwarded contract.
         header::cbuffer_metainfo(unsafe { head16(cbuffer) }?)
     })
@@ -130,7 +130,7 @@ pub unsafe extern "C" fn blosc2_cbuffer_versions(
     version: *mut c_int,
     versionlz: *mut c_int,
 ) {
-    let (v, vlz) = guard_or(Err(Error::Failure), || {
+    let (v, vlz) = caught(|| {
         // SAFETY: forwarded contract.
         header::cbuffer_versions(unsafe { head16(cbuffer) }?)
     })
@@ -149,14 +149,11 @@ pub unsafe extern "C" fn blosc2_cbuffer_versions(
 /// `cbuffer` must hold a 16-byte header.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
-    guard_or(std::ptr::null(), || {
+    guard(|| {
         // SAFETY: forwarded contract.
-        let Ok(head) = (unsafe { head16(cbuffer) }) else {
-            return std::ptr::null();
-        };
-        match ChunkHeader::read(head, false) {
-            Ok(h) => registry::complib_name(h.compformat()),
-            Err(_) => std::ptr::null(),
-        }
+        let head = unsafe { head16(cbuffer) }?;
+        Ok(registry::complib_name(
+            ChunkHeader::read(head, false)?.compformat(),
+        ))
     })
 }

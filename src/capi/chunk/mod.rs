@@ -13,7 +13,7 @@
 //! `INVALID_PARAM`, a negative source size is `INVALID_PARAM` (c-blosc2 writes a chunk with
 //! nbytes -1) and a negative destination size counts as 0.
 
-use super::boundary::{guard_int, guard_or, guard_ptr, guard_void, slice, slice_mut};
+use super::boundary::{caught, guard, slice, slice_mut};
 use super::globals::ThreadsCallback;
 use super::registry;
 use super::types::*;

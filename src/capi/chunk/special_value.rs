@@ -64,7 +64,7 @@ unsafe fn special_chunk_c(
     which: SpecialCtor,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| Ok(unsafe { special_chunk(cparams, nbytes, dest, destsize, which) }? as c_int))
+    guard(|| Ok(unsafe { special_chunk(cparams, nbytes, dest, destsize, which) }? as c_int))
 }
 
 /// Writes a 32-byte chunk standing for `nbytes` zero bytes.

@@ -16,7 +16,7 @@
 //! Unlike c-blosc2, a write through a read-only mapping fails (0 items) instead of faulting,
 //! and NULL streams are rejected instead of dereferenced.
 
-use super::super::boundary::{guard_i64, guard_int, guard_ptr};
+use super::super::boundary::guard;
 use super::super::platform;
 use super::super::types::blosc2_stdio_mmap;
 use super::stdio::checked_len;
@@ -51,7 +51,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
     _mode: *const c_char,
     params: *mut c_void,
 ) -> *mut c_void {
-    guard_ptr(|| {
+    guard(|| {
         let null = std::ptr::null_mut();
         if urlpath.is_null() || params.is_null() {
             return Ok(null);
@@ -140,7 +140,7 @@ pub extern "C" fn blosc2_stdio_mmap_close(_stream: *mut c_void) -> c_int {
 /// `stream` NULL or a valid `blosc2_stdio_mmap`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         if stream.is_null() {
             return Ok(-1);
         }
@@ -200,7 +200,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         if stream.is_null() || ptr.is_null() || position < 0 {
             return Ok(0);
         }
@@ -250,7 +250,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         if ptr.is_null() {
             return Ok(0);
         }
@@ -286,7 +286,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
 /// `stream` NULL or a `blosc2_stdio_mmap`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if stream.is_null() {
             return Ok(-1);
         }
@@ -318,7 +318,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
 /// `params` NULL or a `blosc2_stdio_mmap` (not used afterwards when `needs_free`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if params.is_null() {
             return Ok(-1);
         }

@@ -15,7 +15,7 @@ pub mod copy;
 pub mod mmap;
 pub mod stdio;
 
-use super::boundary::{guard_int, guard_ptr};
+use super::boundary::guard;
 use super::globals;
 use super::types::{
     blosc2_io, blosc2_io_cb, blosc2_stdio_params, BLOSC2_IO_DEFAULTS, BLOSC2_IO_FILESYSTEM,
@@ -135,7 +135,7 @@ fn get_io_cb(id: u8) -> Option<*mut blosc2_io_cb> {
 /// `io` NULL or a valid struct whose `name` is NULL or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if io.is_null() {
             return Err(Error::InvalidParam);
         }
@@ -151,7 +151,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
 /// `blosc2_io_cb *blosc2_get_io_cb(uint8_t id)`: the registered backend (library-owned), or NULL.
 #[no_mangle]
 pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
-    guard_ptr(|| Ok(get_io_cb(id).unwrap_or(std::ptr::null_mut())))
+    guard(|| Ok(get_io_cb(id).unwrap_or(std::ptr::null_mut())))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 //! `write` return 0 items and `truncate`/`size`/`close` return -1 on NULL or negative arguments
 //! and on `size * nitems` overflow; a failed `read` never touches `*ptr`.
 
-use super::super::boundary::{guard_i64, guard_int, guard_ptr};
+use super::super::boundary::guard;
 use super::super::platform;
 use super::super::types::blosc2_stdio_file;
 use std::ffi::{c_char, c_int, c_void};
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(
     mode: *const c_char,
     _params: *mut c_void,
 ) -> *mut c_void {
-    guard_ptr(|| {
+    guard(|| {
         if urlpath.is_null() || mode.is_null() {
             return Ok(std::ptr::null_mut());
         }
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(
 /// `stream` NULL or a handle from [`blosc2_stdio_open`] (not used afterwards).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let Some(file) = (unsafe { file_of(stream) }) else {
             return Ok(-1);
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
 /// `stream` NULL or a valid handle.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let Some(file) = (unsafe { file_of(stream) }) else {
             return Ok(-1);
@@ -190,7 +190,7 @@ pub unsafe extern "C" fn blosc2_stdio_write(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let Some((file, n)) =
             (unsafe { transfer_args(ptr.is_null(), size, nitems, position, stream) })
@@ -216,7 +216,7 @@ pub unsafe extern "C" fn blosc2_stdio_read(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let Some((file, n)) =
             (unsafe { transfer_args(ptr.is_null(), size, nitems, position, stream) })
@@ -242,7 +242,7 @@ pub unsafe extern "C" fn blosc2_stdio_read(
 /// `stream` NULL or a valid handle.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -> c_int {
-    guard_int(|| {
+    guard(|| {
         if size < 0 {
             return Ok(-1);
         }

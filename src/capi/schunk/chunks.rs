@@ -57,7 +57,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     copy: bool,
 ) -> i64 {
     // SAFETY: forwarded contract.
-    guard_i64(|| unsafe { with_chunk(schunk, chunk, copy, false, |s, c| s.append_chunk(c)) })
+    guard(|| unsafe { with_chunk(schunk, chunk, copy, false, |s, c| s.append_chunk(c)) })
 }
 
 /// Inserts a chunk at `nchunk` (`0..=nchunks`); returns the new nchunks.
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         unsafe { with_chunk(schunk, chunk, copy, true, |s, c| s.insert_chunk(nchunk, c)) }
     })
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         unsafe { with_chunk(schunk, chunk, copy, true, |s, c| s.update_chunk(nchunk, c)) }
     })
@@ -105,7 +105,7 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut x = unsafe { exclusive(schunk) }?;
         let (sc, h) = x.parts();
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     src: *const c_void,
     nbytes: i32,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // Compress first, holding only the mutation mutex (the codec and prefilter may read
         // this super-chunk, see [`sync`]), then commit under the exclusive lock.
         // SAFETY: forwarded contract.
@@ -162,7 +162,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     dest: *mut c_void,
     nbytes: i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             if nchunk < 0 || nchunk >= r.h.core.nchunks() {
                 return Err(Error::InvalidParam);
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, false) })
+    guard(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, false) })
 }
 
 /// Like [`blosc2_schunk_get_chunk`], but for a frame on storage (file, frame at an offset,
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, true) })
+    guard(|| unsafe { hand_out(schunk, nchunk, chunk, needs_free, true) })
 }
 
 /// Block `nblock` of VL-block chunk `nchunk`, in a new `malloc`ed buffer; returns its size.
@@ -349,7 +349,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             if dest.is_null() || destsize.is_null() {
                 return Err(Error::NullPointer);
@@ -389,7 +389,7 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     schunk: *mut blosc2_schunk,
     offsets_order: *mut i64,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut x = unsafe { exclusive(schunk) }?;
         let (sc, h) = x.parts();
@@ -418,7 +418,7 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     special_value: c_int,
     chunksize: i32,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut x = unsafe { exclusive(schunk) }?;
         let (sc, h) = x.parts();
@@ -439,7 +439,7 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
 /// `schunk` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
-    guard_ptr(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             let offs = r.h.core.frame_offsets().ok_or(Error::FrameType)?;
             let bytes: Vec<u8> = offs.iter().flat_map(|v| v.to_ne_bytes()).collect();

@@ -26,7 +26,7 @@
 //! while others read should have readers copy (decompress_chunk, get_slice_buffer) or take
 //! chunks from disk-backed storage, which are always copies.
 
-use super::boundary::{cstr, guard_i64, guard_int, guard_ptr, guard_void, malloc_zeroed};
+use super::boundary::{cstr, guard, malloc_zeroed};
 use super::globals::blosc2_get_nthreads;
 use super::handle::*;
 use super::types::*;
@@ -58,7 +58,7 @@ pub use slices::*;
 /// `storage` NULL or a valid struct.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
-    guard_ptr(|| {
+    guard(|| {
         // SAFETY: forwarded contract (the I/O module dispatches on `storage->io`).
         unsafe { schunk_new(storage) }
     })
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
     schunk: *mut blosc2_schunk,
     storage: *mut blosc2_storage,
 ) -> *mut blosc2_schunk {
-    guard_ptr(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let mut x = unsafe { exclusive(schunk) }?;
         let (sc, h) = x.parts();
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     len: i64,
     copy: bool,
 ) -> *mut blosc2_schunk {
-    guard_ptr(|| {
+    guard(|| {
         let n = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
         // SAFETY: forwarded contract. Without `copy` it is c-blosc2's: the super-chunk is
         // backed by the caller's buffer, which the caller keeps alive and unchanged until
@@ -134,9 +134,10 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
 /// `schunk` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_schunk, avoid: bool) {
-    guard_void(|| {
+    guard(|| {
         // SAFETY: forwarded contract (only validated).
         let _ = (unsafe { block(schunk) }, avoid);
+        Ok(())
     })
 }
 
@@ -152,7 +153,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     cframe: *mut *mut u8,
     needs_free: *mut bool,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             if cframe.is_null() || needs_free.is_null() {
                 return Err(Error::NullPointer);
@@ -199,7 +200,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let s = unsafe { cstr(urlpath) }?;
@@ -227,7 +228,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             // SAFETY: forwarded contract.
             let s = unsafe { cstr(urlpath) }?;
@@ -256,7 +257,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { free_block(schunk) })
+    guard(|| unsafe { free_block(schunk) })
 }
 
 /// Frame length (frame-backed) or `cbytes + 8 * nchunks`.
@@ -265,7 +266,7 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
 /// `schunk` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let b = unsafe { block(schunk) }?;
         Ok(b.shared()?.handle().core.frame_len())
@@ -283,7 +284,7 @@ unsafe fn params_copy<T: Copy>(
     pick: impl FnOnce(&blosc2_storage) -> *mut T,
     set_schunk: impl FnOnce(&mut T),
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // SAFETY: forwarded contract.
         let g = unsafe { block(schunk) }?.shared()?;
         if out.is_null() {
@@ -349,7 +350,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { schunk_refresh(schunk) })
+    guard(|| unsafe { schunk_refresh(schunk) })
 }
 
 /// Holds the exclusive `.b2lock` lock across operations until the matching unlock (a no-op
@@ -360,7 +361,7 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { schunk_lock(schunk) })
+    guard(|| unsafe { schunk_lock(schunk) })
 }
 
 /// See [`blosc2_schunk_lock`].
@@ -370,5 +371,5 @@ pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: forwarded contract.
-    guard_int(|| unsafe { schunk_unlock(schunk) })
+    guard(|| unsafe { schunk_unlock(schunk) })
 }

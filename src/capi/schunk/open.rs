@@ -253,7 +253,7 @@ unsafe fn open_udio_or_destroy(
     offset: i64,
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
-    guard_ptr(|| {
+    guard(|| {
         if urlpath.is_null() {
             return Ok(std::ptr::null_mut());
         }
@@ -311,7 +311,7 @@ unsafe fn open_at(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_sch
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    guard_ptr(|| unsafe { open_at(urlpath, 0) })
+    guard(|| unsafe { open_at(urlpath, 0) })
 }
 
 /// Opens the cframe starting at byte `offset` of `urlpath`.
@@ -324,5 +324,5 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(
     offset: i64,
 ) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    guard_ptr(|| unsafe { open_at(urlpath, offset) })
+    guard(|| unsafe { open_at(urlpath, offset) })
 }

@@ -30,7 +30,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     stop: i64,
     buffer: *mut c_void,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             let n = range_bytes(r.h, start, stop)?;
             // SAFETY: forwarded contract.
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     stop: i64,
     buffer: *mut c_void,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         // Chunk by chunk, like c-blosc2: decode it (shared lock), patch, compress it holding
         // only the mutation mutex (callbacks may read this super-chunk), commit it (exclusive
         // lock). Chunks already updated stay so if a later one fails.
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     coords: *const i64,
     buffer: *mut c_void,
 ) -> c_int {
-    guard_int(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
             if n > 0 && coords.is_null() {
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
     stop: *mut i64,
     chunks_idx: *mut *mut i64,
 ) -> i64 {
-    guard_i64(|| {
+    guard(|| {
         let op = |r: &Reader<'_>| {
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {
                 return Err(Error::NullPointer);
