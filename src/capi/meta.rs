@@ -16,21 +16,23 @@ use super::types::*;
 use crate::error::{Error, Result};
 use std::ffi::{c_char, c_int};
 
-/// Borrows `content_len` bytes of metadata content (NULL allowed when empty).
+/// Borrows `content_len` bytes of metadata content (NULL allowed when empty; also b2nd's
+/// context metalayers).
 ///
 /// # Safety
 /// `content` valid for `content_len` bytes.
-unsafe fn content_arg<'a>(content: *const u8, content_len: i32) -> Result<&'a [u8]> {
+pub(crate) unsafe fn content_arg<'a>(content: *const u8, content_len: i32) -> Result<&'a [u8]> {
     let n = usize::try_from(content_len).map_err(|_| Error::InvalidParam)?;
     // SAFETY: forwarded contract.
     unsafe { super::boundary::slice(content, n) }
 }
 
-/// Runs a metadata operation and re-mirrors.
+/// Runs a metadata operation and re-mirrors (the body of every change entry point, also b2nd's
+/// metalayer writes).
 ///
 /// # Safety
 /// `schunk` NULL or live; `name` NULL or NUL-terminated.
-unsafe fn meta_op(
+pub(crate) unsafe fn meta_op(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
     vl: bool,

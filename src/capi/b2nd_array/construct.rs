@@ -31,10 +31,7 @@ pub(super) fn array_new(c: &b2nd_context_t, special: c_int) -> Result<*mut b2nd_
         // SAFETY: `p` is ours.
         let a = unsafe { &mut *p };
         // SAFETY: the context's storage was copied by `b2nd_create_ctx` (or is NULL).
-        let sc = unsafe { blosc2_schunk_new(c.b2_storage) };
-        if sc.is_null() {
-            return Err(Error::Failure);
-        }
+        let sc = unsafe { schunk_new(c.b2_storage) }.map_err(|_| Error::Failure)?;
         a.sc = sc;
         let g = geometry(a)?;
         // SAFETY: live schunk.
@@ -57,8 +54,11 @@ pub(super) fn array_new(c: &b2nd_context_t, special: c_int) -> Result<*mut b2nd_
             .min(B2ND_MAX_METALAYERS);
         for m in &c.metalayers[..nmeta] {
             // SAFETY: the caller's metalayer entries (name C string, content valid).
-            let rc = unsafe { blosc2_meta_add(sc, m.name, m.content, m.content_len) };
-            code(rc.into()).map_err(|_| Error::Failure)?;
+            let rc = unsafe {
+                content_arg(m.content, m.content_len)
+                    .and_then(|c| meta_op(sc, m.name, false, |h, n| h.core.add_metalayer(n, c)))
+            };
+            rc.map_err(|_| Error::Failure)?;
         }
         if g.nitems() != 0 {
             let items = g
@@ -66,8 +66,8 @@ pub(super) fn array_new(c: &b2nd_context_t, special: c_int) -> Result<*mut b2nd_
                 .checked_mul(g.extchunknitems())
                 .ok_or(Error::InvalidParam)?;
             // SAFETY: live schunk.
-            let rc = unsafe { blosc2_schunk_fill_special(sc, items, special, chunksize) };
-            code(rc).map_err(|_| Error::Failure)?;
+            let rc = unsafe { fill_special(sc, items, special, chunksize) };
+            rc.map_err(|_| Error::Failure)?;
         }
         // SAFETY: live schunk.
         a.last_tick = unsafe { (*sc).change_tick };
@@ -192,17 +192,12 @@ pub unsafe extern "C" fn b2nd_full(
                     i32::try_from(g.chunk_nbytes(ts)?).map_err(|_| Error::MaxBufsizeExceeded)?;
                 let cp = cparams_of(a.sc)?;
                 let mut chunk = vec![0u8; BLOSC_EXTENDED_HEADER_LENGTH as usize + ts as usize];
-                let n = blosc2_chunk_repeatval(
-                    cp,
-                    nbytes,
-                    chunk.as_mut_ptr() as *mut c_void,
-                    chunk.len() as i32,
-                    fill_value,
-                );
-                code(n.into()).map_err(|_| Error::Failure)?;
+                let (d, len) = (chunk.as_mut_ptr() as *mut c_void, chunk.len() as i32);
+                let n = special_chunk(&cp, nbytes, d, len, SpecialCtor::Value(fill_value));
+                let c = &chunk[..n.map_err(|_| Error::Failure)?];
                 for i in 0..(*a.sc).nchunks {
-                    let rc = blosc2_schunk_update_chunk(a.sc, i, chunk.as_mut_ptr(), true);
-                    code(rc).map_err(|_| Error::Failure)?;
+                    let rc = mutate(a.sc, true, |s| s.update_chunk(i, c));
+                    rc.map_err(|_| Error::Failure)?;
                 }
                 Ok(())
             })();

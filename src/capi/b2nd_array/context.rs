@@ -156,18 +156,25 @@ pub(super) fn bytes_of<T: Copy>(v: &T) -> &[u8] {
 /// `ctx` NULL or a live context of ours, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        let c = unsafe { ctx_ref(ctx) }?;
-        // SAFETY: the pointers were malloc'ed by `b2nd_create_ctx`; each is freed once.
-        unsafe {
-            if !c.b2_storage.is_null() {
-                libc::free((*c.b2_storage).cparams as *mut c_void);
-                libc::free(c.b2_storage as *mut c_void);
-            }
-            libc::free(c.dtype as *mut c_void);
-            libc::free(ctx as *mut c_void);
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { free_ctx(ctx) })
+}
+
+/// The body of [`b2nd_free_ctx`] (also the copies of views).
+///
+/// # Safety
+/// As for [`b2nd_free_ctx`].
+pub(super) unsafe fn free_ctx(ctx: *mut b2nd_context_t) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let c = unsafe { ctx_ref(ctx) }?;
+    // SAFETY: the pointers were malloc'ed by `b2nd_create_ctx`; each is freed once.
+    unsafe {
+        if !c.b2_storage.is_null() {
+            libc::free((*c.b2_storage).cparams as *mut c_void);
+            libc::free(c.b2_storage as *mut c_void);
         }
-        Ok(0)
-    })
+        libc::free(c.dtype as *mut c_void);
+        libc::free(ctx as *mut c_void);
+    }
+    Ok(0)
 }

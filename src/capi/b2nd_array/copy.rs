@@ -44,11 +44,10 @@ pub(super) fn copy_array(c: &mut b2nd_context_t, s: &b2nd_array_t) -> Result<*mu
     if same {
         let p = array_without_schunk(c)?;
         // SAFETY: live schunk; the context's storage is NULL or valid.
-        let sc = unsafe { blosc2_schunk_copy(s.sc, c.b2_storage) };
-        if sc.is_null() {
+        let Ok(sc) = (unsafe { schunk_copy(s.sc, c.b2_storage) }) else {
             drop_array(p, false);
             return Err(Error::Failure);
-        }
+        };
         // SAFETY: `p` is ours.
         unsafe {
             (*p).sc = sc;
@@ -204,19 +203,16 @@ pub(super) fn copy_stored_chunk(
     dst: *mut blosc2_schunk,
     to: i64,
 ) -> Result<()> {
-    let mut chunk: *mut u8 = std::ptr::null_mut();
-    let mut needs_free = false;
-    // SAFETY: `src` is a live array's super-chunk; both out-pointers are valid.
-    let rc = unsafe { blosc2_schunk_get_chunk(src, from, &mut chunk, &mut needs_free) };
-    if rc < 0 || chunk.is_null() {
-        return Err(Error::Failure);
-    }
-    // SAFETY: `dst` is a live array's super-chunk; `chunk` holds a whole chunk (`rc` bytes,
-    // checked by the update), copied (copy=true).
-    let up = unsafe { blosc2_schunk_update_chunk(dst, to, chunk, true) };
-    if needs_free {
-        // SAFETY: malloc'ed by `blosc2_schunk_get_chunk`, ours to free.
-        unsafe { libc::free(chunk as *mut c_void) };
-    }
-    code(up).map(|_| ()).map_err(|_| Error::Failure)
+    // Read as `blosc2_schunk_get_chunk` reads it (which sets `current_nchunk`), and copied:
+    // `src` may be `dst`.
+    let get = |r: &crate::capi::handle::Reader<'_>| {
+        r.with_buffer(from, |buf| {
+            Ok(r.h.core.fetch_chunk(from, buf)?.bytes(buf).to_vec())
+        })
+    };
+    // SAFETY: `src` and `dst` are live arrays' super-chunks.
+    let up = unsafe {
+        read_op_plain(src, true, get).and_then(|c| mutate(dst, true, |s| s.update_chunk(to, &c)))
+    };
+    up.map(|_| ()).map_err(|_| Error::Failure)
 }

@@ -86,7 +86,7 @@ pub(super) fn publish_meta(a: &mut b2nd_array_t) -> Result<()> {
     }
     let g = geometry(a)?;
     let dt = dtype_of(a);
-    let mut m = b2nd_meta::serialize(
+    let m = b2nd_meta::serialize(
         g.shape(),
         g.chunkshape(),
         g.blockshape(),
@@ -95,15 +95,12 @@ pub(super) fn publish_meta(a: &mut b2nd_array_t) -> Result<()> {
     )
     .map_err(|_| Error::Failure)?;
     let exists = meta_get(a.sc, "b2nd").is_some();
-    // SAFETY: live schunk; name NUL-terminated; content valid for its length (copied).
-    let rc = unsafe {
-        if exists {
-            blosc2_meta_update(a.sc, c"b2nd".as_ptr(), m.as_mut_ptr(), m.len() as i32)
-        } else {
-            blosc2_meta_add(a.sc, c"b2nd".as_ptr(), m.as_mut_ptr(), m.len() as i32)
-        }
+    let set = |h: &mut Handle, n: &str| match exists {
+        true => h.core.update_metalayer(n, &m),
+        false => h.core.add_metalayer(n, &m),
     };
-    code(rc.into()).map_err(|_| Error::Failure)?;
+    // SAFETY: live schunk; the name is NUL-terminated.
+    unsafe { meta_op(a.sc, c"b2nd".as_ptr(), false, set) }.map_err(|_| Error::Failure)?;
     // SAFETY: live schunk.
     a.last_tick = unsafe { (*a.sc).change_tick };
     Ok(())
@@ -129,7 +126,7 @@ pub(super) fn drop_array(p: *mut b2nd_array_t, with_sc: bool) {
     // SAFETY: `p` is a live array of ours; each owned pointer is released once.
     unsafe {
         if with_sc && !(*p).sc.is_null() && shares::release(p, (*p).sc) {
-            blosc2_schunk_free((*p).sc);
+            let _ = free_block((*p).sc);
         }
         libc::free((*p).dtype as *mut c_void);
         libc::free(p as *mut c_void);
@@ -154,7 +151,7 @@ pub(super) fn refresh_if_stale(a: &mut b2nd_array_t) -> Result<bool> {
     }
     if on_disk {
         // SAFETY: live schunk.
-        code(unsafe { blosc2_schunk_refresh(a.sc) }.into())?;
+        unsafe { schunk_refresh(a.sc) }?;
     }
     // SAFETY: live schunk.
     let tick = unsafe { (*a.sc).change_tick };

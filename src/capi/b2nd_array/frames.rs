@@ -76,7 +76,9 @@ pub unsafe extern "C" fn b2nd_to_cframe(
         let n = with_own(a, |a| {
             // SAFETY: live schunk; out-pointers writable by contract. The copy `with_own` may
             // make is a plain super-chunk, whose buffer is a new allocation (not freed with it).
-            Ok(unsafe { blosc2_schunk_to_buffer(a.sc, cframe, needs_free) })
+            Ok(guard(|| unsafe {
+                schunk_to_buffer(a.sc, cframe, needs_free)
+            }))
         })?;
         // SAFETY: writable by contract.
         unsafe { *cframe_len = n };
@@ -98,7 +100,7 @@ pub(super) fn adopt(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t) -> Re
         Err(e) => {
             if !sc.is_null() {
                 // SAFETY: a live schunk this call created.
-                unsafe { blosc2_schunk_free(sc) };
+                let _ = unsafe { free_block(sc) };
             }
             Err(e)
         }
@@ -121,11 +123,8 @@ pub unsafe extern "C" fn b2nd_from_cframe(
             return Err(Error::NullPointer);
         }
         // SAFETY: forwarded contract.
-        let sc = unsafe { blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
-        if sc.is_null() {
-            return Err(Error::Failure);
-        }
-        adopt(sc, array)
+        let sc = unsafe { schunk_from_buffer(cframe, cframe_len, copy) };
+        adopt(sc.map_err(|_| Error::Failure)?, array)
     })
 }
 
@@ -140,8 +139,9 @@ pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd
             return Err(Error::NullPointer);
         }
         // SAFETY: forwarded contract.
-        let sc = unsafe { blosc2_schunk_open(urlpath) };
-        adopt(sc, array)
+        let sc = unsafe { open_default(urlpath, 0) };
+        // A failed open is NULL to `b2nd_from_schunk`, as in c-blosc2.
+        adopt(sc.map_err(|_| Error::NullPointer)?, array)
     })
 }
 
@@ -160,8 +160,9 @@ pub unsafe extern "C" fn b2nd_open_offset(
             return Err(Error::NullPointer);
         }
         // SAFETY: forwarded contract.
-        let sc = unsafe { blosc2_schunk_open_offset(urlpath, offset) };
-        adopt(sc, array)
+        let sc = unsafe { open_default(urlpath, offset) };
+        // A failed open is NULL to `b2nd_from_schunk`, as in c-blosc2.
+        adopt(sc.map_err(|_| Error::NullPointer)?, array)
     })
 }
 
@@ -193,13 +194,9 @@ fn save(a: &b2nd_array_t, urlpath: *mut c_char) -> Result<c_int> {
             !s.storage.is_null() && (*s.storage).contiguous
         };
         // SAFETY: live schunk; `st` valid for the call.
-        let copy = unsafe { blosc2_schunk_copy(a.sc, &mut st) };
-        if copy.is_null() {
-            return Err(Error::Failure);
-        }
+        let copy = unsafe { schunk_copy(a.sc, &st) }.map_err(|_| Error::Failure)?;
         // SAFETY: the copy is ours.
-        code(unsafe { blosc2_schunk_free(copy) }.into())?;
-        Ok(0)
+        unsafe { free_block(copy) }
     }
 }
 
@@ -218,7 +215,7 @@ pub unsafe extern "C" fn b2nd_save_append(
         store(a)?;
         with_own(a, |a| {
             // SAFETY: live schunk; `urlpath` a C string by contract.
-            code(unsafe { blosc2_schunk_append_file(a.sc, urlpath) })
+            unsafe { schunk_append_file(a.sc, urlpath) }
         })
     })
 }

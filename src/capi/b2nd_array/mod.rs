@@ -3,9 +3,9 @@
 //!
 //! Like c-blosc2's own implementation, an array is a `b2nd_array_t` (libc-`malloc`ed, released
 //! with `b2nd_free`) around a `blosc2_schunk*` (`sc`) that the array owns; every chunk goes
-//! through the super-chunk's public operations (`blosc2_schunk_decompress_chunk`,
-//! `blosc2_compress_ctx` with its `cctx`, `blosc2_schunk_update_chunk`, ...), so locking,
-//! counters, user codecs and prefilters behave as for any other super-chunk. The geometry fields
+//! through the bodies of the super-chunk's public operations (those of
+//! `blosc2_schunk_decompress_chunk`, `blosc2_schunk_update_chunk`, ...), so locking, counters,
+//! user codecs and prefilters behave as for any other super-chunk. The geometry fields
 //! of the struct are what every call reads (callers may read them, as python-blosc2 does), and
 //! they are rewritten after each shape change together with the `b2nd` metalayer.
 //!
@@ -51,17 +51,14 @@ use store::*;
 pub use views::*;
 
 use super::boundary::{guard, malloc_copy, malloc_zeroed};
-use super::chunk::{blosc2_chunk_repeatval, blosc2_chunk_zeros, blosc2_ctx_get_dparams};
-use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add, blosc2_vlmeta_get};
-use super::schunk::{
-    blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_decompress_chunk,
-    blosc2_schunk_delete_chunk, blosc2_schunk_fill_special, blosc2_schunk_free,
-    blosc2_schunk_from_buffer, blosc2_schunk_get_chunk, blosc2_schunk_get_cparams,
-    blosc2_schunk_get_sparse_buffer, blosc2_schunk_insert_chunk, blosc2_schunk_lock,
-    blosc2_schunk_new, blosc2_schunk_open, blosc2_schunk_open_offset, blosc2_schunk_refresh,
-    blosc2_schunk_to_buffer, blosc2_schunk_unlock, blosc2_schunk_update_chunk,
+use super::chunk::{blosc2_ctx_get_dparams, special_chunk, SpecialCtor};
+use super::handle::{
+    free_block, read_op, read_op_plain, schunk_lock, schunk_refresh, schunk_unlock, Handle,
 };
-use super::schunk::{decode_blocks, decompress_chunk_masked};
+use super::meta::{content_arg, meta_op};
+use super::schunk::{decode_blocks, decompress_chunk_masked, fill_special, mutate, open_default};
+use super::schunk::{schunk_append_file, schunk_copy, schunk_from_buffer, schunk_new};
+use super::schunk::{schunk_to_buffer, sparse_buffer, stored_params};
 use super::types::*;
 use crate::b2nd::array::{self as core, ChunkStore};
 use crate::b2nd::geometry::{c_strides, Geometry};

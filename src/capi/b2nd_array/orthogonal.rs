@@ -170,11 +170,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         // SAFETY: `ncoords` values by contract.
         let cs = unsafe { vals(coords, n) }?;
         let storage = core::sparse_storage_coords(&g, &cs)?;
-        code(
-            // SAFETY: live schunk; `storage` holds `ncoords` values; `buffer` holds their items.
-            unsafe { blosc2_schunk_get_sparse_buffer(a.sc, ncoords, storage.as_ptr(), buffer) }
-                .into(),
-        )?;
-        Ok(0)
+        // SAFETY: live schunk; `storage` holds `ncoords` values; `buffer` holds their items.
+        unsafe { sparse_buffer(a.sc, ncoords, storage.as_ptr(), buffer) }
     })
 }

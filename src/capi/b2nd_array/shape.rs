@@ -17,12 +17,12 @@ pub(super) fn locked<T>(
         return Err(Error::NullPointer);
     }
     // SAFETY: live schunk.
-    code(unsafe { blosc2_schunk_lock(sc) }.into())?;
+    unsafe { schunk_lock(sc) }?;
     let r = f(a);
     // SAFETY: live schunk; the lock taken above.
-    let u = unsafe { blosc2_schunk_unlock(sc) };
+    let u = unsafe { schunk_unlock(sc) };
     let v = r?;
-    code(u.into())?;
+    u?;
     Ok(v)
 }
 
@@ -97,17 +97,30 @@ pub unsafe extern "C" fn b2nd_insert(
     axis: i8,
     insert_start: i64,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        let a = unsafe { arr(array) }?;
-        if buffer.is_null() {
-            return Err(Error::NullPointer);
-        }
-        let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: `buffersize` bytes by contract.
-        let src = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
-        reshape(a, |s, g| core::insert(s, g, src, axis, insert_start))
-    })
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { insert(array, buffer, buffersize, axis, insert_start) })
+}
+
+/// The body of [`b2nd_insert`] (also [`b2nd_append`]).
+///
+/// # Safety
+/// As for [`b2nd_insert`].
+unsafe fn insert(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+    insert_start: i64,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let a = unsafe { arr(array) }?;
+    if buffer.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: `buffersize` bytes by contract.
+    let src = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
+    reshape(a, |s, g| core::insert(s, g, src, axis, insert_start))
 }
 
 /// Appends `buffer` along `axis`.
@@ -134,7 +147,7 @@ pub unsafe extern "C" fn b2nd_append(
             .ok_or(Error::InvalidParam)?;
         let at = a.shape[ax];
         // SAFETY: forwarded contract.
-        Ok(unsafe { b2nd_insert(array, buffer, buffersize, axis, at) })
+        unsafe { insert(array, buffer, buffersize, axis, at) }
     })
 }
 

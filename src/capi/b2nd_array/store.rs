@@ -1,22 +1,10 @@
-//! The array's super-chunk seen through its public C API: [`CStore`], the
-//! [`ChunkStore`] through which the array core reads and writes chunks, and the metalayer
-//! helpers. Every chunk access of an array goes through here, that is through the
-//! super-chunk's own operations, so locking, counters, user codecs and prefilters behave as
-//! for any other super-chunk.
+//! The array's super-chunk seen through its C API: [`CStore`], the [`ChunkStore`] through
+//! which the array core reads and writes chunks, and the metalayer helpers. Every chunk access
+//! of an array goes through here, that is through the bodies of the super-chunk's own
+//! operations, so locking, counters, user codecs and prefilters behave as for any other
+//! super-chunk.
 
 use super::*;
-
-/// A negative C return value as an error (unknown codes as `Failure`).
-pub(super) fn code(rc: i64) -> Result<i64> {
-    if rc < 0 {
-        Err(i32::try_from(rc)
-            .ok()
-            .and_then(Error::from_code)
-            .unwrap_or(Error::Failure))
-    } else {
-        Ok(rc)
-    }
-}
 
 /// The array's super-chunk as a [`ChunkStore`].
 pub(super) struct CStore {
@@ -38,18 +26,13 @@ impl ChunkStore for CStore {
         // From the core under the shared lock: the struct's mirror is rewritten by every
         // mutation, which may be running on another thread.
         // SAFETY: live schunk.
-        unsafe { crate::capi::handle::read_op(self.sc, false, |r| Ok(r.h.core.nchunks())) }
+        unsafe { read_op(self.sc, false, |r| Ok(r.h.core.nchunks())) }
             .unwrap_or_else(|_| self.sc().nchunks)
     }
     fn read_chunk(&self, nchunk: i64, dst: &mut [u8]) -> Result<usize> {
-        let len = i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: live schunk; `dst` is valid for `len` bytes.
-        let rc = unsafe {
-            blosc2_schunk_decompress_chunk(self.sc, nchunk, dst.as_mut_ptr() as *mut c_void, len)
-        };
-        code(rc.into())
-            .map(|n| n as usize)
-            .map_err(|_| Error::Failure)
+        i32::try_from(dst.len()).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: live schunk.
+        unsafe { decompress_chunk_masked(self.sc, nchunk, None, dst) }.map_err(|_| Error::Failure)
     }
     fn nthreads(&self) -> i32 {
         let mut dp = BLOSC2_DPARAMS_DEFAULTS;
@@ -83,7 +66,7 @@ impl ChunkStore for CStore {
         // The mask goes with this read only: other threads reading the array at the same time
         // use the same `dctx` (or spares of it) with masks of their own.
         // SAFETY: live schunk.
-        unsafe { decompress_chunk_masked(self.sc, nchunk, skip.to_vec(), dst) }
+        unsafe { decompress_chunk_masked(self.sc, nchunk, Some(skip.to_vec()), dst) }
             .map_err(|_| Error::Failure)
     }
     fn write_chunk(&mut self, nchunk: i64, src: &[u8]) -> Result<()> {
@@ -93,57 +76,50 @@ impl ChunkStore for CStore {
         // Compressed as `blosc2_schunk_update_chunk`'s own callers compress: `current_nchunk`
         // (which prefilters read) set and pinned under the handle's `dctx` mutex, so that
         // readers of the same super-chunk decoding meanwhile neither race on it nor change it.
-        let mut c = {
+        let c = {
             // SAFETY: live schunk.
             let w = unsafe { crate::capi::handle::writer(self.sc) }?;
             w.compress(nchunk, src).map_err(|_| Error::Failure)?
         };
-        // SAFETY: live schunk; the chunk is copied (copy=true), `c` stays ours.
-        let rc = unsafe { blosc2_schunk_update_chunk(self.sc, nchunk, c.as_mut_ptr(), true) };
-        code(rc).map(|_| ()).map_err(|_| Error::Failure)
+        // SAFETY: live schunk.
+        let rc = unsafe { mutate(self.sc, true, |s| s.update_chunk(nchunk, &c)) };
+        rc.map(|_| ()).map_err(|_| Error::Failure)
     }
     fn insert_zero_chunk(&mut self, nchunk: i64, nbytes: i32) -> Result<()> {
         let cp = cparams_of(self.sc)?;
         let mut c = [0u8; BLOSC_EXTENDED_HEADER_LENGTH as usize];
         // SAFETY: `c` is valid for its length.
         let n = unsafe {
-            blosc2_chunk_zeros(cp, nbytes, c.as_mut_ptr() as *mut c_void, c.len() as i32)
+            let d = c.as_mut_ptr() as *mut c_void;
+            special_chunk(&cp, nbytes, d, c.len() as i32, SpecialCtor::Zeros)
         };
-        code(n.into()).map_err(|_| Error::Failure)?;
-        // SAFETY: live schunk; the chunk is copied.
-        let rc = unsafe { blosc2_schunk_insert_chunk(self.sc, nchunk, c.as_mut_ptr(), true) };
-        code(rc).map(|_| ()).map_err(|_| Error::Failure)
+        let n = n.map_err(|_| Error::Failure)?;
+        // SAFETY: live schunk.
+        let rc = unsafe { mutate(self.sc, true, |s| s.insert_chunk(nchunk, &c[..n])) };
+        rc.map(|_| ()).map_err(|_| Error::Failure)
     }
     fn delete_chunk(&mut self, nchunk: i64) -> Result<()> {
         // SAFETY: live schunk.
-        let rc = unsafe { blosc2_schunk_delete_chunk(self.sc, nchunk) };
-        code(rc).map(|_| ()).map_err(|_| Error::Failure)
+        let rc = unsafe { mutate(self.sc, true, |s| s.delete_chunk(nchunk)) };
+        rc.map(|_| ()).map_err(|_| Error::Failure)
     }
     fn commit_shape(&mut self, shape: &[i64]) -> Result<()> {
         let Some(m) = meta_get(self.sc, "b2nd") else {
             return Ok(());
         };
-        let mut m = b2nd_meta::with_shape(&m, shape).map_err(|_| Error::Failure)?;
-        // SAFETY: live schunk; name NUL-terminated; content valid for its length (copied).
-        let rc = unsafe {
-            blosc2_meta_update(self.sc, c"b2nd".as_ptr(), m.as_mut_ptr(), m.len() as i32)
-        };
-        code(rc.into()).map(|_| ()).map_err(|_| Error::Failure)
+        let m = b2nd_meta::with_shape(&m, shape).map_err(|_| Error::Failure)?;
+        let update = |h: &mut Handle, n: &str| h.core.update_metalayer(n, &m);
+        // SAFETY: live schunk; the name is NUL-terminated.
+        let rc = unsafe { meta_op(self.sc, c"b2nd".as_ptr(), false, update) };
+        rc.map(|_| ()).map_err(|_| Error::Failure)
     }
 }
 
 /// A copy of the super-chunk's cparams.
 pub(super) fn cparams_of(sc: *mut blosc2_schunk) -> Result<blosc2_cparams> {
-    let mut p: *mut blosc2_cparams = std::ptr::null_mut();
-    // SAFETY: live schunk; `p` is a valid out-pointer.
-    code(unsafe { blosc2_schunk_get_cparams(sc, &mut p) }.into())
-        .map_err(|_| Error::NullPointer)?;
-    // SAFETY: a malloc'ed cparams from the call above, read once and freed.
-    let cp = unsafe {
-        let v = *p;
-        libc::free(p as *mut c_void);
-        v
-    };
+    // SAFETY: live schunk.
+    let mut cp = unsafe { stored_params(sc, |st| st.cparams) }.map_err(|_| Error::NullPointer)?;
+    cp.schunk = sc as *mut c_void;
     Ok(cp)
 }
 
@@ -202,15 +178,15 @@ pub(super) fn copy_vlmeta(from: *mut blosc2_schunk, to: *mut blosc2_schunk) -> R
             }
         }
     }
+    let cp = crate::capi::chunk::core_cparams(&BLOSC2_CPARAMS_DEFAULTS);
     for n in names {
-        let (mut c, mut len): (*mut u8, i32) = (std::ptr::null_mut(), 0);
-        // SAFETY: live schunks; out-pointers valid; `c` is malloc'ed by the call and freed.
+        let name = n.to_str().map_err(|_| Error::InvalidParam)?;
+        // SAFETY: live schunks; `n` is NUL-terminated.
         unsafe {
-            code(blosc2_vlmeta_get(from, n.as_ptr(), &mut c, &mut len).into())?;
-            let mut cp = BLOSC2_CPARAMS_DEFAULTS;
-            let rc = blosc2_vlmeta_add(to, n.as_ptr(), c, len, &mut cp);
-            libc::free(c as *mut c_void);
-            code(rc.into())?;
+            let c = read_op(from, false, |r| r.h.core.vlmeta_get(name))?;
+            i32::try_from(c.len()).map_err(|_| Error::Data)?;
+            let add = |h: &mut Handle, n: &str| h.core.vlmeta_add(n, &c, Some(&cp));
+            meta_op(to, n.as_ptr(), true, add)?;
         }
     }
     Ok(())

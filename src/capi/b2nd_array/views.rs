@@ -86,7 +86,7 @@ pub(super) fn with_own<T>(
     // SAFETY: `ctx` is a live context of ours.
     let r = copy_array(unsafe { &mut *ctx }, a);
     // SAFETY: ours, freed once.
-    unsafe { b2nd_free_ctx(ctx) };
+    let _ = unsafe { free_ctx(ctx) };
     let p = r?;
     // SAFETY: `p` is ours, freed once below.
     let r = f(unsafe { &*p });
@@ -105,34 +105,45 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     view: *mut *mut b2nd_array_t,
     index: *const bool,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        let a = unsafe { arr(array) }?;
-        if view.is_null() || index.is_null() {
-            return Err(Error::NullPointer);
-        }
-        refresh_if_stale(a)?;
-        let g = geometry(a)?;
-        let n = g.ndim();
-        // SAFETY: ndim values by contract.
-        let idx = unsafe { vals(index, n) }?;
-        let (mut sh, mut cs, mut bs) = (vec![], vec![], vec![]);
-        for (i, &squeezed) in idx.iter().enumerate() {
-            if squeezed {
-                if g.shape()[i] != 1 {
-                    return Err(Error::InvalidIndex);
-                }
-            } else {
-                sh.push(g.shape()[i]);
-                cs.push(g.chunkshape()[i]);
-                bs.push(g.blockshape()[i]);
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { squeeze_index(array, view, index) })
+}
+
+/// The body of [`b2nd_squeeze_index`] (also [`b2nd_squeeze`]).
+///
+/// # Safety
+/// As for [`b2nd_squeeze_index`].
+unsafe fn squeeze_index(
+    array: *mut b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    index: *const bool,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let a = unsafe { arr(array) }?;
+    if view.is_null() || index.is_null() {
+        return Err(Error::NullPointer);
+    }
+    refresh_if_stale(a)?;
+    let g = geometry(a)?;
+    let n = g.ndim();
+    // SAFETY: ndim values by contract.
+    let idx = unsafe { vals(index, n) }?;
+    let (mut sh, mut cs, mut bs) = (vec![], vec![], vec![]);
+    for (i, &squeezed) in idx.iter().enumerate() {
+        if squeezed {
+            if g.shape()[i] != 1 {
+                return Err(Error::InvalidIndex);
             }
+        } else {
+            sh.push(g.shape()[i]);
+            cs.push(g.chunkshape()[i]);
+            bs.push(g.blockshape()[i]);
         }
-        let p = view_share(a, &sh, &cs, &bs)?;
-        // SAFETY: writable by contract.
-        unsafe { *view = p };
-        Ok(0)
-    })
+    }
+    let p = view_share(a, &sh, &cs, &bs)?;
+    // SAFETY: writable by contract.
+    unsafe { *view = p };
+    Ok(0)
 }
 
 /// Removes every dimension of extent 1 ([`b2nd_squeeze_index`]).
@@ -150,7 +161,7 @@ pub unsafe extern "C" fn b2nd_squeeze(
         let n = usize::try_from(a.ndim).unwrap_or(0).min(MAX_DIM);
         let idx: Vec<bool> = (0..n).map(|i| a.shape[i] == 1).collect();
         // SAFETY: forwarded contract; `idx` holds ndim values.
-        Ok(unsafe { b2nd_squeeze_index(array, view, idx.as_ptr()) })
+        unsafe { squeeze_index(array, view, idx.as_ptr()) }
     })
 }
 

@@ -4,7 +4,7 @@ use super::*;
 
 /// Which special chunk to build.
 #[derive(Clone, Copy)]
-enum SpecialCtor {
+pub(crate) enum SpecialCtor {
     Zeros,
     Nans,
     Uninit,
@@ -12,11 +12,12 @@ enum SpecialCtor {
 }
 
 /// Shared body of the `blosc2_chunk_*` constructors. Like c-blosc2 they go through a
-/// compression context, so the environment overrides and filter checks apply.
+/// compression context, so the environment overrides and filter checks apply (b2nd's
+/// zero and fill chunks too).
 ///
 /// # Safety
 /// `dest` valid for `destsize` bytes; a `Value` pointer valid for `cparams.typesize` bytes.
-unsafe fn special_chunk(
+pub(crate) unsafe fn special_chunk(
     cparams: &blosc2_cparams,
     nbytes: i32,
     dest: *mut c_void,

@@ -18,6 +18,26 @@ unsafe fn chunk_arg<'a>(chunk: *const u8) -> Result<&'a [u8]> {
     unsafe { crate::capi::chunk::whole_chunk(chunk as *const c_void) }
 }
 
+/// Runs a chunk mutation of the core under the exclusive lock and re-mirrors the counters:
+/// the body of the chunk entry points, also b2nd's chunk writes.
+///
+/// # Safety
+/// `schunk` NULL or live.
+pub(crate) unsafe fn mutate(
+    schunk: *mut blosc2_schunk,
+    full_sync: bool,
+    op: impl FnOnce(&mut SChunk) -> Result<i64>,
+) -> Result<i64> {
+    // SAFETY: forwarded contract.
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
+    bracket(sc, h, true, |sc, h| {
+        let n = op(&mut h.core)?;
+        sync_counters(sc, h, full_sync);
+        Ok(n)
+    })
+}
+
 /// Runs a mutation taking a chunk; frees it on success when `copy` is false.
 ///
 /// # Safety
@@ -29,20 +49,17 @@ unsafe fn with_chunk(
     full_sync: bool,
     op: impl FnOnce(&mut SChunk, &[u8]) -> Result<i64>,
 ) -> Result<i64> {
-    // SAFETY: forwarded contract.
-    let mut x = unsafe { exclusive(schunk) }?;
-    let (sc, h) = x.parts();
-    bracket(sc, h, true, |sc, h| {
+    let op = |s: &mut SChunk| {
         // SAFETY: forwarded contract.
-        let c = unsafe { chunk_arg(chunk) }?;
-        let n = op(&mut h.core, c)?;
+        let n = op(s, unsafe { chunk_arg(chunk) }?)?;
         if !copy {
             // SAFETY: ownership was transferred to us; the chunk has been copied.
             unsafe { libc::free(chunk as *mut c_void) };
         }
-        sync_counters(sc, h, full_sync);
         Ok(n)
-    })
+    };
+    // SAFETY: forwarded contract.
+    unsafe { mutate(schunk, full_sync, op) }
 }
 
 /// Appends a chunk; returns the new nchunks.
@@ -105,16 +122,8 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
 ) -> i64 {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        let mut x = unsafe { exclusive(schunk) }?;
-        let (sc, h) = x.parts();
-        bracket(sc, h, true, |sc, h| {
-            let n = h.core.delete_chunk(nchunk)?;
-            sync_counters(sc, h, true);
-            Ok(n)
-        })
-    })
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { mutate(schunk, true, |s| s.delete_chunk(nchunk)) })
 }
 
 /// Compresses `nbytes` of `src` with `schunk->cctx` and appends the chunk.
@@ -178,24 +187,24 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     })
 }
 
-/// Chunk `nchunk` decompressed into `dst` skipping the blocks `mask` marks (`true`): what
+/// Chunk `nchunk` decompressed into `dst` skipping the blocks a `mask` marks (`true`): what
 /// `blosc2_set_maskout` on `schunk->dctx` followed by `blosc2_schunk_decompress_chunk` does,
 /// with the mask belonging to this call alone, so threads reading one super-chunk never see
-/// each other's masks (the b2nd slice reads).
+/// each other's masks (the b2nd chunk and slice reads).
 ///
 /// # Safety
 /// `schunk` NULL or live.
 pub(crate) unsafe fn decompress_chunk_masked(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
-    mask: Vec<bool>,
+    mask: Option<Vec<bool>>,
     dst: &mut [u8],
 ) -> Result<usize> {
     let op = |r: &Reader<'_>| {
         if nchunk < 0 || nchunk >= r.h.core.nchunks() {
             return Err(Error::InvalidParam);
         }
-        r.decode_masked(Some(nchunk), Some(mask), |codec, buf| {
+        r.decode_masked(Some(nchunk), mask, |codec, buf| {
             r.h.core.decompress_chunk_in(codec, nchunk, dst, buf)
         })
     };
@@ -418,17 +427,29 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     special_value: c_int,
     chunksize: i32,
 ) -> i64 {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        let mut x = unsafe { exclusive(schunk) }?;
-        let (sc, h) = x.parts();
-        bracket(sc, h, true, |sc, h| {
-            let r = h.core.fill_special(nitems, special_value, chunksize);
-            // A frame takes the blocksize of its special chunks, as c-blosc2's does.
-            sc.blocksize = h.core.cparams().blocksize;
-            sync_counters(sc, h, true);
-            r
-        })
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { fill_special(schunk, nitems, special_value, chunksize) })
+}
+
+/// The body of [`blosc2_schunk_fill_special`] (also b2nd's new arrays).
+///
+/// # Safety
+/// `schunk` NULL or live.
+pub(crate) unsafe fn fill_special(
+    schunk: *mut blosc2_schunk,
+    nitems: i64,
+    special_value: c_int,
+    chunksize: i32,
+) -> Result<i64> {
+    // SAFETY: forwarded contract.
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
+    bracket(sc, h, true, |sc, h| {
+        let r = h.core.fill_special(nitems, special_value, chunksize);
+        // A frame takes the blocksize of its special chunks, as c-blosc2's does.
+        sc.blocksize = h.core.cparams().blocksize;
+        sync_counters(sc, h, true);
+        r
     })
 }
 

@@ -43,7 +43,7 @@ mod open;
 mod slices;
 
 pub use chunks::*;
-pub(crate) use chunks::{decode_blocks, decompress_chunk_masked};
+pub(crate) use chunks::{decode_blocks, decompress_chunk_masked, fill_special, mutate};
 pub use open::*;
 pub use slices::*;
 
@@ -73,24 +73,34 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
     schunk: *mut blosc2_schunk,
     storage: *mut blosc2_storage,
 ) -> *mut blosc2_schunk {
-    guard(|| {
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { schunk_copy(schunk, storage) })
+}
+
+/// The body of [`blosc2_schunk_copy`] (also b2nd's copies and saves).
+///
+/// # Safety
+/// `schunk` NULL or live; `storage` NULL or valid.
+pub(crate) unsafe fn schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *const blosc2_storage,
+) -> Result<*mut blosc2_schunk> {
+    // SAFETY: forwarded contract.
+    let mut x = unsafe { exclusive(schunk) }?;
+    let (sc, h) = x.parts();
+    bracket(sc, h, false, |sc, h| {
+        // SAFETY: the schunk's storage copy is ours and complete.
+        let (cp, dp) = unsafe { (*(*sc.storage).cparams, *(*sc.storage).dparams) };
+        let src = &h.core;
         // SAFETY: forwarded contract.
-        let mut x = unsafe { exclusive(schunk) }?;
-        let (sc, h) = x.parts();
-        bracket(sc, h, false, |sc, h| {
-            // SAFETY: the schunk's storage copy is ours and complete.
-            let (cp, dp) = unsafe { (*(*sc.storage).cparams, *(*sc.storage).dparams) };
-            let src = &h.core;
-            // SAFETY: forwarded contract.
-            unsafe {
-                new_from_storage(storage, cp, dp, |t, c, d| {
-                    super::io::copy::copy_to(src, storage, t, c, d).map_err(|e| match e {
-                        Error::FileOpen => e,
-                        _ => Error::SchunkCopy,
-                    })
+        unsafe {
+            new_from_storage(storage, cp, dp, |t, c, d| {
+                super::io::copy::copy_to(src, storage, t, c, d).map_err(|e| match e {
+                    Error::FileOpen => e,
+                    _ => Error::SchunkCopy,
                 })
-            }
-        })
+            })
+        }
     })
 }
 
@@ -108,24 +118,35 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     len: i64,
     copy: bool,
 ) -> *mut blosc2_schunk {
-    guard(|| {
-        let n = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: forwarded contract. Without `copy` it is c-blosc2's: the super-chunk is
-        // backed by the caller's buffer, which the caller keeps alive and unchanged until
-        // `blosc2_schunk_free` (c-blosc2 reads it in place too, and never frees it); the frame
-        // only reads it, and its first change copies it.
-        let buf: &'static [u8] = unsafe { super::boundary::slice(cframe, n) }?;
-        let (_, frame_len) = crate::frame::header::peek_lengths(buf)?;
-        if frame_len != n as u64 {
-            return Err(Error::InvalidHeader);
-        }
-        let core = if copy {
-            SChunk::from_cframe(buf, true, blosc2_get_nthreads())?
-        } else {
-            SChunk::from_lent_cframe(std::sync::Arc::new(buf), blosc2_get_nthreads())?
-        };
-        wrap_opened(core, None, BLOSC2_IO_DEFAULTS)
-    })
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { schunk_from_buffer(cframe, len, copy) })
+}
+
+/// The body of [`blosc2_schunk_from_buffer`] (also `b2nd_from_cframe`).
+///
+/// # Safety
+/// As for [`blosc2_schunk_from_buffer`].
+pub(crate) unsafe fn schunk_from_buffer(
+    cframe: *mut u8,
+    len: i64,
+    copy: bool,
+) -> Result<*mut blosc2_schunk> {
+    let n = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: forwarded contract. Without `copy` it is c-blosc2's: the super-chunk is
+    // backed by the caller's buffer, which the caller keeps alive and unchanged until
+    // `blosc2_schunk_free` (c-blosc2 reads it in place too, and never frees it); the frame
+    // only reads it, and its first change copies it.
+    let buf: &'static [u8] = unsafe { super::boundary::slice(cframe, n) }?;
+    let (_, frame_len) = crate::frame::header::peek_lengths(buf)?;
+    if frame_len != n as u64 {
+        return Err(Error::InvalidHeader);
+    }
+    let core = if copy {
+        SChunk::from_cframe(buf, true, blosc2_get_nthreads())?
+    } else {
+        SChunk::from_lent_cframe(std::sync::Arc::new(buf), blosc2_get_nthreads())?
+    };
+    wrap_opened(core, None, BLOSC2_IO_DEFAULTS)
 }
 
 /// No-op: a super-chunk never frees a buffer it did not allocate.
@@ -153,42 +174,53 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     cframe: *mut *mut u8,
     needs_free: *mut bool,
 ) -> i64 {
-    guard(|| {
-        let op = |r: &Reader<'_>| {
-            if cframe.is_null() || needs_free.is_null() {
-                return Err(Error::NullPointer);
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { schunk_to_buffer(schunk, cframe, needs_free) })
+}
+
+/// The body of [`blosc2_schunk_to_buffer`] (also `b2nd_to_cframe`).
+///
+/// # Safety
+/// As for [`blosc2_schunk_to_buffer`].
+pub(crate) unsafe fn schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> Result<i64> {
+    let op = |r: &Reader<'_>| {
+        if cframe.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // The frame is written straight into the buffer handed out (calloc: fresh pages
+        // of a large buffer come zeroed from the kernel, no extra pass over them).
+        let mut p: *mut u8 = std::ptr::null_mut();
+        let tpl = copy_template(r.cctx(), r.h);
+        let written = r.h.core.to_cframe_in(&tpl, |len| {
+            p = malloc_zeroed(len);
+            if p.is_null() {
+                return Err(Error::MemoryAlloc);
             }
-            // The frame is written straight into the buffer handed out (calloc: fresh pages
-            // of a large buffer come zeroed from the kernel, no extra pass over them).
-            let mut p: *mut u8 = std::ptr::null_mut();
-            let tpl = copy_template(r.cctx(), r.h);
-            let written = r.h.core.to_cframe_in(&tpl, |len| {
-                p = malloc_zeroed(len);
-                if p.is_null() {
-                    return Err(Error::MemoryAlloc);
-                }
-                // SAFETY: `p` holds `len` initialised (zeroed) bytes, owned here until handed
-                // out or freed below.
-                Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
-            });
-            let len = match written {
-                Ok(len) => len,
-                Err(e) => {
-                    // SAFETY: NULL or the buffer allocated above, not handed out.
-                    unsafe { libc::free(p as *mut c_void) };
-                    return Err(e);
-                }
-            };
-            // SAFETY: valid out-pointers by contract.
-            unsafe {
-                *cframe = p;
-                *needs_free = true;
+            // SAFETY: `p` holds `len` initialised (zeroed) bytes, owned here until handed
+            // out or freed below.
+            Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
+        });
+        let len = match written {
+            Ok(len) => len,
+            Err(e) => {
+                // SAFETY: NULL or the buffer allocated above, not handed out.
+                unsafe { libc::free(p as *mut c_void) };
+                return Err(e);
             }
-            Ok(len as i64)
         };
-        // SAFETY: forwarded contract.
-        unsafe { read_op(schunk, false, op) }
-    })
+        // SAFETY: valid out-pointers by contract.
+        unsafe {
+            *cframe = p;
+            *needs_free = true;
+        }
+        Ok(len as i64)
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, false, op) }
 }
 
 /// Writes the super-chunk as a cframe file; returns its length.
@@ -228,26 +260,35 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    guard(|| {
-        let op = |r: &Reader<'_>| {
-            // SAFETY: forwarded contract.
-            let s = unsafe { cstr(urlpath) }?;
-            let path = Path::new(strip_url(s));
-            // SAFETY: the schunk's storage copy is ours and complete (user backends: io/copy.rs).
-            let udio = unsafe {
-                super::io::copy::save_through_backend(r.storage(), &r.h.core, path, true)
-            }?;
-            udio.map_or_else(
-                || {
-                    let tpl = copy_template(r.cctx(), r.h);
-                    r.h.core.append_file_as(path, &tpl)
-                },
-                Ok,
-            )
-        };
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { schunk_append_file(schunk, urlpath) })
+}
+
+/// The body of [`blosc2_schunk_append_file`] (also `b2nd_save_append`).
+///
+/// # Safety
+/// As for [`blosc2_schunk_append_file`].
+pub(crate) unsafe fn schunk_append_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> Result<i64> {
+    let op = |r: &Reader<'_>| {
         // SAFETY: forwarded contract.
-        unsafe { read_op(schunk, false, op) }
-    })
+        let s = unsafe { cstr(urlpath) }?;
+        let path = Path::new(strip_url(s));
+        // SAFETY: the schunk's storage copy is ours and complete (user backends: io/copy.rs).
+        let udio =
+            unsafe { super::io::copy::save_through_backend(r.storage(), &r.h.core, path, true) }?;
+        udio.map_or_else(
+            || {
+                let tpl = copy_template(r.cctx(), r.h);
+                r.h.core.append_file_as(path, &tpl)
+            },
+            Ok,
+        )
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, false, op) }
 }
 
 /// Frees the super-chunk and everything it owns (NULL is ignored). Returns 0.
@@ -286,12 +327,10 @@ unsafe fn params_copy<T: Copy>(
 ) -> c_int {
     guard(|| {
         // SAFETY: forwarded contract.
-        let g = unsafe { block(schunk) }?.shared()?;
+        let mut v = unsafe { stored_params(schunk, pick) }?;
         if out.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: our storage copy is complete, never changes, and its params pointers are set.
-        let mut v = unsafe { *pick(&*g.reader().storage()) };
         set_schunk(&mut v);
         let p = malloc_value(v);
         if p.is_null() {
@@ -301,6 +340,20 @@ unsafe fn params_copy<T: Copy>(
         unsafe { *out = p };
         Ok(0)
     })
+}
+
+/// The params `pick` selects from the schunk's storage copy (also b2nd's `cparams_of`).
+///
+/// # Safety
+/// `schunk` NULL or live.
+pub(crate) unsafe fn stored_params<T: Copy>(
+    schunk: *mut blosc2_schunk,
+    pick: impl FnOnce(&blosc2_storage) -> *mut T,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let g = unsafe { block(schunk) }?.shared()?;
+    // SAFETY: our storage copy is complete, never changes, and its params pointers are set.
+    Ok(unsafe { *pick(&*g.reader().storage()) })
 }
 
 /// A `malloc`ed copy of the schunk's cparams (`schunk` field set), for the caller to `free()`.

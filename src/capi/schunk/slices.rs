@@ -110,29 +110,41 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     coords: *const i64,
     buffer: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        let op = |r: &Reader<'_>| {
-            let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
-            if n > 0 && coords.is_null() {
-                return Err(Error::NullPointer);
-            }
-            let cs: &[i64] = if n == 0 {
-                &[]
-            } else {
-                // SAFETY: `ncoords` values by contract.
-                unsafe { std::slice::from_raw_parts(coords, n) }
-            };
-            let bytes = n
-                .checked_mul(r.h.core.cparams().typesize as usize)
-                .ok_or(Error::InvalidParam)?;
-            // SAFETY: forwarded contract.
-            let d = unsafe { crate::capi::boundary::slice_mut(buffer as *mut u8, bytes) }?;
-            r.decode(None, |codec, _| r.h.core.get_sparse_with(codec, cs, d))?;
-            Ok(0)
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { sparse_buffer(schunk, ncoords, coords, buffer) })
+}
+
+/// The body of [`blosc2_schunk_get_sparse_buffer`] (also `b2nd_get_sparse_cbuffer`).
+///
+/// # Safety
+/// As for [`blosc2_schunk_get_sparse_buffer`].
+pub(crate) unsafe fn sparse_buffer(
+    schunk: *mut blosc2_schunk,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+) -> Result<c_int> {
+    let op = |r: &Reader<'_>| {
+        let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        if n > 0 && coords.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let cs: &[i64] = if n == 0 {
+            &[]
+        } else {
+            // SAFETY: `ncoords` values by contract.
+            unsafe { std::slice::from_raw_parts(coords, n) }
         };
+        let bytes = n
+            .checked_mul(r.h.core.cparams().typesize as usize)
+            .ok_or(Error::InvalidParam)?;
         // SAFETY: forwarded contract.
-        unsafe { read_op(schunk, false, op) }
-    })
+        let d = unsafe { crate::capi::boundary::slice_mut(buffer as *mut u8, bytes) }?;
+        r.decode(None, |codec, _| r.h.core.get_sparse_with(codec, cs, d))?;
+        Ok(0)
+    };
+    // SAFETY: forwarded contract.
+    unsafe { read_op(schunk, false, op) }
 }
 
 /// The chunks a slice touches (`start`/`stop` have one entry per dimension of the `b2nd`
