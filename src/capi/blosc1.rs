@@ -406,18 +406,16 @@ pub unsafe extern "C" fn blosc1_compress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
-    // SAFETY: forwarded contract; the casts mirror the reference's.
-    unsafe {
-        blosc2_compress(
-            clevel,
-            doshuffle,
-            typesize as i32,
-            src,
-            nbytes as i32,
-            dest,
-            destsize as i32,
-        )
-    }
+    // `blosc2_compress`'s body; the casts mirror the reference's.
+    let (typesize, srcsize, destsize) = (typesize as i32, nbytes as i32, destsize as i32);
+    guard(|| {
+        if srcsize < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: forwarded contract.
+        let (s, d) = unsafe { (input(src, srcsize)?, output(dest, destsize)?) };
+        Ok(global_compress(clevel, doshuffle, typesize, s, d, env::from_process)? as c_int)
+    })
 }
 
 /// Blosc1 `blosc_decompress`: the chunk's length is taken from its header.

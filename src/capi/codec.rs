@@ -276,6 +276,43 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     })
 }
 
+/// `blosc2_vldecompress_block_ctx`, which the super-chunk's `get_vlblock` uses too.
+///
+/// # Safety
+/// As for [`blosc2_vldecompress_block_ctx`].
+pub(crate) unsafe fn vldecompress_block_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let mut c = unsafe { context_mut(context) }?;
+    let schunk = c.schunk();
+    let d = c.decompressor()?;
+    if dest.is_null() || destsize.is_null() {
+        return Err(Error::InvalidParam);
+    }
+    // SAFETY: forwarded contract.
+    let s = unsafe { input(src, srcsize) }?;
+    let block = with_lazy_source(schunk, s, |source| match source {
+        None => d.vldecompress_block(s, nblock),
+        Some(source) => d.with_source(source).vldecompress_block(s, nblock),
+    })?;
+    let p = malloc_copy(&block);
+    if p.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    // SAFETY: both out-pointers are writable by this function's contract.
+    unsafe {
+        *dest = p;
+        *destsize = block.len() as i32;
+    }
+    Ok(block.len() as c_int)
+}
+
 /// Decompresses block `nblock` of a VL-block chunk into a `malloc`ed buffer; returns its size.
 ///
 /// # Safety
@@ -290,29 +327,6 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        let mut c = unsafe { context_mut(context) }?;
-        let schunk = c.schunk();
-        let d = c.decompressor()?;
-        if dest.is_null() || destsize.is_null() {
-            return Err(Error::InvalidParam);
-        }
-        // SAFETY: forwarded contract.
-        let s = unsafe { input(src, srcsize) }?;
-        let block = with_lazy_source(schunk, s, |source| match source {
-            None => d.vldecompress_block(s, nblock),
-            Some(source) => d.with_source(source).vldecompress_block(s, nblock),
-        })?;
-        let p = malloc_copy(&block);
-        if p.is_null() {
-            return Err(Error::MemoryAlloc);
-        }
-        // SAFETY: both out-pointers are writable by this function's contract.
-        unsafe {
-            *dest = p;
-            *destsize = block.len() as i32;
-        }
-        Ok(block.len() as c_int)
-    })
+    // SAFETY: forwarded contract.
+    guard(|| unsafe { vldecompress_block_ctx(context, src, srcsize, nblock, dest, destsize) })
 }

@@ -250,7 +250,7 @@ pub extern "C" fn blosc_elapsed_secs(
     start_time: blosc_timestamp_t,
     end_time: blosc_timestamp_t,
 ) -> f64 {
-    1e-9 * blosc_elapsed_nsecs(start_time, end_time)
+    1e-9 * super::platform::elapsed_nsecs(start_time, end_time)
 }
 
 /// Removes the files directly inside `dir` and then `dir` itself, like c-blosc2: it does not

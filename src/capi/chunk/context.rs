@@ -528,25 +528,44 @@ pub(crate) fn create_dctx(
     }))
 }
 
+/// `blosc2_create_cctx`: a C handle for `cparams` (environment applied), for the library's
+/// own super-chunks too.
+pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Result<*mut blosc2_context> {
+    create_cctx(cparams, env::from_process)
+        .map(Context::into_raw)
+        .ok_or(Error::Failure)
+}
+
+/// `blosc2_create_dctx`: a C handle for `dparams` (`BLOSC_NTHREADS` applied).
+pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Result<*mut blosc2_context> {
+    create_dctx(dparams, env::from_process)
+        .map(Context::into_raw)
+        .ok_or(Error::Failure)
+}
+
+/// `blosc2_free_ctx`: frees a C handle (NULL is ignored).
+///
+/// # Safety
+/// `context` must be NULL or a live handle from [`new_cctx`]/[`new_dctx`], freed only once.
+pub(crate) unsafe fn free_ctx(context: *mut blosc2_context) {
+    if !context.is_null() {
+        // SAFETY: by this function's contract the handle came from `Context::into_raw`
+        // and nobody uses it any more.
+        drop(unsafe { Box::from_raw(context as *mut ContextCell) });
+    }
+}
+
 /// A compression context for `cparams` (environment applied); NULL for undefined filter ids,
 /// an unknown user tuner, or a user codec named in `BLOSC_COMPRESSOR`.
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard(|| {
-        create_cctx(&cparams, env::from_process)
-            .map(Context::into_raw)
-            .ok_or(Error::Failure)
-    })
+    guard(|| new_cctx(&cparams))
 }
 
 /// A decompression context for `dparams` (`BLOSC_NTHREADS` applied).
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
-    guard(|| {
-        create_dctx(&dparams, env::from_process)
-            .map(Context::into_raw)
-            .ok_or(Error::Failure)
-    })
+    guard(|| new_dctx(&dparams))
 }
 
 /// Frees a context (NULL is ignored).
@@ -556,11 +575,8 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
     guard(|| {
-        if !context.is_null() {
-            // SAFETY: by this function's contract the handle came from `Context::into_raw`
-            // and nobody uses it any more.
-            drop(unsafe { Box::from_raw(context as *mut ContextCell) });
-        }
+        // SAFETY: forwarded contract.
+        unsafe { free_ctx(context) };
         Ok(())
     })
 }
@@ -593,6 +609,24 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     })
 }
 
+/// `blosc2_ctx_get_dparams`: a context's decompression parameters (with the typesize of the
+/// last chunk it decoded), read without the context's lock: a postfilter may ask while its
+/// context decompresses.
+///
+/// # Safety
+/// `ctx` must be NULL or a live handle from `blosc2_create_cctx/dctx`.
+pub(crate) unsafe fn ctx_dparams(ctx: *mut blosc2_context) -> Result<blosc2_dparams> {
+    // SAFETY: forwarded contract.
+    let c = unsafe { context_cell(ctx) }?.fixed();
+    // SAFETY: `dparams` is never written after creation and `last_typesize` is atomic
+    // (raw places: no reference to the context while its user holds one).
+    unsafe {
+        let mut dp = std::ptr::addr_of!((*c).dparams).read();
+        dp.typesize = (*std::ptr::addr_of!((*c).last_typesize)).load(Ordering::Relaxed);
+        Ok(dp)
+    }
+}
+
 /// Copies a context's decompression parameters into `*dparams`.
 ///
 /// # Safety
@@ -603,20 +637,13 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     dparams: *mut blosc2_dparams,
 ) -> c_int {
     guard(|| {
-        // Without the context's lock: a postfilter may ask while its context decompresses.
         // SAFETY: forwarded contract.
-        let c = unsafe { context_cell(ctx) }?.fixed();
+        let dp = unsafe { ctx_dparams(ctx) }?;
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: `dparams` is never written after creation and `last_typesize` is atomic
-        // (raw places: no reference to the context while its user holds one); `*dparams` is
-        // non-NULL and writable by this function's contract.
-        unsafe {
-            let mut dp = std::ptr::addr_of!((*c).dparams).read();
-            dp.typesize = (*std::ptr::addr_of!((*c).last_typesize)).load(Ordering::Relaxed);
-            *dparams = dp;
-        }
+        // SAFETY: non-NULL and writable by this function's contract.
+        unsafe { *dparams = dp };
         Ok(0)
     })
 }

@@ -61,10 +61,11 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     cbytes: *mut usize,
     blocksize: *mut usize,
 ) {
-    let (mut nb, mut cb, mut bs) = (0i32, 0i32, 0i32);
-    // SAFETY: forwarded contract; the locals are writable.
+    // SAFETY: forwarded contract.
+    let sizes = caught(|| header::cbuffer_sizes(unsafe { head16(cbuffer) }?));
+    let (nb, cb, bs) = sizes.unwrap_or((0, 0, 0));
+    // SAFETY: forwarded contract.
     unsafe {
-        blosc2_cbuffer_sizes(cbuffer, &mut nb, &mut cb, &mut bs);
         put(nbytes, nb as usize);
         put(cbytes, cb as usize);
         put(blocksize, bs as usize);

@@ -11,7 +11,7 @@
 //! [`super::b2nd`]) only call into this one; it calls none of them.
 
 use super::boundary::malloc_copy;
-use super::chunk::{context_mut, ContextCell, CtxGuard};
+use super::chunk::{context_mut, free_ctx, new_cctx, new_dctx, ContextCell, CtxGuard};
 use super::types::*;
 use crate::error::{Error, Result};
 use crate::schunk::{ChunkCodec, ChunkDecoder, Location, SChunk};
@@ -289,13 +289,13 @@ pub(crate) fn alloc_block(
             return Err(e);
         }
     };
-    let cctx = super::chunk::blosc2_create_cctx(cparams);
-    let dctx = super::chunk::blosc2_create_dctx(dparams);
+    let cctx = new_cctx(&cparams).unwrap_or(std::ptr::null_mut());
+    let dctx = new_dctx(&dparams).unwrap_or(std::ptr::null_mut());
     if cctx.is_null() || dctx.is_null() {
         // SAFETY: freeing what was just created.
         unsafe {
-            super::chunk::blosc2_free_ctx(cctx);
-            super::chunk::blosc2_free_ctx(dctx);
+            free_ctx(cctx);
+            free_ctx(dctx);
             free_storage(storage);
             libc::free(b as *mut c_void);
         }
@@ -378,8 +378,8 @@ pub(crate) unsafe fn free_block(schunk: *mut blosc2_schunk) -> Result<c_int> {
     // SAFETY: everything below was allocated by `alloc_block` / the mirrors.
     unsafe {
         free_mirrors(sc);
-        super::chunk::blosc2_free_ctx(sc.cctx);
-        super::chunk::blosc2_free_ctx(sc.dctx);
+        free_ctx(sc.cctx);
+        free_ctx(sc.dctx);
         super::io::destroy((*sc.storage).io);
         free_storage(sc.storage);
         libc::free(sc.data as *mut c_void);

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::capi::boundary::malloc_copy;
-use crate::capi::codec::blosc2_vldecompress_block_ctx;
+use crate::capi::codec::vldecompress_block_ctx;
 
 // ---------------------------------------------------------------------------------------------
 // Chunk operations
@@ -368,8 +368,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
             r.with_dctx(|dctx| {
                 // SAFETY: `c` is a complete chunk of `len` bytes; out-pointers valid by
                 // contract; we hold the schunk's `dctx`.
-                let n = unsafe {
-                    blosc2_vldecompress_block_ctx(
+                unsafe {
+                    vldecompress_block_ctx(
                         dctx,
                         c.as_ptr() as *const c_void,
                         len,
@@ -377,11 +377,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
                         dest,
                         destsize,
                     )
-                };
-                if n < 0 {
-                    return Err(Error::from_code(n).unwrap_or(Error::Failure));
                 }
-                Ok(n)
             })
         };
         // SAFETY: forwarded contract.

@@ -27,7 +27,7 @@
 //! chunks from disk-backed storage, which are always copies.
 
 use super::boundary::{cstr, guard, malloc_zeroed};
-use super::globals::blosc2_get_nthreads;
+use super::globals::nthreads;
 use super::handle::*;
 use super::types::*;
 use crate::chunk::DParams;
@@ -142,9 +142,9 @@ pub(crate) unsafe fn schunk_from_buffer(
         return Err(Error::InvalidHeader);
     }
     let core = if copy {
-        SChunk::from_cframe(buf, true, blosc2_get_nthreads())?
+        SChunk::from_cframe(buf, true, nthreads())?
     } else {
-        SChunk::from_lent_cframe(std::sync::Arc::new(buf), blosc2_get_nthreads())?
+        SChunk::from_lent_cframe(std::sync::Arc::new(buf), nthreads())?
     };
     wrap_opened(core, None, BLOSC2_IO_DEFAULTS)
 }

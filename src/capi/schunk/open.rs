@@ -119,7 +119,7 @@ pub(crate) unsafe fn schunk_new(storage: *mut blosc2_storage) -> Result<*mut blo
                 // SAFETY: `p` was just created.
                 if let Err(e) = unsafe { enable_locking(p) } {
                     // SAFETY: `p` is ours and unused elsewhere.
-                    unsafe { super::blosc2_schunk_free(p) };
+                    let _ = unsafe { free_block(p) };
                     return Err(e);
                 }
             }

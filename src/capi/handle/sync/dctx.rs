@@ -3,9 +3,7 @@
 //! and the [`Reader`] methods that claim one or the other to decode.
 
 use super::{lock, thread_token, HandleSync, Reader};
-use crate::capi::chunk::{
-    blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx, context_cell, context_mut,
-};
+use crate::capi::chunk::{context_cell, context_mut, ctx_dparams, free_ctx, new_dctx};
 use crate::capi::handle::{ChunkCodec, CtxCodec};
 use crate::capi::types::{blosc2_context, blosc2_dparams, BLOSC2_DPARAMS_DEFAULTS};
 use crate::error::{Error, Result};
@@ -25,7 +23,7 @@ pub(super) struct Spares {
     idle: Vec<(u64, *mut blosc2_context)>,
 }
 
-// SAFETY: the contexts are owned by this list (created with `blosc2_create_dctx`, used by one
+// SAFETY: the contexts are owned by this list (created with `new_dctx`, used by one
 // thread at a time after being popped); the template's pointers are only compared and copied.
 unsafe impl Send for Spares {}
 
@@ -43,7 +41,7 @@ impl Drop for Spares {
     fn drop(&mut self) {
         for (_, c) in self.idle.drain(..) {
             // SAFETY: each idle context is ours and no longer used.
-            unsafe { blosc2_free_ctx(c) };
+            unsafe { free_ctx(c) };
         }
     }
 }
@@ -79,20 +77,21 @@ impl HandleSync {
     /// the schunk is shared). `noted` is the key recorded last (kept under the `dctx` mutex,
     /// like every call of this): when it matches, the template is current already.
     pub(crate) fn note_dctx(&self, dctx: *mut blosc2_context, noted: &mut Option<DctxKey>) {
-        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
         // SAFETY: the caller holds the `dctx` mutex (or the schunk is not shared yet), so
-        // nobody else uses the context; `dp` is writable.
-        let rc = unsafe { blosc2_ctx_get_dparams(dctx, &mut dp) };
+        // nobody else uses the context.
+        let got = unsafe { ctx_dparams(dctx) };
+        let ok = got.is_ok();
+        let dp = got.unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
         let key = (
             dctx as usize,
             dp.nthreads,
             dp.schunk as usize,
             dp.postfilter.is_some(),
         );
-        if rc == 0 && *noted == Some(key) {
+        if ok && *noted == Some(key) {
             return;
         }
-        let template = (rc == 0 && dp.postfilter.is_none()).then_some((dctx as usize, dp));
+        let template = (ok && dp.postfilter.is_none()).then_some((dctx as usize, dp));
         let mut s = lock(&self.spares);
         let same = match (&s.template, &template) {
             (None, None) => true,
@@ -106,10 +105,10 @@ impl HandleSync {
             s.generation += 1;
             for (_, c) in s.idle.drain(..) {
                 // SAFETY: idle spares are ours and unused.
-                unsafe { blosc2_free_ctx(c) };
+                unsafe { free_ctx(c) };
             }
         }
-        *noted = (rc == 0).then_some(key);
+        *noted = ok.then_some(key);
     }
 
     /// A spare context for `dctx` (reused or new) and its generation; None when spares are not
@@ -123,8 +122,7 @@ impl HandleSync {
         if let Some(c) = s.idle.pop() {
             return Some(c);
         }
-        let c = blosc2_create_dctx(dp);
-        (!c.is_null()).then_some((s.generation, c))
+        new_dctx(&dp).ok().map(|c| (s.generation, c))
     }
 
     fn give_back(&self, (generation, c): (u64, *mut blosc2_context)) {
@@ -134,7 +132,7 @@ impl HandleSync {
         } else {
             drop(s);
             // SAFETY: a spare of an outdated generation, ours and no longer used.
-            unsafe { blosc2_free_ctx(c) };
+            unsafe { free_ctx(c) };
         }
     }
 }
