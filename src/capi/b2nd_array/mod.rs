@@ -51,7 +51,7 @@ use store::*;
 pub use views::*;
 
 use super::boundary::{guard, malloc_copy, malloc_zeroed};
-use super::chunk::{blosc2_ctx_get_dparams, special_chunk, SpecialCtor};
+use super::chunk::{ctx_dparams, special_chunk, SpecialCtor};
 use super::handle::{
     free_block, read_op, read_op_plain, schunk_lock, schunk_refresh, schunk_unlock, Handle,
 };

@@ -35,15 +35,8 @@ impl ChunkStore for CStore {
         unsafe { decompress_chunk_masked(self.sc, nchunk, None, dst) }.map_err(|_| Error::Failure)
     }
     fn nthreads(&self) -> i32 {
-        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
-        // SAFETY: live schunk; `dctx` is its decompression context (or NULL: an error code);
-        // `dp` is a valid out-pointer.
-        let rc = unsafe { blosc2_ctx_get_dparams(self.sc().dctx, &mut dp) };
-        if rc < 0 {
-            1
-        } else {
-            i32::from(dp.nthreads)
-        }
+        // SAFETY: live schunk; `dctx` is its decompression context (or NULL: an error).
+        unsafe { ctx_dparams(self.sc().dctx) }.map_or(1, |dp| i32::from(dp.nthreads))
     }
     fn read_blocks(
         &self,
