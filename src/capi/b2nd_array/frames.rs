@@ -76,9 +76,9 @@ pub unsafe extern "C" fn b2nd_to_cframe(
         let n = with_own(a, |a| {
             // SAFETY: live schunk; out-pointers writable by contract. The copy `with_own` may
             // make is a plain super-chunk, whose buffer is a new allocation (not freed with it).
-            Ok(guard(|| unsafe {
-                schunk_to_buffer(a.sc, cframe, needs_free)
-            }))
+            // The length, or the error's code, is what `cframe_len` receives.
+            Ok(unsafe { schunk_to_buffer(a.sc, cframe, needs_free) }
+                .unwrap_or_else(|e| i64::from(e.code())))
         })?;
         // SAFETY: writable by contract.
         unsafe { *cframe_len = n };
